@@ -1,0 +1,159 @@
+/*
+ * broker.c - request handling and partition logs (see broker.h).
+ *
+ * A connection's requests wait in its own FIFO. A connection with work
+ * and no request in service joins the broker's FIFO of connections
+ * waiting for a handler thread. Kafka's network layer mutes a channel
+ * while one of its requests is being handled ([K] core/.../network/
+ * SocketServer.scala, Processor: "the channel is muted until the response
+ * is sent"), which is what keeps responses in request order.
+ */
+#include "models/broker.h"
+
+#include "models/world.h"
+
+#include <assert.h>
+
+#define CONN_NONE UINT32_MAX
+
+/* Handling cost: fixed per request plus per byte, rounded to ns. */
+static ks_time handling_ns(const ks_world *w, const ks_request *q)
+{
+    const ks_broker_cost *c = &w->sc->broker_cost;
+    return c->request_ns + (ks_time)(((uint64_t)q->request_bytes * (uint64_t)c->byte_ps + 500u) / 1000u);
+}
+
+static void start(ks_world *w, ks_broker *b, uint32_t conn)
+{
+    ks_broker_conn *c = &w->broker_conns[conn];
+    uint32_t id = c->q_head;
+    assert(id != KS_REQ_NONE && !c->serving);
+    ks_request *q = &w->reqs.reqs[id];
+    c->q_head = q->next;
+    if (c->q_head == KS_REQ_NONE)
+        c->q_tail = KS_REQ_NONE;
+    c->serving = true;
+    b->busy_threads++;
+    b->queued--;
+    ks_time cost = handling_ns(w, q);
+    b->busy_ns += cost;
+    ks_event ev = {.kind = KS_EV_APPEND,
+                   .u.request = {.conn = conn, .broker = b->index, .request = id}};
+    ks_sim_after(&w->sim, cost, &ev);
+}
+
+static void wait_for_thread(ks_world *w, ks_broker *b, uint32_t conn)
+{
+    ks_broker_conn *c = &w->broker_conns[conn];
+    assert(!c->waiting && !c->serving);
+    c->waiting = true;
+    c->next_waiting = CONN_NONE;
+    if (b->wait_tail == CONN_NONE)
+        b->wait_head = conn;
+    else
+        w->broker_conns[b->wait_tail].next_waiting = conn;
+    b->wait_tail = conn;
+}
+
+/* Gives free threads to waiting connections, oldest first. */
+static void dispatch(ks_world *w, ks_broker *b)
+{
+    while (b->busy_threads < b->threads && b->wait_head != CONN_NONE) {
+        uint32_t conn = b->wait_head;
+        ks_broker_conn *c = &w->broker_conns[conn];
+        b->wait_head = c->next_waiting;
+        if (b->wait_head == CONN_NONE)
+            b->wait_tail = CONN_NONE;
+        c->waiting = false;
+        start(w, b, conn);
+    }
+}
+
+void ks_broker_on_arrive(ks_world *w, uint32_t broker, uint32_t id)
+{
+    ks_broker *b = &w->brokers[broker];
+    ks_request *q = &w->reqs.reqs[id];
+    ks_broker_conn *c = &w->broker_conns[q->conn];
+    ks_time now = ks_sim_now(&w->sim);
+    b->requests++;
+    b->bytes_in += q->request_bytes;
+    q->next = KS_REQ_NONE;
+    if (c->q_tail == KS_REQ_NONE)
+        c->q_head = id;
+    else
+        w->reqs.reqs[c->q_tail].next = id;
+    c->q_tail = id;
+    b->queued++;
+    if (b->queued > b->queue_len_max)
+        b->queue_len_max = b->queued;
+    ks_trace *tr = w->trace;
+    if (tr && ks_trace_begin(tr, now, KS_TR_ARRIVE)) {
+        ks_trace_u64(tr, "broker", broker);
+        ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
+        ks_trace_u64(tr, "request", q->correlation_id);
+        ks_trace_u64(tr, "bytes", q->request_bytes);
+        ks_trace_u64(tr, "queued", b->queued);
+        ks_trace_end(tr);
+    }
+    if (!c->serving && !c->waiting) {
+        wait_for_thread(w, b, q->conn);
+        dispatch(w, b);
+    }
+}
+
+/* ProduceResponse v8 for one partition: size(4) correlation_id(4)
+ * topics(4) name(2+n) partitions(4) index(4) error_code(2) base_offset(8)
+ * log_append_time(8) log_start_offset(8) record_errors(4)
+ * error_message(2) throttle_time(4) ([K] ProduceResponse.json). */
+static uint32_t response_bytes(const char *topic)
+{
+    uint32_t n = 0;
+    while (topic[n])
+        n++;
+    return 58u + n;
+}
+
+void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
+{
+    ks_broker *b = &w->brokers[broker];
+    ks_request *q = &w->reqs.reqs[id];
+    ks_partition *part = &w->partitions[q->partition];
+    ks_time now = ks_sim_now(&w->sim);
+    assert(part->leader == broker);
+
+    q->base_offset = part->log_end_offset;
+    part->log_end_offset += q->records;
+    part->records += q->records;
+    part->batches++;
+    const char *topic = w->sc->topics[part->topic].name;
+    ks_trace *tr = w->trace;
+    if (tr && ks_trace_begin(tr, now, KS_TR_APPEND)) {
+        ks_trace_u64(tr, "broker", broker);
+        ks_trace_str(tr, "topic", topic);
+        ks_trace_u64(tr, "partition", part->index);
+        ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
+        ks_trace_u64(tr, "request", q->correlation_id);
+        ks_trace_u64(tr, "record", q->record_id);
+        ks_trace_i64(tr, "offset", q->base_offset);
+        ks_trace_u64(tr, "records", q->records);
+        ks_trace_u64(tr, "bytes", q->batch_bytes);
+        ks_trace_end(tr);
+    }
+
+    ks_broker_conn *c = &w->broker_conns[q->conn];
+    c->serving = false;
+    b->busy_threads--;
+    if (q->expects_response) {
+        ks_time leaves = now + w->sc->broker_cost.response_delay_ns;
+        ks_time arrival = ks_net_transit(&w->net, q->conn, KS_NET_RESPONSE, leaves,
+                                         response_bytes(topic));
+        ks_event ev = {.kind = KS_EV_RESPONSE,
+                       .u.request = {.conn = q->conn, .broker = broker, .request = id}};
+        ks_sim_schedule(&w->sim, arrival, &ev);
+    } else {
+        ks_request_release(&w->reqs, id);
+    }
+    if (c->q_head != KS_REQ_NONE)
+        wait_for_thread(w, b, (uint32_t)(c - w->broker_conns));
+    dispatch(w, b);
+}

@@ -1,0 +1,55 @@
+/*
+ * broker.h - brokers: request handling and partition logs.
+ *
+ * Owns: each broker's request handler threads (num.io.threads), the
+ * per-connection request queues and the partition logs' end offsets.
+ * Like Kafka, a broker handles one request per connection at a time, in
+ * arrival order, so responses on a connection leave in request order.
+ * Handling a request costs brokers.cost.request.us plus
+ * brokers.cost.byte.ns per byte; when every thread is busy, connections
+ * with requests wait their turn (first come, first served).
+ */
+#ifndef KS_BROKER_H
+#define KS_BROKER_H
+
+#include "sim/scenario.h"
+#include "sim/sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ks_world;
+
+typedef struct ks_partition {
+    uint32_t topic;
+    uint32_t index;          /* partition number within the topic */
+    uint32_t leader;         /* broker index */
+    int64_t log_end_offset;
+    uint64_t records;        /* data records appended */
+    uint64_t batches;
+} ks_partition;
+
+typedef struct ks_broker_conn {
+    uint32_t q_head, q_tail; /* queued request ids */
+    bool serving;            /* a handler thread works on its head request */
+    bool waiting;            /* in the broker's queue for a thread */
+    uint32_t next_waiting;
+} ks_broker_conn;
+
+typedef struct ks_broker {
+    uint32_t index;
+    uint32_t threads;
+    uint32_t busy_threads;
+    uint32_t wait_head, wait_tail; /* connections waiting for a thread */
+    uint64_t requests;
+    uint64_t bytes_in;
+    ks_time busy_ns;               /* summed over threads */
+    uint32_t queue_len_max;        /* most requests queued at once */
+    uint32_t queued;
+} ks_broker;
+
+/* Request handlers. `req` is a request pool index. */
+void ks_broker_on_arrive(struct ks_world *w, uint32_t broker, uint32_t req);
+void ks_broker_on_append(struct ks_world *w, uint32_t broker, uint32_t req);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * network.c - producer-broker links (see network.h).
+ */
+#include "models/network.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+bool ks_net_init(ks_net *n, const ks_scenario *sc)
+{
+    n->latency = sc->network.latency;
+    n->bandwidth_bps = sc->network.bandwidth_bps;
+    n->brokers = sc->broker_count;
+    n->conn_count = sc->producer_count * sc->broker_count;
+    n->conns = calloc(n->conn_count, sizeof *n->conns);
+    if (!n->conns)
+        return false;
+    static const char *const dir_names[2] = {"request", "response"};
+    for (uint32_t p = 0; p < sc->producer_count; p++) {
+        for (uint32_t b = 0; b < sc->broker_count; b++) {
+            ks_net_conn *c = &n->conns[ks_net_conn_id(n, p, b)];
+            c->producer = p;
+            c->broker = b;
+            for (int d = 0; d < 2; d++) {
+                char name[160];
+                snprintf(name, sizeof name, "net.%s.broker%u.%s", sc->producers[p].id, b,
+                         dir_names[d]);
+                ks_rng_stream(&c->lane[d].rng, sc->seed, name);
+            }
+        }
+    }
+    return true;
+}
+
+void ks_net_free(ks_net *n)
+{
+    free(n->conns);
+    n->conns = NULL;
+}
+
+/* Nanoseconds to serialise `bytes` at `bps`, rounded up. */
+static ks_time wire_ns(uint64_t bytes, uint64_t bps)
+{
+    if (bps == 0 || bytes == 0)
+        return 0;
+    /* bytes <= 2^31 keeps bytes * 8e9 below 2^64. */
+    uint64_t bits_ns = bytes * UINT64_C(8000000000);
+    return (ks_time)((bits_ns + bps - 1u) / bps);
+}
+
+ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes)
+{
+    ks_net_lane *l = &n->conns[conn].lane[dir];
+    ks_time start = now > l->wire_free_ns ? now : l->wire_free_ns;
+    ks_time sent = start + wire_ns(bytes, n->bandwidth_bps);
+    l->wire_free_ns = sent;
+    ks_time arrival = sent + ks_dist_draw(&n->latency, &l->rng);
+    if (arrival < l->last_arrival_ns)
+        arrival = l->last_arrival_ns; /* in-order delivery */
+    l->last_arrival_ns = arrival;
+    l->messages++;
+    l->bytes += bytes;
+    return arrival;
+}

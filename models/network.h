@@ -1,0 +1,63 @@
+/*
+ * network.h - links between producers and brokers.
+ *
+ * Owns: one connection per (producer, broker) pair, each with two
+ * directions (requests and responses). A message's arrival time is its
+ * send time, plus the time to put its bytes on the wire (bandwidth; a
+ * direction sends one message at a time), plus the one-way latency drawn
+ * from the direction's own random stream. Like a TCP connection, a
+ * direction delivers in order: a message never arrives before the one
+ * sent ahead of it.
+ *
+ * Never: schedules events itself; the sender asks for an arrival time and
+ * schedules the arrival.
+ */
+#ifndef KS_NETWORK_H
+#define KS_NETWORK_H
+
+#include "sim/dist.h"
+#include "sim/rng.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+
+#include <stdint.h>
+
+typedef enum ks_net_dir { KS_NET_REQUEST = 0, KS_NET_RESPONSE = 1 } ks_net_dir;
+
+typedef struct ks_net_lane {
+    ks_rng rng;
+    ks_time wire_free_ns;   /* when the sender side can start the next message */
+    ks_time last_arrival_ns;
+    uint64_t messages;
+    uint64_t bytes;
+} ks_net_lane;
+
+typedef struct ks_net_conn {
+    uint32_t producer, broker;
+    ks_net_lane lane[2];
+} ks_net_conn;
+
+typedef struct ks_net {
+    ks_dist latency;
+    uint64_t bandwidth_bps; /* 0 = unlimited */
+    uint32_t brokers;
+    uint32_t conn_count;
+    ks_net_conn *conns;     /* index = producer * brokers + broker */
+} ks_net;
+
+/* Sets up every producer-broker connection; streams are named
+ * "net.<producer id>.broker<b>.request" / ".response". Returns false on
+ * allocation failure. */
+bool ks_net_init(ks_net *n, const ks_scenario *sc);
+void ks_net_free(ks_net *n);
+
+static inline uint32_t ks_net_conn_id(const ks_net *n, uint32_t producer, uint32_t broker)
+{
+    return producer * n->brokers + broker;
+}
+
+/* A message of `bytes` leaves on `dir` of connection `conn` at `now`:
+ * returns when it arrives, and accounts for it. */
+ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * request.h - produce requests in flight between a producer and a broker.
+ *
+ * Owns: the request record and its pool. Events carry a request's pool
+ * index, never a pointer. A request lives from the moment the producer
+ * sends it until its response is handled (or, with acks=0, until the
+ * broker has appended it).
+ */
+#ifndef KS_REQUEST_H
+#define KS_REQUEST_H
+
+#include "sim/sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define KS_REQ_NONE UINT32_MAX
+
+typedef struct ks_request {
+    uint32_t producer;
+    uint32_t broker;
+    uint32_t conn;
+    uint32_t partition;     /* index into the world's partitions */
+    uint64_t correlation_id;/* per producer, from 0, as Kafka numbers requests */
+    uint64_t record_id;     /* first record of the (one-record) batch */
+    uint32_t records;
+    uint32_t batch_bytes;   /* record batch as stored in the log */
+    uint32_t request_bytes; /* on the wire, with protocol framing */
+    ks_time produced_ns;    /* the application's send() of its record */
+    ks_time sent_ns;        /* the request left the producer */
+    int64_t base_offset;    /* -1 until appended */
+    bool expects_response;  /* false with acks=0 */
+    uint32_t next;          /* broker queue link, or pool free list */
+} ks_request;
+
+typedef struct ks_request_pool {
+    ks_request *reqs;
+    uint32_t cap;
+    uint32_t free_head;
+    uint32_t live;
+} ks_request_pool;
+
+void ks_request_pool_init(ks_request_pool *p);
+void ks_request_pool_free(ks_request_pool *p);
+/* A zeroed request's index, or KS_REQ_NONE when memory ran out. */
+uint32_t ks_request_alloc(ks_request_pool *p);
+void ks_request_release(ks_request_pool *p, uint32_t id);
+
+#endif

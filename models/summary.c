@@ -1,0 +1,165 @@
+/*
+ * summary.c - the run's results as one JSON object (see world.h and
+ * docs/trace.md, "Summary").
+ *
+ * Keys never contain dots, so that a dotted path such as
+ * "latency_ns.p99" in an expect block names exactly one value.
+ * Durations are integer nanoseconds (suffix _ns), like the trace.
+ */
+#include "models/world.h"
+
+#include "ks_version.h"
+
+#include <stdio.h>
+
+#define SUMMARY_FORMAT 1
+
+static json_t *hist_json(const ks_hist *h)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "count", json_integer((json_int_t)h->count));
+    json_object_set_new(o, "min", json_integer(h->count ? h->min : 0));
+    json_object_set_new(o, "mean", json_integer(ks_hist_mean(h)));
+    json_object_set_new(o, "p50", json_integer(ks_hist_quantile(h, 50, 100)));
+    json_object_set_new(o, "p90", json_integer(ks_hist_quantile(h, 90, 100)));
+    json_object_set_new(o, "p99", json_integer(ks_hist_quantile(h, 99, 100)));
+    json_object_set_new(o, "p999", json_integer(ks_hist_quantile(h, 999, 1000)));
+    json_object_set_new(o, "max", json_integer(h->count ? h->max : 0));
+    return o;
+}
+
+static json_t *producers_json(const ks_world *w, ks_hist *all)
+{
+    json_t *o = json_object();
+    for (uint32_t i = 0; i < w->producer_count; i++) {
+        const ks_producer *p = &w->producers[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "produced", json_integer((json_int_t)p->produced));
+        json_object_set_new(j, "acked", json_integer((json_int_t)p->acked));
+        json_object_set_new(j, "failed", json_integer((json_int_t)p->failed));
+        json_object_set_new(j, "requests", json_integer((json_int_t)p->requests));
+        json_object_set_new(j, "responses", json_integer((json_int_t)p->responses));
+        json_object_set_new(j, "queue_max", json_integer((json_int_t)p->q_len_max));
+        json_object_set_new(j, "latency_ns", hist_json(&p->latency));
+        json_object_set_new(o, p->conf->id, j);
+        ks_hist_merge(all, &p->latency);
+    }
+    return o;
+}
+
+static json_t *brokers_json(const ks_world *w)
+{
+    json_t *arr = json_array();
+    ks_time now = ks_sim_now(&w->sim);
+    for (uint32_t b = 0; b < w->broker_count; b++) {
+        const ks_broker *br = &w->brokers[b];
+        json_t *j = json_object();
+        json_object_set_new(j, "id", json_integer(b));
+        json_object_set_new(j, "requests", json_integer((json_int_t)br->requests));
+        json_object_set_new(j, "bytes_in", json_integer((json_int_t)br->bytes_in));
+        json_object_set_new(j, "busy_ns", json_integer(br->busy_ns));
+        /* utilisation in parts per million of (threads x run time) */
+        json_int_t ppm = 0;
+        if (now > 0)
+            ppm = (json_int_t)((unsigned __int128)br->busy_ns * 1000000u /
+                               ((unsigned __int128)now * br->threads));
+        json_object_set_new(j, "utilization_ppm", json_integer(ppm));
+        json_object_set_new(j, "queue_max", json_integer(br->queue_len_max));
+        json_array_append_new(arr, j);
+    }
+    return arr;
+}
+
+static json_t *partitions_json(const ks_world *w)
+{
+    json_t *o = json_object();
+    for (uint32_t i = 0; i < w->partition_count; i++) {
+        const ks_partition *p = &w->partitions[i];
+        char name[320];
+        snprintf(name, sizeof name, "%s-%u", w->sc->topics[p->topic].name, p->index);
+        json_t *j = json_object();
+        json_object_set_new(j, "leader", json_integer(p->leader));
+        json_object_set_new(j, "records", json_integer((json_int_t)p->records));
+        json_object_set_new(j, "batches", json_integer((json_int_t)p->batches));
+        json_object_set_new(j, "log_end_offset", json_integer(p->log_end_offset));
+        json_object_set_new(o, name, j);
+    }
+    return o;
+}
+
+static json_t *network_json(const ks_world *w)
+{
+    uint64_t msgs[2] = {0, 0}, bytes[2] = {0, 0};
+    for (uint32_t c = 0; c < w->net.conn_count; c++) {
+        for (int d = 0; d < 2; d++) {
+            msgs[d] += w->net.conns[c].lane[d].messages;
+            bytes[d] += w->net.conns[c].lane[d].bytes;
+        }
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "requests", json_integer((json_int_t)msgs[0]));
+    json_object_set_new(o, "request_bytes", json_integer((json_int_t)bytes[0]));
+    json_object_set_new(o, "responses", json_integer((json_int_t)msgs[1]));
+    json_object_set_new(o, "response_bytes", json_integer((json_int_t)bytes[1]));
+    return o;
+}
+
+json_t *ks_world_summary(const ks_world *w)
+{
+    const ks_sim *s = &w->sim;
+    json_t *o = json_object();
+    json_object_set_new(o, "format", json_integer(SUMMARY_FORMAT));
+    json_object_set_new(o, "ksim", json_string(KS_VERSION));
+    json_object_set_new(o, "scenario", json_string(w->sc->name));
+    json_object_set_new(o, "seed", json_integer((json_int_t)w->sc->seed));
+    json_object_set_new(o, "kafka", json_string(w->sc->kafka_version_text));
+    json_object_set_new(o, "verdict", json_string(ks_sim_verdict_name(s->verdict)));
+    json_object_set_new(o, "time_ns", json_integer(ks_sim_now(s)));
+    json_object_set_new(o, "events", json_integer((json_int_t)s->dispatched));
+    json_t *kinds = json_object();
+    for (int k = 0; k < KS_EV__COUNT; k++)
+        json_object_set_new(kinds, ks_event_kind_name((ks_event_kind)k),
+                            json_integer((json_int_t)s->dispatched_by_kind[k]));
+    json_object_set_new(o, "events_by_kind", kinds);
+    json_object_set_new(o, "events_pending", json_integer(ks_sim_pending(s)));
+
+    ks_hist all;
+    ks_hist_init(&all);
+    json_t *prods = producers_json(w, &all);
+    uint64_t produced = 0, acked = 0, failed = 0, bytes = 0;
+    ks_time first = -1, last = 0;
+    for (uint32_t i = 0; i < w->producer_count; i++) {
+        const ks_producer *p = &w->producers[i];
+        produced += p->produced;
+        acked += p->acked;
+        failed += p->failed;
+        bytes += p->record_bytes;
+        if (p->produced && (first < 0 || p->first_produce_ns < first))
+            first = p->first_produce_ns;
+        if (p->last_ack_ns > last)
+            last = p->last_ack_ns;
+    }
+    json_t *rec = json_object();
+    json_object_set_new(rec, "produced", json_integer((json_int_t)produced));
+    json_object_set_new(rec, "acked", json_integer((json_int_t)acked));
+    json_object_set_new(rec, "failed", json_integer((json_int_t)failed));
+    json_object_set_new(rec, "unresolved", json_integer((json_int_t)(produced - acked - failed)));
+    json_object_set_new(o, "records", rec);
+    json_object_set_new(o, "latency_ns", hist_json(&all));
+
+    /* Throughput over the span from the first send() to the last ack, in
+     * records and bytes per second of virtual time (integer division). */
+    json_t *thr = json_object();
+    ks_time span = first >= 0 && last > first ? last - first : 0;
+    json_object_set_new(thr, "span_ns", json_integer(span));
+    json_object_set_new(thr, "records_per_sec",
+                        json_integer(span ? (json_int_t)((double)acked * 1e9 / (double)span) : 0));
+    json_object_set_new(thr, "bytes_per_sec",
+                        json_integer(span ? (json_int_t)((double)bytes * 1e9 / (double)span) : 0));
+    json_object_set_new(o, "throughput", thr);
+    json_object_set_new(o, "producers", prods);
+    json_object_set_new(o, "brokers", brokers_json(w));
+    json_object_set_new(o, "partitions", partitions_json(w));
+    json_object_set_new(o, "network", network_json(w));
+    return o;
+}

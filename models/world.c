@@ -1,0 +1,201 @@
+/*
+ * world.c - building a world from a scenario, the dispatch switch, the
+ * trace header and end records, and the summary (see world.h).
+ */
+#include "models/world.h"
+
+#include "ks_version.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Checks what this version can simulate; the scenario format itself
+ * allows more (docs/scenario.md says which models read what). */
+static bool supported(const ks_scenario *sc, ks_diag *diag)
+{
+    bool ok = true;
+    for (uint32_t t = 0; t < sc->topic_count; t++) {
+        if (sc->topics[t].partitions != 1) {
+            ks_diag_error(diag,
+                          "%s: $.topics[%u].partitions: this ksim (%s) simulates topics of "
+                          "one partition (no partitioner model yet); got %u",
+                          sc->file, t, KS_VERSION, sc->topics[t].partitions);
+            ok = false;
+        }
+        if (sc->topics[t].replication_factor != 1) {
+            ks_diag_error(diag,
+                          "%s: $.topics[%u].replication.factor: this ksim (%s) simulates "
+                          "unreplicated topics (no replication model yet); got %u",
+                          sc->file, t, KS_VERSION, sc->topics[t].replication_factor);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+static bool build(ks_world *w, const ks_scenario *sc)
+{
+    w->broker_count = sc->broker_count;
+    w->brokers = calloc(sc->broker_count, sizeof *w->brokers);
+    w->topic_first_partition = calloc(sc->topic_count, sizeof *w->topic_first_partition);
+    uint32_t parts = 0;
+    for (uint32_t t = 0; t < sc->topic_count; t++)
+        parts += sc->topics[t].partitions;
+    w->partition_count = parts;
+    w->partitions = calloc(parts, sizeof *w->partitions);
+    if (!w->brokers || !w->topic_first_partition || !w->partitions)
+        return false;
+    if (!ks_net_init(&w->net, sc))
+        return false;
+    w->broker_conns = calloc(w->net.conn_count, sizeof *w->broker_conns);
+    if (!w->broker_conns)
+        return false;
+    for (uint32_t i = 0; i < w->net.conn_count; i++) {
+        w->broker_conns[i].q_head = w->broker_conns[i].q_tail = KS_REQ_NONE;
+        w->broker_conns[i].next_waiting = UINT32_MAX;
+    }
+    for (uint32_t b = 0; b < sc->broker_count; b++) {
+        w->brokers[b].index = b;
+        w->brokers[b].threads = (uint32_t)sc->broker_config[KS_BCFG_NUM_IO_THREADS].i;
+        w->brokers[b].wait_head = w->brokers[b].wait_tail = UINT32_MAX;
+    }
+    /* Leaders spread round-robin over brokers, continuing across topics,
+     * as a fresh cluster's assignment does in spirit. */
+    uint32_t k = 0;
+    for (uint32_t t = 0; t < sc->topic_count; t++) {
+        w->topic_first_partition[t] = k;
+        for (uint32_t p = 0; p < sc->topics[t].partitions; p++, k++) {
+            w->partitions[k].topic = t;
+            w->partitions[k].index = p;
+            w->partitions[k].leader = k % sc->broker_count;
+        }
+    }
+    w->producer_count = sc->producer_count;
+    w->producers = calloc(sc->producer_count, sizeof *w->producers);
+    if (!w->producers)
+        return false;
+    for (uint32_t i = 0; i < sc->producer_count; i++)
+        if (!ks_producer_init(&w->producers[i], w, i))
+            return false;
+    return true;
+}
+
+ks_world *ks_world_create(const ks_scenario *sc, ks_trace *tr, ks_diag *diag)
+{
+    if (!supported(sc, diag))
+        return NULL;
+    ks_world *w = calloc(1, sizeof *w);
+    if (!w) {
+        ks_diag_error(diag, "out of memory");
+        return NULL;
+    }
+    w->sc = sc;
+    w->trace = tr;
+    ks_sim_limits lim = {.max_events = sc->limits.max_events,
+                         .max_time_ns = sc->limits.max_time_ns,
+                         .max_pending = sc->limits.max_pending};
+    ks_sim_init(&w->sim, &lim);
+    ks_request_pool_init(&w->reqs);
+    if (!build(w, sc)) {
+        ks_diag_error(diag, "out of memory while building the simulation");
+        ks_world_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void ks_world_free(ks_world *w)
+{
+    if (!w)
+        return;
+    for (uint32_t i = 0; w->producers && i < w->producer_count; i++)
+        ks_producer_free(&w->producers[i]);
+    free(w->producers);
+    free(w->brokers);
+    free(w->broker_conns);
+    free(w->partitions);
+    free(w->topic_first_partition);
+    ks_net_free(&w->net);
+    ks_request_pool_free(&w->reqs);
+    ks_sim_free(&w->sim);
+    free(w);
+}
+
+static void trace_header(ks_world *w)
+{
+    ks_trace *tr = w->trace;
+    if (!tr || !ks_trace_begin(tr, 0, KS_TR_HEADER))
+        return;
+    json_t *resolved = ks_scenario_to_json(w->sc);
+    char *text = json_dumps(resolved, JSON_COMPACT | JSON_ENSURE_ASCII);
+    ks_trace_u64(tr, "format", KS_TRACE_FORMAT);
+    ks_trace_str(tr, "ksim", KS_VERSION);
+    ks_trace_str(tr, "scenario", w->sc->name);
+    ks_trace_u64(tr, "seed", w->sc->seed);
+    ks_trace_str(tr, "kafka", w->sc->kafka_version_text);
+    ks_trace_str(tr, "level", ks_trace_level_name(tr->level));
+    ks_trace_raw(tr, "resolved", text ? text : "null");
+    ks_trace_end(tr);
+    free(text);
+    json_decref(resolved);
+}
+
+static void trace_end(ks_world *w)
+{
+    ks_trace *tr = w->trace;
+    if (!tr || !ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_END))
+        return;
+    ks_trace_str(tr, "verdict", ks_sim_verdict_name(w->sim.verdict));
+    ks_trace_u64(tr, "events", w->sim.dispatched);
+    ks_trace_u64(tr, "pending", ks_sim_pending(&w->sim));
+    ks_trace_end(tr);
+}
+
+static void trace_event(ks_world *w, const ks_event *ev)
+{
+    ks_trace *tr = w->trace;
+    if (!tr || !ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_EVENT))
+        return;
+    ks_trace_str(tr, "kind", ks_event_kind_name(ev->kind));
+    ks_trace_u64(tr, "n", w->sim.dispatched);
+    ks_trace_end(tr);
+}
+
+static void dispatch(ks_world *w, const ks_event *ev)
+{
+    switch (ev->kind) {
+    case KS_EV_TIMER:
+        break; /* no model arms generic timers yet */
+    case KS_EV_PRODUCE:
+        ks_producer_on_produce(&w->producers[ev->u.produce.producer], w);
+        break;
+    case KS_EV_ARRIVE:
+        ks_broker_on_arrive(w, ev->u.request.broker, (uint32_t)ev->u.request.request);
+        break;
+    case KS_EV_APPEND:
+        ks_broker_on_append(w, ev->u.request.broker, (uint32_t)ev->u.request.request);
+        break;
+    case KS_EV_RESPONSE: {
+        uint32_t id = (uint32_t)ev->u.request.request;
+        ks_producer_on_response(&w->producers[w->reqs.reqs[id].producer], w, id);
+        break;
+    }
+    case KS_EV__COUNT:
+        break;
+    }
+}
+
+void ks_world_run(ks_world *w)
+{
+    trace_header(w);
+    for (uint32_t i = 0; i < w->producer_count; i++)
+        ks_producer_start(&w->producers[i], w);
+    ks_event ev;
+    bool debug = w->trace && ks_trace_on(w->trace, KS_TR_EVENT);
+    while (ks_sim_next(&w->sim, &ev)) {
+        if (debug)
+            trace_event(w, &ev);
+        dispatch(w, &ev);
+    }
+    trace_end(w);
+}

@@ -1,0 +1,53 @@
+/*
+ * world.h - one simulation: the engine plus every model, built from a
+ * scenario, and the one dispatch switch.
+ *
+ * Owns: the ks_sim, the models' state, the trace writer it was given
+ * (not the stream), and the run's results. No global state: any number
+ * of worlds can exist in one process, and equal scenarios give equal
+ * traces and summaries.
+ */
+#ifndef KS_WORLD_H
+#define KS_WORLD_H
+
+#include "models/broker.h"
+#include "models/network.h"
+#include "models/producer.h"
+#include "models/request.h"
+#include "sim/diag.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+#include "sim/trace.h"
+
+#include <jansson.h>
+
+typedef struct ks_world {
+    const ks_scenario *sc;
+    ks_sim sim;
+    ks_trace *trace;
+    ks_net net;
+    ks_request_pool reqs;
+
+    uint32_t broker_count;
+    ks_broker *brokers;
+    ks_broker_conn *broker_conns; /* index = connection id */
+    uint32_t partition_count;
+    ks_partition *partitions;     /* all topics' partitions, topic by topic */
+    uint32_t *topic_first_partition;
+    uint32_t producer_count;
+    ks_producer *producers;
+
+    uint64_t next_record_id;
+    bool out_of_memory;
+} ks_world;
+
+/* Builds a world. Reports model-level problems with the scenario (things
+ * this version cannot simulate) to diag and returns NULL. tr may be NULL. */
+ks_world *ks_world_create(const ks_scenario *sc, ks_trace *tr, ks_diag *diag);
+void ks_world_free(ks_world *w);
+/* Runs to the end (a verdict) and writes the trace's end record. */
+void ks_world_run(ks_world *w);
+/* The run's results, in a fixed order (docs/trace.md, "summary"). */
+json_t *ks_world_summary(const ks_world *w);
+
+#endif

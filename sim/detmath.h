@@ -1,0 +1,24 @@
+/*
+ * detmath.h - deterministic logarithm, exponential and float-to-integer
+ * conversion.
+ *
+ * Owns: the few transcendental functions the simulation needs. They are
+ * written with IEEE-754 basic operations only (+ - * /, sqrt, exact
+ * scaling by powers of two), because libm's log/exp may differ in the last
+ * bit between C libraries and versions, and one bit is enough to move an
+ * event by a nanosecond and change a trace. Accuracy: within 2 ulp.
+ */
+#ifndef KS_DETMATH_H
+#define KS_DETMATH_H
+
+#include <stdint.h>
+
+/* Natural logarithm; x must be finite and > 0. */
+double ks_log(double x);
+/* e^x; saturates to 0 / HUGE_VAL outside about [-745, 709]. */
+double ks_exp(double x);
+/* Round half away from zero to int64, saturating at the int64 range
+ * (NaN gives 0). */
+int64_t ks_round_i64(double x);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * event.h - the simulation's event kinds and their payloads.
+ *
+ * Owns: the one X-macro list KS_EVENT_KINDS from which the kind enum and
+ * the kind names are generated, so the two cannot drift apart. A name is
+ * what the trace prints for an event of that kind at level "debug" and in
+ * the summary's per-kind event counts.
+ *
+ * Payloads hold indices and ids only, never pointers: an event can be
+ * printed, hashed and compared, and its meaning does not depend on where
+ * memory happened to be. Keep the union at 24 bytes or less (the engine
+ * stores events in 40-byte slots; see sim.c).
+ */
+#ifndef KS_EVENT_H
+#define KS_EVENT_H
+
+#include <stdint.h>
+
+/* A generic timer: `owner` and `tag` say whose and what for; `arg` is the
+ * owner's. Used by tests, benchmarks and model timeouts. */
+typedef struct ks_ev_timer {
+    uint32_t owner;
+    uint32_t tag;
+    uint64_t arg;
+} ks_ev_timer;
+
+/* The application of producer `producer` calls send() for its next record. */
+typedef struct ks_ev_produce {
+    uint32_t producer;
+} ks_ev_produce;
+
+/* A request or response on the connection `conn` (a producer-broker
+ * pair), identified by its correlation id `request`. */
+typedef struct ks_ev_request {
+    uint32_t conn;
+    uint32_t broker;
+    uint64_t request;
+} ks_ev_request;
+
+/*
+ * X(ENUM_SUFFIX, "trace name", payload type, union member)
+ *   timer     generic timer
+ *   produce   the application hands a record to the producer
+ *   arrive    a produce request reaches the broker (after link delay)
+ *   append    the broker has processed a request and appends it
+ *   response  a produce response reaches the producer
+ */
+#define KS_EVENT_KINDS(X)                                   \
+    X(TIMER, "timer", ks_ev_timer, timer)                   \
+    X(PRODUCE, "produce", ks_ev_produce, produce)           \
+    X(ARRIVE, "arrive", ks_ev_request, request)             \
+    X(APPEND, "append", ks_ev_request, request)             \
+    X(RESPONSE, "response", ks_ev_request, request)
+
+typedef enum ks_event_kind {
+#define X(e, name, type, member) KS_EV_##e,
+    KS_EVENT_KINDS(X)
+#undef X
+    KS_EV__COUNT
+} ks_event_kind;
+
+typedef struct ks_event {
+    ks_event_kind kind;
+    union {
+        ks_ev_timer timer;
+        ks_ev_produce produce;
+        ks_ev_request request;
+    } u;
+} ks_event;
+
+_Static_assert(sizeof(((ks_event *)0)->u) <= 24, "event payload must stay <= 24 bytes");
+
+/* The trace name of an event kind ("timer", "produce", ...). */
+const char *ks_event_kind_name(ks_event_kind kind);
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * histogram.c - log-linear histogram (see histogram.h).
+ */
+#include "sim/histogram.h"
+
+#include <assert.h>
+#include <string.h>
+
+void ks_hist_init(ks_hist *h)
+{
+    memset(h, 0, sizeof *h);
+}
+
+static unsigned floor_log2(uint64_t v)
+{
+    unsigned n = 0;
+    while (v >>= 1)
+        n++;
+    return n;
+}
+
+uint32_t ks_hist_bucket(int64_t v)
+{
+    uint64_t u = v < 0 ? 0 : (uint64_t)v;
+    if (u < KS_HIST_SUB)
+        return (uint32_t)u;
+    unsigned e = floor_log2(u); /* >= SUB_BITS */
+    unsigned shift = e - KS_HIST_SUB_BITS;
+    uint32_t sub = (uint32_t)((u >> shift) & (KS_HIST_SUB - 1u));
+    return (uint32_t)(shift + 1u) * KS_HIST_SUB + sub;
+}
+
+void ks_hist_bucket_range(uint32_t b, int64_t *lo, int64_t *hi)
+{
+    assert(b < KS_HIST_BUCKETS);
+    if (b < KS_HIST_SUB) {
+        *lo = *hi = (int64_t)b;
+        return;
+    }
+    unsigned shift = b / KS_HIST_SUB - 1u;
+    uint64_t sub = b % KS_HIST_SUB;
+    uint64_t base = (uint64_t)(KS_HIST_SUB + sub) << shift;
+    uint64_t top = base + ((UINT64_C(1) << shift) - 1u);
+    *lo = base > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)base;
+    *hi = top > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)top;
+}
+
+void ks_hist_add(ks_hist *h, int64_t v)
+{
+    if (v < 0)
+        v = 0;
+    if (h->count == 0 || v < h->min)
+        h->min = v;
+    if (h->count == 0 || v > h->max)
+        h->max = v;
+    h->count++;
+    uint64_t lo = h->sum_lo + (uint64_t)v;
+    h->sum_hi += lo < h->sum_lo;
+    h->sum_lo = lo;
+    h->buckets[ks_hist_bucket(v)]++;
+}
+
+void ks_hist_merge(ks_hist *dst, const ks_hist *src)
+{
+    if (src->count == 0)
+        return;
+    if (dst->count == 0 || src->min < dst->min)
+        dst->min = src->min;
+    if (dst->count == 0 || src->max > dst->max)
+        dst->max = src->max;
+    dst->count += src->count;
+    uint64_t lo = dst->sum_lo + src->sum_lo;
+    dst->sum_hi += src->sum_hi + (lo < dst->sum_lo);
+    dst->sum_lo = lo;
+    for (uint32_t i = 0; i < KS_HIST_BUCKETS; i++)
+        dst->buckets[i] += src->buckets[i];
+}
+
+int64_t ks_hist_quantile(const ks_hist *h, uint64_t num, uint64_t den)
+{
+    assert(den > 0 && num <= den);
+    if (h->count == 0)
+        return 0;
+    /* rank = ceil(count * num / den) without overflow for counts < 2^44. */
+    uint64_t rank = (h->count / den) * num + ((h->count % den) * num + den - 1u) / den;
+    if (rank == 0)
+        rank = 1;
+    uint64_t seen = 0;
+    for (uint32_t b = 0; b < KS_HIST_BUCKETS; b++) {
+        seen += h->buckets[b];
+        if (seen >= rank) {
+            int64_t lo, hi;
+            ks_hist_bucket_range(b, &lo, &hi);
+            int64_t mid = lo + (hi - lo) / 2;
+            if (mid < h->min)
+                mid = h->min;
+            if (mid > h->max)
+                mid = h->max;
+            return mid;
+        }
+    }
+    return h->max;
+}
+
+int64_t ks_hist_mean(const ks_hist *h)
+{
+    if (h->count == 0)
+        return 0;
+    /* 128-by-64 division by long division on 32-bit halves is overkill for
+     * sums that fit in 64 bits, which is every realistic run; fall back to
+     * shifting both when the high word is in use. */
+    uint64_t hi = h->sum_hi, lo = h->sum_lo, n = h->count;
+    while (hi != 0) {
+        lo = (lo >> 1) | (hi << 63);
+        hi >>= 1;
+        n >>= 1;
+        if (n == 0)
+            return INT64_MAX;
+    }
+    uint64_t m = lo / n;
+    return m > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)m;
+}

@@ -1,0 +1,258 @@
+/*
+ * json_path.c - paths and suggestions (see json_path.h).
+ */
+#include "sim/json_path.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+void ks_jpath_init(ks_jpath *p)
+{
+    p->buf[0] = '$';
+    p->buf[1] = '\0';
+    p->len = 1;
+}
+
+static size_t fit(ks_jpath *p, size_t old, int n)
+{
+    if (n < 0 || (size_t)n >= sizeof p->buf - old)
+        p->len = sizeof p->buf - 1;
+    else
+        p->len = old + (size_t)n;
+    p->buf[p->len] = '\0';
+    return old;
+}
+
+size_t ks_jpath_key(ks_jpath *p, const char *key)
+{
+    size_t old = p->len;
+    return fit(p, old, snprintf(p->buf + old, sizeof p->buf - old, ".%s", key));
+}
+
+size_t ks_jpath_index(ks_jpath *p, size_t i)
+{
+    size_t old = p->len;
+    return fit(p, old, snprintf(p->buf + old, sizeof p->buf - old, "[%zu]", i));
+}
+
+void ks_jpath_restore(ks_jpath *p, size_t len)
+{
+    p->len = len;
+    p->buf[len] = '\0';
+}
+
+size_t ks_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return la > lb ? la : lb;
+    size_t d[65][65];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < best)
+                best = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+const char *ks_suggest(const char *word, const char *const *cands, size_t n)
+{
+    size_t wl = strlen(word);
+    size_t limit = wl / 3 > 2 ? wl / 3 : 2;
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = ks_edit_distance(word, cands[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = cands[i];
+        }
+    }
+    if (best && best_d <= limit)
+        return best;
+    /* "linger" for "linger.ms", "ms" never: only prefixes of 4+ chars. */
+    for (size_t i = 0; i < n && wl >= 4; i++)
+        if (strncmp(cands[i], word, wl) == 0)
+            return cands[i];
+    return NULL;
+}
+
+/* Length of the longest key of object `obj` that equals `path` or is
+ * followed in it by a '.'; *key receives that key. 0 if none. */
+static size_t match_object(json_t *obj, const char *path, const char **key)
+{
+    size_t best = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(obj, k, v) {
+        size_t kl = strlen(k);
+        if (kl > best && strncmp(path, k, kl) == 0 && (path[kl] == '\0' || path[kl] == '.')) {
+            best = kl;
+            *key = k;
+        }
+    }
+    return best;
+}
+
+/* Same for arrays: an index, or the longest "id"/"name" of an element. */
+static size_t match_array(json_t *arr, const char *path, size_t *index)
+{
+    size_t best = 0;
+    size_t i;
+    json_t *el;
+    json_array_foreach(arr, i, el) {
+        if (!json_is_object(el))
+            continue;
+        const char *names[2] = {json_string_value(json_object_get(el, "id")),
+                                json_string_value(json_object_get(el, "name"))};
+        for (int n = 0; n < 2; n++) {
+            const char *id = names[n];
+            if (!id)
+                continue;
+            size_t il = strlen(id);
+            if (il > best && strncmp(path, id, il) == 0 && (path[il] == '\0' || path[il] == '.')) {
+                best = il;
+                *index = i;
+            }
+        }
+    }
+    if (best > 0)
+        return best;
+    size_t digits = strspn(path, "0123456789");
+    if (digits > 0 && digits < 10 && (path[digits] == '\0' || path[digits] == '.')) {
+        size_t idx = (size_t)strtoul(path, NULL, 10);
+        if (idx < json_array_size(arr)) {
+            *index = idx;
+            return digits;
+        }
+    }
+    return 0;
+}
+
+bool ks_json_lookup(json_t *root, const char *dotted, ks_jref *ref, const char **fail_at)
+{
+    json_t *cur = root;
+    const char *p = dotted;
+    memset(ref, 0, sizeof *ref);
+    ref->parent = root;
+    *fail_at = p;
+    while (*p) {
+        size_t n = 0;
+        ref->parent = cur;
+        ref->key = NULL;
+        if (json_is_object(cur)) {
+            const char *k = NULL;
+            n = match_object(cur, p, &k);
+            if (n == 0)
+                break;
+            ref->key = k;
+            cur = json_object_get(cur, k);
+        } else if (json_is_array(cur)) {
+            size_t idx = 0;
+            n = match_array(cur, p, &idx);
+            if (n == 0)
+                break;
+            ref->index = idx;
+            cur = json_array_get(cur, idx);
+        } else {
+            break;
+        }
+        p += n;
+        if (*p == '.')
+            p++;
+        *fail_at = p;
+    }
+    if (*p) {
+        ref->value = NULL;
+        return false;
+    }
+    ref->value = cur;
+    return true;
+}
+
+static bool is_section(const char *seg, size_t len, const char *const *sections)
+{
+    for (size_t i = 0; sections && sections[i]; i++)
+        if (strlen(sections[i]) == len && strncmp(sections[i], seg, len) == 0)
+            return true;
+    return false;
+}
+
+bool ks_json_set(json_t *root, const char *dotted, json_t *value,
+                 const char *const *sections, char *err, size_t errlen)
+{
+    ks_jref ref;
+    const char *rest;
+    if (*dotted == '\0') {
+        snprintf(err, errlen, "empty path");
+        json_decref(value);
+        return false;
+    }
+    if (ks_json_lookup(root, dotted, &ref, &rest)) {
+        bool ok = ref.key ? json_object_set_new(ref.parent, ref.key, value) == 0
+                          : json_array_set_new(ref.parent, ref.index, value) == 0;
+        if (!ok)
+            snprintf(err, errlen, "cannot set \"%s\"", dotted);
+        return ok;
+    }
+    /* Descend to the container where the unmatched part starts. */
+    json_t *cur = root;
+    if (rest != dotted) {
+        char *prefix = dup_n(dotted, (size_t)(rest - dotted - 1));
+        ks_jref pre;
+        const char *unused;
+        bool found = prefix && ks_json_lookup(root, prefix, &pre, &unused);
+        free(prefix);
+        if (!found) {
+            snprintf(err, errlen, "cannot set \"%s\"", dotted);
+            json_decref(value);
+            return false;
+        }
+        cur = pre.value;
+    }
+    while (json_is_object(cur)) {
+        const char *dot = strchr(rest, '.');
+        size_t seglen = dot ? (size_t)(dot - rest) : strlen(rest);
+        if (dot && is_section(rest, seglen, sections)) {
+            char *seg = dup_n(rest, seglen);
+            if (!seg)
+                break;
+            json_t *obj = json_object();
+            json_object_set_new(cur, seg, obj);
+            free(seg);
+            cur = obj;
+            rest = dot + 1;
+            continue;
+        }
+        json_object_set_new(cur, rest, value);
+        return true;
+    }
+    snprintf(err, errlen, "\"%.*s\" matches nothing: no element has that id, name or index",
+             (int)strcspn(rest, "."), rest);
+    json_decref(value);
+    return false;
+}

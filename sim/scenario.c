@@ -1,0 +1,1073 @@
+/*
+ * scenario.c - scenario loading and validation (see scenario.h and
+ * docs/scenario.md).
+ *
+ * Structure: parse (jansson, with line and column on syntax errors) ->
+ * apply --set overrides to the document -> walk it section by section.
+ * Every section function checks its object's keys first (unknown key ->
+ * error with a suggestion), then reads each known key with a typed getter
+ * that reports "FILE: $.path: expected ..., got VALUE" and leaves the
+ * default in place, so one run reports every problem.
+ */
+#include "sim/scenario.h"
+
+#include "ks_version.h"
+#include "sim/detmath.h"
+#include "sim/json_path.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CLI_VALUES 64
+#define MAX_COUNT 100000u
+
+typedef struct loader {
+    const char *file;
+    ks_diag *diag;
+    ks_jpath path;
+    ks_kafka_version kv;
+    json_t *cli[MAX_CLI_VALUES]; /* string nodes created by --set */
+    size_t n_cli;
+    const char *cli_text[MAX_CLI_VALUES]; /* "--set a=b" as typed */
+} loader;
+
+static const char *const arrival_names[] = {
+#define X(e, name) name,
+    KS_ARRIVALS(X)
+#undef X
+};
+
+const char *ks_arrival_name(ks_arrival a)
+{
+    assert((unsigned)a < (unsigned)KS_ARRIVAL__COUNT);
+    return arrival_names[a];
+}
+
+/* Objects a --set may create on the way to a key. */
+static const char *const sections[] = {"limits", "brokers", "config", "cost", "network",
+                                       "latency", "workload", "expect", NULL};
+
+/* ---- messages ---------------------------------------------------------- */
+
+static void verr(loader *L, const char *fmt, va_list ap)
+{
+    char msg[KS_DIAG_LEN];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    ks_diag_error(L->diag, "%s: %s: %s", L->file, L->path.buf, msg);
+}
+
+static void err(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void err(loader *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verr(L, fmt, ap);
+    va_end(ap);
+}
+
+static void warn(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(loader *L, const char *fmt, ...)
+{
+    char msg[KS_DIAG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ks_diag_warn(L->diag, "%s: %s: %s", L->file, L->path.buf, msg);
+}
+
+/* A short rendering of a value for messages: its JSON text, cut at 60. */
+static void describe(json_t *v, char *out, size_t n)
+{
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    if (!s) {
+        snprintf(out, n, "(unprintable)");
+        return;
+    }
+    if (strlen(s) > 60)
+        snprintf(out, n, "%.57s...", s);
+    else
+        snprintf(out, n, "%s", s);
+    free(s);
+}
+
+static void err_got(loader *L, json_t *v, const char *expected)
+{
+    char got[80];
+    describe(v, got, sizeof got);
+    err(L, "expected %s, got %s", expected, got);
+}
+
+/* ---- --set values ------------------------------------------------------- */
+
+/* A --set value that was not JSON text is kept as a string and converted
+ * when the schema wants another type, so "--set linger.ms=5" and
+ * "--set kafka.version=3.9" both mean what they say. */
+static const char *cli_text_of(const loader *L, json_t *v)
+{
+    for (size_t i = 0; i < L->n_cli; i++)
+        if (L->cli[i] == v)
+            return L->cli_text[i];
+    return NULL;
+}
+
+static json_t *coerce_number(const loader *L, json_t *v)
+{
+    if (!json_is_string(v) || !cli_text_of(L, v))
+        return NULL;
+    const char *s = json_string_value(v);
+    char *end = NULL;
+    errno = 0;
+    long long ll = strtoll(s, &end, 10);
+    if (*s && *end == '\0' && errno == 0)
+        return json_integer(ll);
+    errno = 0;
+    double d = strtod(s, &end);
+    if (*s && *end == '\0' && errno == 0 && isfinite(d))
+        return json_real(d);
+    return NULL;
+}
+
+static json_t *coerce_bool(const loader *L, json_t *v)
+{
+    if (!json_is_string(v) || !cli_text_of(L, v))
+        return NULL;
+    const char *s = json_string_value(v);
+    if (strcmp(s, "true") == 0)
+        return json_true();
+    if (strcmp(s, "false") == 0)
+        return json_false();
+    return NULL;
+}
+
+static bool is_cli_null(const loader *L, json_t *v)
+{
+    return json_is_string(v) && cli_text_of(L, v) && strcmp(json_string_value(v), "null") == 0;
+}
+
+/* ---- typed getters ------------------------------------------------------ */
+
+/* Checks that every key of `obj` is in `allowed`; `planned` lists keys
+ * the format reserves for models still to come. */
+static void check_keys(loader *L, json_t *obj, const char *const *allowed,
+                       const char *const *planned)
+{
+    const char *k;
+    json_t *v;
+    size_t n = 0;
+    while (allowed[n])
+        n++;
+    json_object_foreach(obj, k, v) {
+        bool ok = false;
+        for (size_t i = 0; i < n && !ok; i++)
+            ok = strcmp(k, allowed[i]) == 0;
+        if (ok)
+            continue;
+        size_t mark = ks_jpath_key(&L->path, k);
+        bool is_planned = false;
+        for (size_t i = 0; planned && planned[i] && !is_planned; i++)
+            is_planned = strcmp(k, planned[i]) == 0;
+        if (is_planned) {
+            err(L, "\"%s\" is reserved by the scenario format for a model this ksim (%s) "
+                   "does not have; remove it",
+                k, KS_VERSION);
+        } else {
+            const char *s = ks_suggest(k, allowed, n);
+            if (s)
+                err(L, "unknown key \"%s\" (did you mean \"%s\"?)", k, s);
+            else
+                err(L, "unknown key \"%s\"", k);
+        }
+        ks_jpath_restore(&L->path, mark);
+    }
+}
+
+/* Returns the member, or NULL when absent. */
+static json_t *member(json_t *obj, const char *key)
+{
+    return obj ? json_object_get(obj, key) : NULL;
+}
+
+static bool get_object(loader *L, json_t *obj, const char *key, json_t **out)
+{
+    json_t *v = member(obj, key);
+    *out = NULL;
+    if (!v)
+        return false;
+    size_t mark = ks_jpath_key(&L->path, key);
+    if (!json_is_object(v)) {
+        err_got(L, v, "an object");
+        ks_jpath_restore(&L->path, mark);
+        return false;
+    }
+    ks_jpath_restore(&L->path, mark);
+    *out = v;
+    return true;
+}
+
+/* Integer in [min, max]. A real with no fraction is accepted. */
+static bool check_int(loader *L, json_t *v, int64_t min, int64_t max, int64_t *out)
+{
+    json_t *c = coerce_number(L, v);
+    json_t *use = c ? c : v;
+    bool ok = false;
+    int64_t x = 0;
+    if (json_is_integer(use)) {
+        x = (int64_t)json_integer_value(use);
+        ok = true;
+    } else if (json_is_real(use)) {
+        double d = json_real_value(use);
+        if (d == floor(d) && d >= -9.2e18 && d <= 9.2e18) {
+            x = (int64_t)d;
+            ok = true;
+        }
+    }
+    char expected[128];
+    if (max == INT64_MAX)
+        snprintf(expected, sizeof expected, "an integer >= %lld", (long long)min);
+    else
+        snprintf(expected, sizeof expected, "an integer from %lld to %lld", (long long)min,
+                 (long long)max);
+    if (!ok || x < min || x > max) {
+        err_got(L, v, expected);
+        ok = false;
+    } else {
+        *out = x;
+    }
+    json_decref(c);
+    return ok;
+}
+
+static bool get_int(loader *L, json_t *obj, const char *key, int64_t min, int64_t max,
+                    int64_t *out)
+{
+    json_t *v = member(obj, key);
+    if (!v)
+        return false;
+    size_t mark = ks_jpath_key(&L->path, key);
+    bool ok = check_int(L, v, min, max, out);
+    ks_jpath_restore(&L->path, mark);
+    return ok;
+}
+
+static bool get_u32(loader *L, json_t *obj, const char *key, uint32_t min, uint32_t max,
+                    uint32_t *out)
+{
+    int64_t x;
+    if (!get_int(L, obj, key, min, max, &x))
+        return false;
+    *out = (uint32_t)x;
+    return true;
+}
+
+/* Number in [min, max] (min_open: > min). */
+static bool check_real(loader *L, json_t *v, double min, bool min_open, double max, double *out)
+{
+    json_t *c = coerce_number(L, v);
+    json_t *use = c ? c : v;
+    bool ok = json_is_number(use);
+    double d = ok ? json_number_value(use) : 0.0;
+    json_decref(c);
+    if (ok && (min_open ? d > min : d >= min) && d <= max && isfinite(d)) {
+        *out = d;
+        return true;
+    }
+    char expected[96];
+    snprintf(expected, sizeof expected, "a number %s %g%s", min_open ? ">" : ">=", min,
+             max < 1e300 ? "" : "");
+    if (max < 1e300)
+        snprintf(expected, sizeof expected, "a number %s %g and <= %g", min_open ? ">" : ">=",
+                 min, max);
+    err_got(L, v, expected);
+    return false;
+}
+
+static bool get_real(loader *L, json_t *obj, const char *key, double min, bool min_open,
+                     double max, double *out)
+{
+    json_t *v = member(obj, key);
+    if (!v)
+        return false;
+    size_t mark = ks_jpath_key(&L->path, key);
+    bool ok = check_real(L, v, min, min_open, max, out);
+    ks_jpath_restore(&L->path, mark);
+    return ok;
+}
+
+/* Milliseconds (fractions allowed) to integer nanoseconds. */
+static bool get_ms(loader *L, json_t *obj, const char *key, bool positive, ks_time *out_ns)
+{
+    double ms;
+    /* 1e12 ms is about 31 years of virtual time: far beyond any run. */
+    if (!get_real(L, obj, key, 0.0, positive, 1e12, &ms))
+        return false;
+    *out_ns = ks_round_i64(ms * 1e6);
+    return true;
+}
+
+/* A string (or null when allow_null; *out = NULL then). */
+static bool get_string(loader *L, json_t *obj, const char *key, bool allow_null,
+                       const char **out)
+{
+    json_t *v = member(obj, key);
+    if (!v)
+        return false;
+    size_t mark = ks_jpath_key(&L->path, key);
+    bool ok = true;
+    if (allow_null && (json_is_null(v) || is_cli_null(L, v)))
+        *out = NULL;
+    else if (json_is_string(v))
+        *out = json_string_value(v);
+    else {
+        err_got(L, v, allow_null ? "a string or null" : "a string");
+        ok = false;
+    }
+    ks_jpath_restore(&L->path, mark);
+    return ok;
+}
+
+static bool check_bool(loader *L, json_t *v, bool *out)
+{
+    json_t *c = coerce_bool(L, v);
+    json_t *use = c ? c : v;
+    bool ok = json_is_boolean(use);
+    if (ok)
+        *out = json_is_true(use);
+    else
+        err_got(L, v, "true or false");
+    json_decref(c);
+    return ok;
+}
+
+static bool check_choice(loader *L, json_t *v, const char *const *choices, size_t n,
+                         unsigned *out)
+{
+    const char *s = json_string_value(v);
+    for (size_t i = 0; s && i < n; i++) {
+        if (strcmp(s, choices[i]) == 0) {
+            *out = (unsigned)i;
+            return true;
+        }
+    }
+    char expected[256] = "one of";
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(expected);
+        snprintf(expected + len, sizeof expected - len, "%s\"%s\"", i ? ", " : " ", choices[i]);
+    }
+    const char *sug = s ? ks_suggest(s, choices, n) : NULL;
+    if (sug) {
+        char got[80];
+        describe(v, got, sizeof got);
+        err(L, "expected %s, got %s (did you mean \"%s\"?)", expected, got, sug);
+    } else {
+        err_got(L, v, expected);
+    }
+    return false;
+}
+
+static char *xstrdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* ---- Kafka config objects ----------------------------------------------- */
+
+static void version_text(ks_kafka_version v, char *out, size_t n)
+{
+    int maj = v / 10000, min = v / 100 % 100, patch = v % 100;
+    if (patch == KS_KV_PATCH_LATEST || patch == 0)
+        snprintf(out, n, "%d.%d", maj, min);
+    else
+        snprintf(out, n, "%d.%d.%d", maj, min, patch);
+}
+
+static void load_config_value(loader *L, const ks_cfg_table *t, int i, json_t *v,
+                              ks_cfg_value *val)
+{
+    const ks_cfg_def *d = &t->defs[i];
+    char ver[16];
+    if (d->since && L->kv < d->since) {
+        version_text(d->since, ver, sizeof ver);
+        err(L, "%s config \"%s\" does not exist before Kafka %s (kafka.version selects an "
+               "older release)",
+            t->what, t->names[i], ver);
+        return;
+    }
+    if (d->until && L->kv >= d->until) {
+        version_text(d->until, ver, sizeof ver);
+        err(L, "%s config \"%s\" was removed in Kafka %s", t->what, t->names[i], ver);
+        return;
+    }
+    bool b;
+    unsigned choice;
+    switch (d->type) {
+    case KS_CFG_INT:
+    case KS_CFG_LONG:
+        if (!check_int(L, v, d->min, d->max, &val->i))
+            return;
+        break;
+    case KS_CFG_BOOL:
+        if (!check_bool(L, v, &b))
+            return;
+        val->i = b;
+        break;
+    case KS_CFG_STRING:
+        if (json_is_null(v) || is_cli_null(L, v)) {
+            val->s = NULL;
+        } else if (json_is_string(v)) {
+            val->s = json_string_value(v); /* the document outlives the scenario's use */
+        } else {
+            err_got(L, v, "a string or null");
+            return;
+        }
+        break;
+    case KS_CFG_ENUM: {
+        size_t n = 0;
+        while (d->choices[n])
+            n++;
+        if (!check_choice(L, v, d->choices, n, &choice))
+            return;
+        val->i = choice;
+        break;
+    }
+    case KS_CFG_ACKS: {
+        static const char *const acks[] = {"all", "-1", "0", "1"};
+        static const int64_t acks_val[] = {KS_ACKS_ALL, KS_ACKS_ALL, 0, 1};
+        if (json_is_integer(v)) {
+            json_int_t x = json_integer_value(v);
+            if (x == -1 || x == 0 || x == 1) {
+                val->i = (int64_t)x;
+                break;
+            }
+        }
+        if (!json_is_string(v)) {
+            err_got(L, v, "one of \"all\", \"-1\", \"0\", \"1\"");
+            return;
+        }
+        if (!check_choice(L, v, acks, 4, &choice))
+            return;
+        val->i = acks_val[choice];
+        break;
+    }
+    }
+    val->set = true;
+    if (!d->read_by)
+        warn(L, "accepted, but no model in ksim %s reads %s config \"%s\" yet: it has no "
+                "effect on this run",
+             KS_VERSION, t->what, t->names[i]);
+}
+
+/* Reads a "config" object against a Kafka config table. */
+static void load_config(loader *L, json_t *obj, const ks_cfg_table *t, ks_cfg_value *vals)
+{
+    ks_cfg_defaults(t, L->kv, vals);
+    if (!obj)
+        return;
+    const char *k;
+    json_t *v;
+    json_object_foreach(obj, k, v) {
+        size_t mark = ks_jpath_key(&L->path, k);
+        int i = ks_cfg_find(t, k);
+        if (i < 0) {
+            const char *s = ks_suggest(k, t->names, (size_t)t->count);
+            if (s)
+                err(L, "unknown %s config \"%s\" (did you mean \"%s\"?)", t->what, k, s);
+            else
+                err(L, "unknown %s config \"%s\"; docs/scenario.md lists the supported keys",
+                    t->what, k);
+        } else {
+            load_config_value(L, t, i, v, &vals[i]);
+        }
+        ks_jpath_restore(&L->path, mark);
+    }
+}
+
+/* ---- sections ----------------------------------------------------------- */
+
+static void load_limits(loader *L, json_t *root, ks_scenario *sc)
+{
+    static const char *const keys[] = {"max.events", "max.time.ms", "max.pending.events", NULL};
+    sc->limits.max_events = 1000000000u;
+    sc->limits.max_time_ns = 24 * 3600 * KS_NS_PER_S;
+    sc->limits.max_pending = KS_SIM_PENDING_MAX;
+    json_t *obj;
+    if (!get_object(L, root, "limits", &obj))
+        return;
+    size_t mark = ks_jpath_key(&L->path, "limits");
+    check_keys(L, obj, keys, NULL);
+    int64_t x;
+    if (get_int(L, obj, "max.events", 1, INT64_MAX, &x))
+        sc->limits.max_events = (uint64_t)x;
+    get_ms(L, obj, "max.time.ms", true, &sc->limits.max_time_ns);
+    if (get_int(L, obj, "max.pending.events", 1, KS_SIM_PENDING_MAX, &x))
+        sc->limits.max_pending = (uint32_t)x;
+    ks_jpath_restore(&L->path, mark);
+}
+
+static void load_brokers(loader *L, json_t *root, ks_scenario *sc)
+{
+    static const char *const keys[] = {"count", "config", "cost", NULL};
+    static const char *const cost_keys[] = {"request.us", "byte.ns", "response.delay.ms", NULL};
+    sc->broker_count = 1;
+    sc->broker_cost.request_ns = 20 * KS_NS_PER_US;
+    sc->broker_cost.byte_ps = 1000;
+    sc->broker_cost.response_delay_ns = 0;
+    json_t *obj = NULL, *cfg = NULL, *cost = NULL;
+    get_object(L, root, "brokers", &obj);
+    size_t mark = ks_jpath_key(&L->path, "brokers");
+    if (obj) {
+        check_keys(L, obj, keys, NULL);
+        get_u32(L, obj, "count", 1, 1024, &sc->broker_count);
+        get_object(L, obj, "config", &cfg);
+        get_object(L, obj, "cost", &cost);
+    }
+    size_t m2 = ks_jpath_key(&L->path, "config");
+    load_config(L, cfg, &ks_broker_configs, sc->broker_config);
+    ks_jpath_restore(&L->path, m2);
+    if (cost) {
+        m2 = ks_jpath_key(&L->path, "cost");
+        check_keys(L, cost, cost_keys, NULL);
+        double d;
+        if (get_real(L, cost, "request.us", 0.0, false, 1e9, &d))
+            sc->broker_cost.request_ns = ks_round_i64(d * 1e3);
+        if (get_real(L, cost, "byte.ns", 0.0, false, 1e6, &d))
+            sc->broker_cost.byte_ps = ks_round_i64(d * 1e3);
+        get_ms(L, cost, "response.delay.ms", false, &sc->broker_cost.response_delay_ns);
+        ks_jpath_restore(&L->path, m2);
+    }
+    ks_jpath_restore(&L->path, mark);
+}
+
+static void load_latency_object(loader *L, json_t *obj, ks_dist *d)
+{
+    static const char *const dist_names[] = {"constant", "uniform", "exponential", "lognormal"};
+    static const char *const k_const[] = {"dist", "ms", NULL};
+    static const char *const k_unif[] = {"dist", "min.ms", "max.ms", NULL};
+    static const char *const k_exp[] = {"dist", "mean.ms", "min.ms", NULL};
+    static const char *const k_logn[] = {"dist", "median.ms", "sigma", "min.ms", NULL};
+    json_t *kind = member(obj, "dist");
+    size_t mark = ks_jpath_key(&L->path, "dist");
+    unsigned k = 0;
+    if (!kind) {
+        err(L, "missing: one of \"constant\", \"uniform\", \"exponential\", \"lognormal\"");
+        ks_jpath_restore(&L->path, mark);
+        return;
+    }
+    if (!check_choice(L, kind, dist_names, 4, &k)) {
+        ks_jpath_restore(&L->path, mark);
+        return;
+    }
+    ks_jpath_restore(&L->path, mark);
+    ks_dist nd = ks_dist_constant(0);
+    nd.kind = (ks_dist_kind)k;
+    const char *need = NULL;
+    switch (nd.kind) {
+    case KS_DIST_CONSTANT:
+        check_keys(L, obj, k_const, NULL);
+        if (!get_ms(L, obj, "ms", false, &nd.a_ns))
+            need = "ms";
+        nd.b_ns = nd.a_ns;
+        break;
+    case KS_DIST_UNIFORM:
+        check_keys(L, obj, k_unif, NULL);
+        if (!get_ms(L, obj, "min.ms", false, &nd.a_ns))
+            need = "min.ms";
+        if (!get_ms(L, obj, "max.ms", false, &nd.b_ns))
+            need = "max.ms";
+        if (!need && nd.b_ns < nd.a_ns)
+            err(L, "max.ms must be >= min.ms");
+        break;
+    case KS_DIST_EXPONENTIAL:
+        check_keys(L, obj, k_exp, NULL);
+        if (!get_ms(L, obj, "mean.ms", true, &nd.a_ns))
+            need = "mean.ms";
+        get_ms(L, obj, "min.ms", false, &nd.min_ns);
+        break;
+    case KS_DIST_LOGNORMAL:
+        check_keys(L, obj, k_logn, NULL);
+        if (!get_ms(L, obj, "median.ms", true, &nd.a_ns))
+            need = "median.ms";
+        if (!get_real(L, obj, "sigma", 0.0, false, 10.0, &nd.sigma))
+            need = need ? need : "sigma";
+        get_ms(L, obj, "min.ms", false, &nd.min_ns);
+        break;
+    case KS_DIST__COUNT:
+        break;
+    }
+    if (need && !member(obj, need)) {
+        size_t m = ks_jpath_key(&L->path, need);
+        err(L, "missing (a %s distribution needs it)", ks_dist_name(nd.kind));
+        ks_jpath_restore(&L->path, m);
+    }
+    *d = nd;
+}
+
+static void load_network(loader *L, json_t *root, ks_scenario *sc)
+{
+    static const char *const keys[] = {"latency.ms", "latency", "bandwidth.mbps", NULL};
+    static const char *const planned[] = {"links", "request.loss", "response.loss", NULL};
+    sc->network.latency = ks_dist_constant(500 * KS_NS_PER_US);
+    sc->network.bandwidth_bps = UINT64_C(10000000000);
+    json_t *obj;
+    if (!get_object(L, root, "network", &obj))
+        return;
+    size_t mark = ks_jpath_key(&L->path, "network");
+    check_keys(L, obj, keys, planned);
+    ks_time ns;
+    json_t *lat = NULL;
+    if (member(obj, "latency.ms") && member(obj, "latency")) {
+        err(L, "give either \"latency.ms\" (constant) or \"latency\" (a distribution), not both");
+    } else if (get_ms(L, obj, "latency.ms", false, &ns)) {
+        sc->network.latency = ks_dist_constant(ns);
+    } else if (get_object(L, obj, "latency", &lat)) {
+        size_t m = ks_jpath_key(&L->path, "latency");
+        load_latency_object(L, lat, &sc->network.latency);
+        ks_jpath_restore(&L->path, m);
+    }
+    double mbps;
+    if (get_real(L, obj, "bandwidth.mbps", 0.0, false, 1e9, &mbps))
+        sc->network.bandwidth_bps = (uint64_t)ks_round_i64(mbps * 1e6);
+    ks_jpath_restore(&L->path, mark);
+}
+
+/* Kafka topic names: [a-zA-Z0-9._-], 1 to 249 characters ([K] Topic.java). */
+static bool valid_topic_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 249 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+        return false;
+    return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+static void load_topics(loader *L, json_t *root, ks_scenario *sc)
+{
+    static const char *const keys[] = {"name", "partitions", "replication.factor", NULL};
+    json_t *arr = member(root, "topics");
+    size_t mark = ks_jpath_key(&L->path, "topics");
+    if (!arr) {
+        sc->topic_count = 1;
+        sc->topics = calloc(1, sizeof *sc->topics);
+        if (sc->topics) {
+            sc->topics[0].name = xstrdup("events");
+            sc->topics[0].partitions = 1;
+            sc->topics[0].replication_factor = 1;
+        }
+        ks_jpath_restore(&L->path, mark);
+        return;
+    }
+    if (!json_is_array(arr) || json_array_size(arr) == 0 || json_array_size(arr) > MAX_COUNT) {
+        err_got(L, arr, "a non-empty array of topics");
+        ks_jpath_restore(&L->path, mark);
+        return;
+    }
+    sc->topic_count = (uint32_t)json_array_size(arr);
+    sc->topics = calloc(sc->topic_count, sizeof *sc->topics);
+    for (uint32_t i = 0; sc->topics && i < sc->topic_count; i++) {
+        json_t *t = json_array_get(arr, i);
+        ks_topic_conf *tc = &sc->topics[i];
+        size_t m = ks_jpath_index(&L->path, i);
+        tc->partitions = 1;
+        tc->replication_factor = 1;
+        if (!json_is_object(t)) {
+            err_got(L, t, "a topic object");
+            ks_jpath_restore(&L->path, m);
+            continue;
+        }
+        check_keys(L, t, keys, NULL);
+        const char *name = NULL;
+        if (!member(t, "name")) {
+            size_t m2 = ks_jpath_key(&L->path, "name");
+            err(L, "missing: every topic needs a name");
+            ks_jpath_restore(&L->path, m2);
+        } else if (get_string(L, t, "name", false, &name)) {
+            size_t m2 = ks_jpath_key(&L->path, "name");
+            if (!valid_topic_name(name))
+                err(L, "\"%s\" is not a valid Kafka topic name (1-249 characters of "
+                       "a-z A-Z 0-9 . _ -)", name);
+            for (uint32_t j = 0; j < i; j++)
+                if (sc->topics[j].name && strcmp(sc->topics[j].name, name) == 0)
+                    err(L, "topic \"%s\" is defined twice", name);
+            ks_jpath_restore(&L->path, m2);
+            tc->name = xstrdup(name);
+        }
+        get_u32(L, t, "partitions", 1, MAX_COUNT, &tc->partitions);
+        get_u32(L, t, "replication.factor", 1, 1024, &tc->replication_factor);
+        if (tc->replication_factor > sc->broker_count) {
+            size_t m2 = ks_jpath_key(&L->path, "replication.factor");
+            err(L, "replication factor %u is larger than the %u broker(s) of brokers.count "
+                   "(Kafka: INVALID_REPLICATION_FACTOR)",
+                tc->replication_factor, sc->broker_count);
+            ks_jpath_restore(&L->path, m2);
+        }
+        ks_jpath_restore(&L->path, m);
+    }
+    ks_jpath_restore(&L->path, mark);
+}
+
+static void load_workload(loader *L, json_t *obj, ks_workload_conf *w)
+{
+    static const char *const keys[] = {"records", "arrival", "rate.per.sec", "start.ms",
+                                       "key", "value.bytes", NULL};
+    static const char *const planned[] = {"keys", "value.bytes.max", "burst.records",
+                                          "burst.interval.ms", NULL};
+    w->records = 10;
+    w->arrival = KS_ARRIVAL_CONSTANT;
+    w->rate_per_sec = 1000.0;
+    w->start_ns = 0;
+    w->key = NULL;
+    w->value_bytes = 100;
+    if (obj) {
+        check_keys(L, obj, keys, planned);
+        int64_t x;
+        if (get_int(L, obj, "records", 0, INT64_C(1) << 40, &x))
+            w->records = (uint64_t)x;
+        json_t *a = member(obj, "arrival");
+        if (a) {
+            size_t m = ks_jpath_key(&L->path, "arrival");
+            unsigned c;
+            if (check_choice(L, a, arrival_names, KS_ARRIVAL__COUNT, &c))
+                w->arrival = (ks_arrival)c;
+            ks_jpath_restore(&L->path, m);
+        }
+        get_real(L, obj, "rate.per.sec", 0.0, true, 1e9, &w->rate_per_sec);
+        get_ms(L, obj, "start.ms", false, &w->start_ns);
+        const char *key = NULL;
+        if (get_string(L, obj, "key", true, &key))
+            w->key = xstrdup(key);
+        get_u32(L, obj, "value.bytes", 0, 100u * 1024u * 1024u, &w->value_bytes);
+    }
+    w->interval_ns = ks_round_i64(1e9 / w->rate_per_sec);
+    if (w->interval_ns < 1)
+        w->interval_ns = 1;
+}
+
+static void load_producers(loader *L, json_t *root, ks_scenario *sc)
+{
+    static const char *const keys[] = {"id", "topic", "config", "workload", NULL};
+    static const char *const planned[] = {"partitioner", "cost", "transactions", NULL};
+    json_t *arr = member(root, "producers");
+    size_t mark = ks_jpath_key(&L->path, "producers");
+    if (!arr || !json_is_array(arr) || json_array_size(arr) == 0 ||
+        json_array_size(arr) > 10000) {
+        if (!arr)
+            err(L, "missing: a scenario needs at least one producer");
+        else
+            err_got(L, arr, "a non-empty array of producers");
+        ks_jpath_restore(&L->path, mark);
+        return;
+    }
+    sc->producer_count = (uint32_t)json_array_size(arr);
+    sc->producers = calloc(sc->producer_count, sizeof *sc->producers);
+    for (uint32_t i = 0; sc->producers && i < sc->producer_count; i++) {
+        json_t *p = json_array_get(arr, i);
+        ks_producer_conf *pc = &sc->producers[i];
+        size_t m = ks_jpath_index(&L->path, i);
+        if (!json_is_object(p)) {
+            err_got(L, p, "a producer object");
+            ks_jpath_restore(&L->path, m);
+            continue;
+        }
+        check_keys(L, p, keys, planned);
+        const char *id = NULL;
+        char defid[24];
+        snprintf(defid, sizeof defid, "p%u", i + 1);
+        if (!get_string(L, p, "id", false, &id))
+            id = defid;
+        for (uint32_t j = 0; j < i; j++) {
+            if (sc->producers[j].id && strcmp(sc->producers[j].id, id) == 0) {
+                size_t m2 = ks_jpath_key(&L->path, "id");
+                err(L, "producer id \"%s\" is used twice", id);
+                ks_jpath_restore(&L->path, m2);
+            }
+        }
+        pc->id = xstrdup(id);
+        const char *topic = NULL;
+        pc->topic = 0;
+        if (get_string(L, p, "topic", false, &topic) && sc->topics) {
+            bool found = false;
+            const char *names[64];
+            size_t nn = 0;
+            for (uint32_t t = 0; t < sc->topic_count; t++) {
+                if (sc->topics[t].name && strcmp(sc->topics[t].name, topic) == 0) {
+                    pc->topic = t;
+                    found = true;
+                }
+                if (nn < 64 && sc->topics[t].name)
+                    names[nn++] = sc->topics[t].name;
+            }
+            if (!found) {
+                size_t m2 = ks_jpath_key(&L->path, "topic");
+                const char *s = ks_suggest(topic, names, nn);
+                if (s)
+                    err(L, "no topic \"%s\" in topics (did you mean \"%s\"?)", topic, s);
+                else
+                    err(L, "no topic \"%s\" in topics", topic);
+                ks_jpath_restore(&L->path, m2);
+            }
+        }
+        json_t *cfg = NULL, *wl = NULL;
+        get_object(L, p, "config", &cfg);
+        size_t m2 = ks_jpath_key(&L->path, "config");
+        load_config(L, cfg, &ks_producer_configs, pc->config);
+        ks_jpath_restore(&L->path, m2);
+        get_object(L, p, "workload", &wl);
+        m2 = ks_jpath_key(&L->path, "workload");
+        load_workload(L, wl, &pc->workload);
+        ks_jpath_restore(&L->path, m2);
+        ks_jpath_restore(&L->path, m);
+    }
+    ks_jpath_restore(&L->path, mark);
+}
+
+/* Comparison operators an expectation may use. */
+static const char *const expect_ops[] = {"==", "!=", "<", "<=", ">", ">=", NULL};
+
+static void load_expect(loader *L, json_t *root, ks_scenario *sc)
+{
+    json_t *obj;
+    if (!get_object(L, root, "expect", &obj))
+        return;
+    size_t mark = ks_jpath_key(&L->path, "expect");
+    const char *k;
+    json_t *v;
+    json_object_foreach(obj, k, v) {
+        size_t m = ks_jpath_key(&L->path, k);
+        if (json_is_object(v) && json_object_size(v) > 0) {
+            size_t ops = 0;
+            const char *ok;
+            json_t *ov;
+            json_object_foreach(v, ok, ov) {
+                bool known = false;
+                for (size_t i = 0; expect_ops[i]; i++)
+                    known = known || strcmp(ok, expect_ops[i]) == 0;
+                if (known) {
+                    ops++;
+                    if (strcmp(ok, "==") && strcmp(ok, "!=") && !json_is_number(ov)) {
+                        size_t m2 = ks_jpath_key(&L->path, ok);
+                        err_got(L, ov, "a number to compare with");
+                        ks_jpath_restore(&L->path, m2);
+                    }
+                }
+            }
+            if (ops > 0 && ops != json_object_size(v))
+                err(L, "mixes comparison operators with other keys; write "
+                       "{\"<=\": 5} style comparisons or a plain value, not both");
+        }
+        ks_jpath_restore(&L->path, m);
+    }
+    sc->expect = json_deep_copy(obj);
+    ks_jpath_restore(&L->path, mark);
+}
+
+static void load_top(loader *L, json_t *root, ks_scenario *sc)
+{
+    static const char *const keys[] = {"scenario.format", "name", "description", "seed",
+                                       "kafka.version", "limits", "brokers", "network",
+                                       "topics", "producers", "expect", NULL};
+    static const char *const planned[] = {"faults", "consumers", "transactions",
+                                          "replication", NULL};
+    check_keys(L, root, keys, planned);
+    int64_t fmt = KS_SCENARIO_FORMAT;
+    if (get_int(L, root, "scenario.format", 1, INT64_MAX, &fmt) && fmt != KS_SCENARIO_FORMAT) {
+        size_t m = ks_jpath_key(&L->path, "scenario.format");
+        err(L, "format %lld is newer than this ksim (%s) reads: it reads format %d",
+            (long long)fmt, KS_VERSION, KS_SCENARIO_FORMAT);
+        ks_jpath_restore(&L->path, m);
+    }
+    const char *s = NULL;
+    if (get_string(L, root, "name", false, &s))
+        sc->name = xstrdup(s);
+    if (get_string(L, root, "description", false, &s))
+        sc->description = xstrdup(s);
+    int64_t seed;
+    sc->seed = 1;
+    if (get_int(L, root, "seed", 0, INT64_MAX, &seed))
+        sc->seed = (uint64_t)seed;
+    const char *ver = KS_KAFKA_VERSION_DEFAULT;
+    get_string(L, root, "kafka.version", false, &ver);
+    if (!ks_kafka_version_parse(ver, &sc->kafka_version)) {
+        size_t m = ks_jpath_key(&L->path, "kafka.version");
+        err(L, "expected a Kafka release from 2.0 to 4.1 such as \"3.9\" or \"3.0.0\", "
+               "got \"%s\"", ver);
+        ks_jpath_restore(&L->path, m);
+        ks_kafka_version_parse(KS_KAFKA_VERSION_DEFAULT, &sc->kafka_version);
+    }
+    sc->kafka_version_text = xstrdup(ver);
+    L->kv = sc->kafka_version;
+}
+
+/* The file's base name without ".json": the default scenario name. */
+static char *default_name(const char *file)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+        n -= 5;
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, base, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+/* Applies one --set; records string values for coercion. */
+static void apply_override(loader *L, json_t *root, const ks_override *o)
+{
+    json_t *value;
+    const char *t = o->value;
+    bool string_value = false;
+    if (t[0] == '[' || t[0] == '{' || t[0] == '"') {
+        json_error_t je;
+        value = json_loads(t, JSON_DECODE_ANY, &je);
+        if (!value) {
+            ks_diag_error(L->diag, "--set %s=%s: the value is not valid JSON: %s (column %d)",
+                          o->path, t, je.text, je.column);
+            return;
+        }
+    } else {
+        value = json_string(t);
+        string_value = true;
+        if (!value) {
+            ks_diag_error(L->diag, "--set %s=%s: the value is not valid UTF-8", o->path, t);
+            return;
+        }
+    }
+    json_incref(value);
+    char msg[256];
+    if (!ks_json_set(root, o->path, value, sections, msg, sizeof msg)) {
+        ks_diag_error(L->diag, "--set %s=%s: %s", o->path, t, msg);
+    } else if (string_value && L->n_cli < MAX_CLI_VALUES) {
+        L->cli[L->n_cli] = value;
+        L->cli_text[L->n_cli] = t;
+        L->n_cli++;
+    }
+    json_decref(value);
+}
+
+ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_override *ovr,
+                               size_t n_ovr, bool has_seed, uint64_t seed, ks_diag *diag)
+{
+    json_error_t je;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        ks_diag_error(diag, "%s:%d:%d: invalid JSON: %s", file, je.line, je.column, je.text);
+        return NULL;
+    }
+    if (!json_is_object(root)) {
+        ks_diag_error(diag, "%s: $: expected a scenario object ({...}) at the top level", file);
+        json_decref(root);
+        return NULL;
+    }
+    loader L;
+    memset(&L, 0, sizeof L);
+    L.file = file;
+    L.diag = diag;
+    ks_jpath_init(&L.path);
+    unsigned errors_before = diag->count;
+    for (size_t i = 0; i < n_ovr; i++)
+        apply_override(&L, root, &ovr[i]);
+
+    ks_scenario *sc = calloc(1, sizeof *sc);
+    if (!sc) {
+        ks_diag_error(diag, "%s: out of memory", file);
+        json_decref(root);
+        return NULL;
+    }
+    sc->file = xstrdup(file);
+    sc->doc = root;
+    load_top(&L, root, sc);
+    if (!sc->name)
+        sc->name = default_name(file);
+    if (has_seed)
+        sc->seed = seed;
+    load_limits(&L, root, sc);
+    load_brokers(&L, root, sc);
+    load_network(&L, root, sc);
+    load_topics(&L, root, sc);
+    load_producers(&L, root, sc);
+    load_expect(&L, root, sc);
+    if (diag->count > errors_before) {
+        ks_scenario_free(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+ks_scenario *ks_scenario_load(const char *file, const ks_override *ovr, size_t n_ovr,
+                              bool has_seed, uint64_t seed, ks_diag *diag)
+{
+    FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "rb");
+    if (!f) {
+        ks_diag_error(diag, "%s: cannot open: %s", file, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            if (cap >= (size_t)64 << 20) {
+                ks_diag_error(diag, "%s: larger than 64 MiB; not a scenario file", file);
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    bool read_error = ferror(f) != 0;
+    if (f != stdin)
+        fclose(f);
+    if (!buf || read_error) {
+        if (diag->count == 0)
+            ks_diag_error(diag, "%s: cannot read the file", file);
+        free(buf);
+        return NULL;
+    }
+    buf[len] = '\0';
+    ks_scenario *sc = ks_scenario_parse(file, buf, ovr, n_ovr, has_seed, seed, diag);
+    free(buf);
+    return sc;
+}
+
+void ks_scenario_free(ks_scenario *sc)
+{
+    if (!sc)
+        return;
+    for (uint32_t i = 0; sc->topics && i < sc->topic_count; i++)
+        free(sc->topics[i].name);
+    free(sc->topics);
+    for (uint32_t i = 0; sc->producers && i < sc->producer_count; i++) {
+        free(sc->producers[i].id);
+        free(sc->producers[i].workload.key);
+    }
+    free(sc->producers);
+    free(sc->file);
+    free(sc->name);
+    free(sc->description);
+    free(sc->kafka_version_text);
+    json_decref(sc->expect);
+    json_decref(sc->doc);
+    free(sc);
+}

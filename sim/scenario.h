@@ -1,0 +1,133 @@
+/*
+ * scenario.h - scenario files: loading, validation, defaults, overrides.
+ *
+ * Owns: the scenario format (docs/scenario.md, format version
+ * KS_SCENARIO_FORMAT) and the resolved, typed scenario every model is
+ * built from. Loading is strict: unknown keys (with "did you mean"), wrong
+ * types and out-of-range values are errors naming the file, the JSON path,
+ * the value and what was expected; every error is reported, not just the
+ * first. Defaults come from the Kafka version (sim/kafka_config.h) and
+ * from the documented cost model. "--set path=value" overrides are applied
+ * to the document before validation, so they are checked the same way.
+ *
+ * Ownership: ks_scenario_load allocates; ks_scenario_free releases
+ * everything, including strings that configs point at.
+ */
+#ifndef KS_SCENARIO_H
+#define KS_SCENARIO_H
+
+#include "sim/diag.h"
+#include "sim/dist.h"
+#include "sim/kafka_config.h"
+#include "sim/sim.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define KS_SCENARIO_FORMAT 1
+
+#define KS_ARRIVALS(X)               \
+    X(CONSTANT, "constant")          \
+    X(POISSON, "poisson")
+
+typedef enum ks_arrival {
+#define X(e, name) KS_ARRIVAL_##e,
+    KS_ARRIVALS(X)
+#undef X
+    KS_ARRIVAL__COUNT
+} ks_arrival;
+
+typedef struct ks_topic_conf {
+    char *name;
+    uint32_t partitions;
+    uint32_t replication_factor;
+} ks_topic_conf;
+
+/* What one producer's application does. */
+typedef struct ks_workload_conf {
+    uint64_t records;       /* send() calls in all */
+    ks_arrival arrival;
+    double rate_per_sec;    /* mean send() calls per second */
+    ks_time interval_ns;    /* 1 / rate, rounded; the constant gap */
+    ks_time start_ns;       /* first send() */
+    char *key;              /* NULL: keyless records */
+    uint32_t value_bytes;
+} ks_workload_conf;
+
+typedef struct ks_producer_conf {
+    char *id;
+    uint32_t topic;                      /* index into topics */
+    ks_cfg_value config[KS_PCFG__COUNT];
+    ks_workload_conf workload;
+} ks_producer_conf;
+
+/* Broker costs (docs/scenario.md, "cost model"). */
+typedef struct ks_broker_cost {
+    ks_time request_ns;        /* fixed cost of handling one request */
+    int64_t byte_ps;           /* cost per byte appended, picoseconds */
+    ks_time response_delay_ns; /* added before every response leaves */
+} ks_broker_cost;
+
+typedef struct ks_network_conf {
+    ks_dist latency;           /* one-way, per message */
+    uint64_t bandwidth_bps;    /* per link and direction; 0 = unlimited */
+} ks_network_conf;
+
+typedef struct ks_limits_conf {
+    uint64_t max_events;
+    ks_time max_time_ns;
+    uint32_t max_pending;
+} ks_limits_conf;
+
+typedef struct ks_scenario {
+    char *file;                /* as given, for messages */
+    char *name;
+    char *description;
+    uint64_t seed;
+    char *kafka_version_text;
+    ks_kafka_version kafka_version;
+    ks_limits_conf limits;
+
+    uint32_t broker_count;
+    ks_cfg_value broker_config[KS_BCFG__COUNT];
+    ks_broker_cost broker_cost;
+
+    ks_network_conf network;
+
+    uint32_t topic_count;
+    ks_topic_conf *topics;
+    uint32_t producer_count;
+    ks_producer_conf *producers;
+
+    json_t *expect;   /* the expect block as written, NULL if none */
+    json_t *doc;      /* the document after --set, for messages */
+} ks_scenario;
+
+/* One "--set path=value" override. */
+typedef struct ks_override {
+    const char *path;
+    const char *value;
+} ks_override;
+
+/*
+ * Loads and validates `file` ("-" reads standard input), applying the
+ * overrides in order, then `seed` if has_seed. Returns NULL and fills
+ * `diag` on any error; warnings (keys no model reads yet) may be added to
+ * `diag` on success.
+ */
+ks_scenario *ks_scenario_load(const char *file, const ks_override *ovr, size_t n_ovr,
+                              bool has_seed, uint64_t seed, ks_diag *diag);
+/* Same, from text in memory (tests); `file` is only used in messages. */
+ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_override *ovr,
+                               size_t n_ovr, bool has_seed, uint64_t seed, ks_diag *diag);
+void ks_scenario_free(ks_scenario *sc);
+
+/* The resolved scenario as JSON: every value, defaults filled in, in a
+ * fixed key order. It is itself a valid scenario that reruns the same
+ * simulation; the trace header carries it. Caller owns the result. */
+json_t *ks_scenario_to_json(const ks_scenario *sc);
+
+const char *ks_arrival_name(ks_arrival a);
+
+#endif

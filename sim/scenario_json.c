@@ -1,0 +1,145 @@
+/*
+ * scenario_json.c - the resolved scenario as JSON (see scenario.h).
+ *
+ * Every value is written, defaults included, in a fixed order, so the
+ * output is both a record of what ran and a scenario file that reruns it.
+ */
+#include "sim/scenario.h"
+
+#include <stdio.h>
+
+/* Milliseconds as an integer when whole, else as a real. */
+static json_t *ms_value(ks_time ns)
+{
+    if (ns % KS_NS_PER_MS == 0)
+        return json_integer((json_int_t)(ns / KS_NS_PER_MS));
+    return json_real((double)ns / 1e6);
+}
+
+static json_t *number_value(double d)
+{
+    if (d == (double)(json_int_t)d && d < 9e15 && d > -9e15)
+        return json_integer((json_int_t)d);
+    return json_real(d);
+}
+
+static json_t *config_json(const ks_cfg_table *t, const ks_cfg_value *vals)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < t->count; i++) {
+        const ks_cfg_def *d = &t->defs[i];
+        const ks_cfg_value *v = &vals[i];
+        json_t *j = NULL;
+        switch (d->type) {
+        case KS_CFG_INT:
+        case KS_CFG_LONG:
+            j = json_integer((json_int_t)v->i);
+            break;
+        case KS_CFG_BOOL:
+            j = json_boolean(v->i != 0);
+            break;
+        case KS_CFG_STRING:
+            j = v->s ? json_string(v->s) : json_null();
+            break;
+        case KS_CFG_ENUM:
+            j = json_string(d->choices[v->i]);
+            break;
+        case KS_CFG_ACKS:
+            j = json_string(v->i == KS_ACKS_ALL ? "all" : v->i == 0 ? "0" : "1");
+            break;
+        }
+        json_object_set_new(o, t->names[i], j);
+    }
+    return o;
+}
+
+static json_t *dist_json(const ks_dist *d)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "dist", json_string(ks_dist_name(d->kind)));
+    switch (d->kind) {
+    case KS_DIST_CONSTANT:
+        json_object_set_new(o, "ms", ms_value(d->a_ns));
+        break;
+    case KS_DIST_UNIFORM:
+        json_object_set_new(o, "min.ms", ms_value(d->a_ns));
+        json_object_set_new(o, "max.ms", ms_value(d->b_ns));
+        break;
+    case KS_DIST_EXPONENTIAL:
+        json_object_set_new(o, "mean.ms", ms_value(d->a_ns));
+        json_object_set_new(o, "min.ms", ms_value(d->min_ns));
+        break;
+    case KS_DIST_LOGNORMAL:
+        json_object_set_new(o, "median.ms", ms_value(d->a_ns));
+        json_object_set_new(o, "sigma", json_real(d->sigma));
+        json_object_set_new(o, "min.ms", ms_value(d->min_ns));
+        break;
+    case KS_DIST__COUNT:
+        break;
+    }
+    return o;
+}
+
+json_t *ks_scenario_to_json(const ks_scenario *sc)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "scenario.format", json_integer(KS_SCENARIO_FORMAT));
+    json_object_set_new(o, "name", json_string(sc->name ? sc->name : ""));
+    if (sc->description)
+        json_object_set_new(o, "description", json_string(sc->description));
+    json_object_set_new(o, "seed", json_integer((json_int_t)sc->seed));
+    json_object_set_new(o, "kafka.version", json_string(sc->kafka_version_text));
+
+    json_t *lim = json_object();
+    json_object_set_new(lim, "max.events", json_integer((json_int_t)sc->limits.max_events));
+    json_object_set_new(lim, "max.time.ms", ms_value(sc->limits.max_time_ns));
+    json_object_set_new(lim, "max.pending.events", json_integer(sc->limits.max_pending));
+    json_object_set_new(o, "limits", lim);
+
+    json_t *br = json_object();
+    json_object_set_new(br, "count", json_integer(sc->broker_count));
+    json_object_set_new(br, "config", config_json(&ks_broker_configs, sc->broker_config));
+    json_t *cost = json_object();
+    json_object_set_new(cost, "request.us", number_value((double)sc->broker_cost.request_ns / 1e3));
+    json_object_set_new(cost, "byte.ns", number_value((double)sc->broker_cost.byte_ps / 1e3));
+    json_object_set_new(cost, "response.delay.ms", ms_value(sc->broker_cost.response_delay_ns));
+    json_object_set_new(br, "cost", cost);
+    json_object_set_new(o, "brokers", br);
+
+    json_t *net = json_object();
+    json_object_set_new(net, "latency", dist_json(&sc->network.latency));
+    json_object_set_new(net, "bandwidth.mbps", number_value((double)sc->network.bandwidth_bps / 1e6));
+    json_object_set_new(o, "network", net);
+
+    json_t *topics = json_array();
+    for (uint32_t i = 0; i < sc->topic_count; i++) {
+        json_t *t = json_object();
+        json_object_set_new(t, "name", json_string(sc->topics[i].name));
+        json_object_set_new(t, "partitions", json_integer(sc->topics[i].partitions));
+        json_object_set_new(t, "replication.factor", json_integer(sc->topics[i].replication_factor));
+        json_array_append_new(topics, t);
+    }
+    json_object_set_new(o, "topics", topics);
+
+    json_t *prods = json_array();
+    for (uint32_t i = 0; i < sc->producer_count; i++) {
+        const ks_producer_conf *pc = &sc->producers[i];
+        json_t *p = json_object();
+        json_object_set_new(p, "id", json_string(pc->id));
+        json_object_set_new(p, "topic", json_string(sc->topics[pc->topic].name));
+        json_object_set_new(p, "config", config_json(&ks_producer_configs, pc->config));
+        json_t *w = json_object();
+        json_object_set_new(w, "records", json_integer((json_int_t)pc->workload.records));
+        json_object_set_new(w, "arrival", json_string(ks_arrival_name(pc->workload.arrival)));
+        json_object_set_new(w, "rate.per.sec", number_value(pc->workload.rate_per_sec));
+        json_object_set_new(w, "start.ms", ms_value(pc->workload.start_ns));
+        json_object_set_new(w, "key", pc->workload.key ? json_string(pc->workload.key) : json_null());
+        json_object_set_new(w, "value.bytes", json_integer(pc->workload.value_bytes));
+        json_object_set_new(p, "workload", w);
+        json_array_append_new(prods, p);
+    }
+    json_object_set_new(o, "producers", prods);
+    if (sc->expect)
+        json_object_set_new(o, "expect", json_deep_copy(sc->expect));
+    return o;
+}

@@ -1,0 +1,253 @@
+/*
+ * sim.c - the event queue and clock (see sim.h).
+ *
+ * Layout, chosen for speed (DESIGN §8: keep events small, the queue
+ * compact):
+ *   heap   16-byte entries {time, key}, key = seq << 24 | slot. Comparing
+ *          keys compares seqs, since seqs are unique; the slot rides along.
+ *   slots  40-byte payloads {key, event}. A slot is freed only when its
+ *          heap entry is popped, so a heap entry never points at a reused
+ *          slot. Cancelling writes key = 0 (a tombstone); the pop that
+ *          meets the entry sees the mismatch, frees the slot and skips it.
+ * Pop uses Floyd's bottom-up sift: move the hole to a leaf along the
+ * smaller children, then sift the last element up from there. The last
+ * element is usually late, so it rarely climbs far.
+ */
+#include "sim/sim.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLOT_BITS 24u
+#define SLOT_MASK ((UINT64_C(1) << SLOT_BITS) - 1u)
+/* Live keys stay below 2^63; free slots carry FREE_BIT | next-free, so no
+ * handle can ever match a free slot. */
+#define SEQ_MAX (UINT64_C(1) << (63u - SLOT_BITS))
+#define FREE_BIT (UINT64_C(1) << 63)
+
+struct ks_sim_entry {
+    ks_time t;
+    uint64_t key;
+};
+
+struct ks_sim_slot {
+    uint64_t key; /* live: its key; cancelled: 0; free: FREE_BIT | next */
+    ks_event ev;
+};
+
+static const char *const verdict_names[] = {
+#define X(e, name) name,
+    KS_SIM_VERDICTS(X)
+#undef X
+};
+
+static const char *const kind_names[] = {
+#define X(e, name, type, member) name,
+    KS_EVENT_KINDS(X)
+#undef X
+};
+
+const char *ks_sim_verdict_name(ks_sim_verdict v)
+{
+    assert((size_t)v < sizeof verdict_names / sizeof verdict_names[0]);
+    return verdict_names[v];
+}
+
+const char *ks_event_kind_name(ks_event_kind kind)
+{
+    assert((size_t)kind < (size_t)KS_EV__COUNT);
+    return kind_names[kind];
+}
+
+void ks_sim_init(ks_sim *s, const ks_sim_limits *limits)
+{
+    memset(s, 0, sizeof *s);
+    s->next_seq = 1; /* so that no key, and no handle, is 0 */
+    s->free_head = UINT32_MAX;
+    if (limits)
+        s->limits = *limits;
+    if (s->limits.max_pending == 0 || s->limits.max_pending > KS_SIM_PENDING_MAX)
+        s->limits.max_pending = KS_SIM_PENDING_MAX;
+    s->verdict = KS_SIM_RUNNING;
+}
+
+void ks_sim_free(ks_sim *s)
+{
+    free(s->heap);
+    free(s->slots);
+    s->heap = NULL;
+    s->slots = NULL;
+    s->heap_len = s->heap_cap = s->slots_cap = 0;
+}
+
+void ks_sim_stop(ks_sim *s, ks_sim_verdict v)
+{
+    assert(v != KS_SIM_RUNNING);
+    if (s->verdict == KS_SIM_RUNNING)
+        s->verdict = v;
+}
+
+static bool entry_less(const ks_sim_entry *a, const ks_sim_entry *b)
+{
+    return a->t < b->t || (a->t == b->t && a->key < b->key);
+}
+
+/* Grows the heap and slot arrays together; the heap can hold every slot
+ * (live + tombstoned) at once, so one capacity serves both. */
+static bool grow(ks_sim *s)
+{
+    uint32_t cap = s->slots_cap ? s->slots_cap * 2u : 1024u;
+    if (cap > KS_SIM_PENDING_MAX)
+        cap = KS_SIM_PENDING_MAX;
+    if (cap <= s->slots_cap)
+        return false;
+    ks_sim_entry *heap = realloc(s->heap, (size_t)cap * sizeof *heap);
+    if (!heap)
+        return false;
+    s->heap = heap;
+    s->heap_cap = cap;
+    ks_sim_slot *slots = realloc(s->slots, (size_t)cap * sizeof *slots);
+    if (!slots)
+        return false;
+    for (uint32_t i = cap; i-- > s->slots_cap;) {
+        slots[i].key = FREE_BIT | s->free_head;
+        s->free_head = i;
+    }
+    s->slots = slots;
+    s->slots_cap = cap;
+    return true;
+}
+
+ks_handle ks_sim_schedule(ks_sim *s, ks_time at, const ks_event *ev)
+{
+    assert(at >= s->now);
+    assert((unsigned)ev->kind < (unsigned)KS_EV__COUNT);
+    if (s->verdict != KS_SIM_RUNNING)
+        return KS_HANDLE_NONE;
+    if (s->live >= s->limits.max_pending) {
+        s->verdict = KS_SIM_MAX_PENDING;
+        return KS_HANDLE_NONE;
+    }
+    if (s->next_seq >= SEQ_MAX) {
+        s->verdict = KS_SIM_MAX_EVENTS;
+        return KS_HANDLE_NONE;
+    }
+    if (s->free_head == UINT32_MAX && !grow(s)) {
+        s->verdict = s->slots_cap >= KS_SIM_PENDING_MAX ? KS_SIM_MAX_PENDING
+                                                         : KS_SIM_OUT_OF_MEMORY;
+        return KS_HANDLE_NONE;
+    }
+    uint32_t slot = s->free_head;
+    ks_sim_slot *sl = &s->slots[slot];
+    s->free_head = (uint32_t)sl->key;
+    uint64_t key = (s->next_seq++ << SLOT_BITS) | slot;
+    sl->key = key;
+    sl->ev = *ev;
+
+    /* Sift up. */
+    ks_sim_entry e = {at, key};
+    uint32_t i = s->heap_len++;
+    ks_sim_entry *h = s->heap;
+    while (i > 0) {
+        uint32_t parent = (i - 1u) >> 1;
+        if (!entry_less(&e, &h[parent]))
+            break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = e;
+    s->live++;
+    return key;
+}
+
+ks_handle ks_sim_after(ks_sim *s, ks_time delay, const ks_event *ev)
+{
+    assert(delay >= 0);
+    ks_time at = delay > KS_TIME_MAX - s->now ? KS_TIME_MAX : s->now + delay;
+    return ks_sim_schedule(s, at, ev);
+}
+
+bool ks_sim_cancel(ks_sim *s, ks_handle h)
+{
+    if (h == KS_HANDLE_NONE)
+        return false;
+    uint32_t slot = (uint32_t)(h & SLOT_MASK);
+    if (slot >= s->slots_cap || s->slots[slot].key != h)
+        return false;
+    s->slots[slot].key = 0;
+    s->live--;
+    s->cancelled++;
+    return true;
+}
+
+/* Removes the heap's minimum (Floyd's bottom-up variant). */
+static void heap_pop(ks_sim *s)
+{
+    ks_sim_entry *h = s->heap;
+    uint32_t n = --s->heap_len;
+    if (n == 0)
+        return;
+    ks_sim_entry last = h[n];
+    uint32_t hole = 0;
+    for (;;) {
+        uint32_t c = 2u * hole + 1u;
+        if (c >= n)
+            break;
+        if (c + 1u < n && entry_less(&h[c + 1u], &h[c]))
+            c++;
+        h[hole] = h[c];
+        hole = c;
+    }
+    while (hole > 0) {
+        uint32_t parent = (hole - 1u) >> 1;
+        if (!entry_less(&last, &h[parent]))
+            break;
+        h[hole] = h[parent];
+        hole = parent;
+    }
+    h[hole] = last;
+}
+
+static void free_slot(ks_sim *s, uint32_t slot)
+{
+    s->slots[slot].key = FREE_BIT | s->free_head;
+    s->free_head = slot;
+}
+
+bool ks_sim_next(ks_sim *s, ks_event *out)
+{
+    if (s->verdict != KS_SIM_RUNNING)
+        return false;
+    for (;;) {
+        if (s->heap_len == 0) {
+            s->verdict = KS_SIM_COMPLETE;
+            return false;
+        }
+        ks_sim_entry top = s->heap[0];
+        uint32_t slot = (uint32_t)(top.key & SLOT_MASK);
+        ks_sim_slot *sl = &s->slots[slot];
+        if (sl->key != top.key) { /* cancelled */
+            heap_pop(s);
+            free_slot(s, slot);
+            continue;
+        }
+        if (s->limits.max_time_ns > 0 && top.t > s->limits.max_time_ns) {
+            s->now = s->limits.max_time_ns;
+            s->verdict = KS_SIM_MAX_TIME;
+            return false;
+        }
+        if (s->limits.max_events > 0 && s->dispatched >= s->limits.max_events) {
+            s->verdict = KS_SIM_MAX_EVENTS;
+            return false;
+        }
+        *out = sl->ev;
+        heap_pop(s);
+        free_slot(s, slot);
+        s->now = top.t;
+        s->live--;
+        s->dispatched++;
+        s->dispatched_by_kind[out->kind]++;
+        return true;
+    }
+}

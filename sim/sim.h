@@ -1,0 +1,108 @@
+/*
+ * sim.h - the discrete-event engine: virtual clock, event queue, limits.
+ *
+ * Owns: virtual time and the pending events. Events are ordered by
+ * (time, seq), where seq is a 64-bit counter taken when the event is
+ * scheduled, so ties are broken by scheduling order and never by memory
+ * addresses. Knows nothing of Kafka: models schedule events and the world
+ * pops them with ks_sim_next() and dispatches them in one switch.
+ *
+ * Never: reads a wall clock, draws randomness, or keeps global state. Two
+ * ks_sim objects are fully independent.
+ */
+#ifndef KS_SIM_H
+#define KS_SIM_H
+
+#include "sim/event.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Virtual time: nanoseconds since the start of the scenario. */
+typedef int64_t ks_time;
+
+#define KS_NS_PER_US INT64_C(1000)
+#define KS_NS_PER_MS INT64_C(1000000)
+#define KS_NS_PER_S INT64_C(1000000000)
+#define KS_TIME_MAX INT64_MAX
+
+/* A scheduled event, for cancellation. 0 is "no event". A handle stays
+ * safe to use after its event ran or was cancelled: cancel just fails. */
+typedef uint64_t ks_handle;
+#define KS_HANDLE_NONE UINT64_C(0)
+
+/* How a run ended. X(enum suffix, name used in summary and trace). */
+#define KS_SIM_VERDICTS(X)                                              \
+    X(RUNNING, "running")       /* not ended yet */                     \
+    X(COMPLETE, "complete")     /* no event left: the scenario ran out */ \
+    X(STOPPED, "stopped")       /* a model ended the run on purpose */   \
+    X(MAX_EVENTS, "max-events") /* limits.max.events reached */          \
+    X(MAX_TIME, "max-time")     /* next event lies past limits.max.time */ \
+    X(MAX_PENDING, "max-pending") /* too many events pending at once */  \
+    X(OUT_OF_MEMORY, "out-of-memory")
+
+typedef enum ks_sim_verdict {
+#define X(e, name) KS_SIM_##e,
+    KS_SIM_VERDICTS(X)
+#undef X
+} ks_sim_verdict;
+
+const char *ks_sim_verdict_name(ks_sim_verdict v);
+
+/* Most events that may be pending at once (the engine packs slot indices
+ * in 24 bits). */
+#define KS_SIM_PENDING_MAX (UINT32_C(1) << 24)
+
+typedef struct ks_sim_limits {
+    uint64_t max_events;  /* events dispatched; 0 = no limit */
+    ks_time max_time_ns;  /* last virtual instant dispatched; 0 = no limit */
+    uint32_t max_pending; /* 0 = KS_SIM_PENDING_MAX */
+} ks_sim_limits;
+
+typedef struct ks_sim_slot ks_sim_slot;
+typedef struct ks_sim_entry ks_sim_entry;
+
+typedef struct ks_sim {
+    ks_time now;
+    uint64_t next_seq;     /* seq of the next scheduled event */
+    uint64_t dispatched;   /* events handed out by ks_sim_next */
+    uint64_t cancelled;    /* events cancelled before they ran */
+    uint64_t dispatched_by_kind[KS_EV__COUNT];
+    ks_sim_limits limits;
+    ks_sim_verdict verdict;
+
+    ks_sim_entry *heap; /* binary min-heap of (time, seq|slot) */
+    uint32_t heap_len, heap_cap;
+    ks_sim_slot *slots; /* event payloads, indexed by slot */
+    uint32_t slots_cap;
+    uint32_t free_head; /* free-list of slots, UINT32_MAX = empty */
+    uint32_t live;      /* scheduled, not yet run nor cancelled */
+} ks_sim;
+
+/* Initialises an empty simulation at time 0. limits may be NULL. */
+void ks_sim_init(ks_sim *s, const ks_sim_limits *limits);
+void ks_sim_free(ks_sim *s);
+
+/* Schedules `ev` at absolute time `at` (>= now). Returns its handle, or
+ * KS_HANDLE_NONE when it cannot be stored; then the run is over and
+ * s->verdict says why. */
+ks_handle ks_sim_schedule(ks_sim *s, ks_time at, const ks_event *ev);
+/* Schedules `ev` at now + delay (delay >= 0). */
+ks_handle ks_sim_after(ks_sim *s, ks_time delay, const ks_event *ev);
+/* Cancels a pending event. Returns false if it already ran or was
+ * cancelled, or if h is KS_HANDLE_NONE. */
+bool ks_sim_cancel(ks_sim *s, ks_handle h);
+
+/* Pops the next event into *out and advances the clock to its time.
+ * Returns false when the run has ended; s->verdict then says why. */
+bool ks_sim_next(ks_sim *s, ks_event *out);
+
+/* Ends the run with the given verdict (a model's decision). */
+void ks_sim_stop(ks_sim *s, ks_sim_verdict v);
+
+static inline ks_time ks_sim_now(const ks_sim *s) { return s->now; }
+/* Events scheduled and neither run nor cancelled. */
+static inline uint32_t ks_sim_pending(const ks_sim *s) { return s->live; }
+
+#endif

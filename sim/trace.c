@@ -1,0 +1,221 @@
+/*
+ * trace.c - JSON Lines trace writer (see trace.h).
+ */
+#include "sim/trace.h"
+
+#include <assert.h>
+#include <string.h>
+
+static const char *const level_names[] = {
+#define X(e, name) name,
+    KS_TRACE_LEVELS(X)
+#undef X
+};
+
+static const char *const kind_names[] = {
+#define X(e, name, level) name,
+    KS_TRACE_KINDS(X)
+#undef X
+};
+
+const unsigned char ks_trace_kind_levels[KS_TR__COUNT] = {
+#define X(e, name, level) (unsigned char)KS_TL_##level,
+    KS_TRACE_KINDS(X)
+#undef X
+};
+
+const char *ks_trace_level_name(ks_trace_level l)
+{
+    assert((unsigned)l < (unsigned)KS_TL__COUNT);
+    return level_names[l];
+}
+
+bool ks_trace_level_parse(const char *name, ks_trace_level *out)
+{
+    for (unsigned i = 0; i < (unsigned)KS_TL__COUNT; i++) {
+        if (strcmp(name, level_names[i]) == 0) {
+            *out = (ks_trace_level)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *ks_trace_kind_name(ks_trace_kind k)
+{
+    assert((unsigned)k < (unsigned)KS_TR__COUNT);
+    return kind_names[k];
+}
+
+void ks_trace_init(ks_trace *tr, FILE *f, ks_trace_level level)
+{
+    tr->f = f;
+    tr->level = level;
+    tr->io_error = false;
+    tr->in_line = false;
+    tr->lines = 0;
+    memset(tr->lines_by_kind, 0, sizeof tr->lines_by_kind);
+    tr->len = 0;
+}
+
+bool ks_trace_flush(ks_trace *tr)
+{
+    if (tr->f && tr->len > 0) {
+        if (fwrite(tr->buf, 1, tr->len, tr->f) != tr->len)
+            tr->io_error = true;
+        tr->len = 0;
+    }
+    if (tr->f && fflush(tr->f) != 0)
+        tr->io_error = true;
+    return !tr->io_error;
+}
+
+static void put(ks_trace *tr, const char *s, size_t n)
+{
+    if (tr->len + n > sizeof tr->buf) {
+        if (fwrite(tr->buf, 1, tr->len, tr->f) != tr->len)
+            tr->io_error = true;
+        tr->len = 0;
+        if (n > sizeof tr->buf) {
+            if (fwrite(s, 1, n, tr->f) != n)
+                tr->io_error = true;
+            return;
+        }
+    }
+    memcpy(tr->buf + tr->len, s, n);
+    tr->len += n;
+}
+
+static void put_cstr(ks_trace *tr, const char *s)
+{
+    put(tr, s, strlen(s));
+}
+
+static void put_u64(ks_trace *tr, uint64_t v)
+{
+    char tmp[24];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + (int)(v % 10u));
+        v /= 10u;
+    } while (v);
+    put(tr, tmp + i, sizeof tmp - i);
+}
+
+static void put_i64(ks_trace *tr, int64_t v)
+{
+    if (v < 0) {
+        put(tr, "-", 1);
+        put_u64(tr, (uint64_t)0 - (uint64_t)v);
+    } else {
+        put_u64(tr, (uint64_t)v);
+    }
+}
+
+/* Keys are ours (ASCII, no escapes needed); values are escaped. */
+static void put_key(ks_trace *tr, const char *key)
+{
+    put(tr, ",\"", 2);
+    put_cstr(tr, key);
+    put(tr, "\":", 2);
+}
+
+static void put_escaped(ks_trace *tr, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    put(tr, "\"", 1);
+    const char *run = s;
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        put(tr, run, (size_t)(p - run));
+        char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15u]};
+        if (c == '"' || c == '\\') {
+            esc[1] = (char)c;
+            put(tr, esc, 2);
+        } else if (c == '\n') {
+            put(tr, "\\n", 2);
+        } else {
+            put(tr, esc, 6);
+        }
+        run = p + 1;
+    }
+    put_cstr(tr, run);
+    put(tr, "\"", 1);
+}
+
+bool ks_trace_begin(ks_trace *tr, ks_time t, ks_trace_kind k)
+{
+    assert(!tr->in_line);
+    if (!ks_trace_on(tr, k))
+        return false;
+    tr->in_line = true;
+    put(tr, "{\"t\":", 5);
+    put_i64(tr, t);
+    put(tr, ",\"ev\":\"", 7);
+    put_cstr(tr, kind_names[k]);
+    put(tr, "\"", 1);
+    tr->lines++;
+    tr->lines_by_kind[k]++;
+    return true;
+}
+
+void ks_trace_i64(ks_trace *tr, const char *key, int64_t v)
+{
+    if (!tr->in_line)
+        return;
+    put_key(tr, key);
+    put_i64(tr, v);
+}
+
+void ks_trace_u64(ks_trace *tr, const char *key, uint64_t v)
+{
+    if (!tr->in_line)
+        return;
+    put_key(tr, key);
+    put_u64(tr, v);
+}
+
+void ks_trace_bool(ks_trace *tr, const char *key, bool v)
+{
+    if (!tr->in_line)
+        return;
+    put_key(tr, key);
+    put_cstr(tr, v ? "true" : "false");
+}
+
+void ks_trace_str(ks_trace *tr, const char *key, const char *s)
+{
+    if (!tr->in_line)
+        return;
+    put_key(tr, key);
+    if (s)
+        put_escaped(tr, s);
+    else
+        put(tr, "null", 4);
+}
+
+void ks_trace_raw(ks_trace *tr, const char *key, const char *json)
+{
+    if (!tr->in_line)
+        return;
+    put_key(tr, key);
+    put_cstr(tr, json);
+}
+
+void ks_trace_null(ks_trace *tr, const char *key)
+{
+    if (!tr->in_line)
+        return;
+    put_key(tr, key);
+    put(tr, "null", 4);
+}
+
+void ks_trace_end(ks_trace *tr)
+{
+    if (!tr->in_line)
+        return;
+    put(tr, "}\n", 2);
+    tr->in_line = false;
+}

@@ -1,0 +1,107 @@
+/*
+ * trace.h - the JSON Lines trace writer.
+ *
+ * Owns: the trace format (docs/trace.md, format version KS_TRACE_FORMAT).
+ * One line per record, fields in the order they are written: "t" (virtual
+ * ns) first, then "ev", then the fields of that record kind. Lines are
+ * built in a buffer and written in large blocks; the writer never
+ * allocates and never reorders fields, so equal runs give equal bytes.
+ *
+ * Levels: a record kind is written when its level is at or below the
+ * trace's level (summary < batch < record < debug). A writer with no
+ * stream writes nothing, at any level.
+ */
+#ifndef KS_TRACE_H
+#define KS_TRACE_H
+
+#include "sim/sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define KS_TRACE_FORMAT 1
+
+#define KS_TRACE_LEVELS(X)                                        \
+    X(SUMMARY, "summary") /* header, periodic metrics, end */     \
+    X(BATCH, "batch")     /* requests and batches */              \
+    X(RECORD, "record")   /* every record */                      \
+    X(DEBUG, "debug")     /* every dispatched engine event too */
+
+typedef enum ks_trace_level {
+#define X(e, name) KS_TL_##e,
+    KS_TRACE_LEVELS(X)
+#undef X
+    KS_TL__COUNT
+} ks_trace_level;
+
+/*
+ * X(ENUM_SUFFIX, "ev name", level). Field lists per kind: docs/trace.md.
+ */
+#define KS_TRACE_KINDS(X)                 \
+    X(HEADER, "header", SUMMARY)          \
+    X(END, "end", SUMMARY)                \
+    X(PRODUCE, "produce", RECORD)         \
+    X(SEND, "send", BATCH)                \
+    X(ARRIVE, "arrive", BATCH)            \
+    X(APPEND, "append", BATCH)            \
+    X(RESPONSE, "response", BATCH)        \
+    X(ACK, "ack", RECORD)                 \
+    X(EVENT, "event", DEBUG)
+
+typedef enum ks_trace_kind {
+#define X(e, name, level) KS_TR_##e,
+    KS_TRACE_KINDS(X)
+#undef X
+    KS_TR__COUNT
+} ks_trace_kind;
+
+const char *ks_trace_level_name(ks_trace_level l);
+/* Parses a level name; false if unknown. */
+bool ks_trace_level_parse(const char *name, ks_trace_level *out);
+const char *ks_trace_kind_name(ks_trace_kind k);
+
+#define KS_TRACE_BUF 65536
+
+typedef struct ks_trace {
+    FILE *f;              /* NULL: tracing off */
+    ks_trace_level level;
+    bool io_error;        /* a write failed; the trace is incomplete */
+    bool in_line;
+    uint64_t lines;
+    uint64_t lines_by_kind[KS_TR__COUNT];
+    size_t len;
+    char buf[KS_TRACE_BUF];
+} ks_trace;
+
+/* f may be NULL (no trace). The writer does not own f. */
+void ks_trace_init(ks_trace *tr, FILE *f, ks_trace_level level);
+/* Writes out what is buffered. Returns false if any write failed. */
+bool ks_trace_flush(ks_trace *tr);
+
+/* The level of each record kind, generated from KS_TRACE_KINDS. */
+extern const unsigned char ks_trace_kind_levels[KS_TR__COUNT];
+
+/* True when records of this kind are written. Test it before computing
+ * anything only the trace needs. */
+static inline bool ks_trace_on(const ks_trace *tr, ks_trace_kind k)
+{
+    return tr->f != NULL && ks_trace_kind_levels[k] <= (unsigned char)tr->level;
+}
+
+/* Starts a line: {"t":<t>,"ev":"<name>". Returns false (and writes
+ * nothing, now or for the field calls up to ks_trace_end) when the kind is
+ * not traced at this level. */
+bool ks_trace_begin(ks_trace *tr, ks_time t, ks_trace_kind k);
+void ks_trace_i64(ks_trace *tr, const char *key, int64_t v);
+void ks_trace_u64(ks_trace *tr, const char *key, uint64_t v);
+void ks_trace_bool(ks_trace *tr, const char *key, bool v);
+/* A JSON string, escaped. s == NULL writes null. */
+void ks_trace_str(ks_trace *tr, const char *key, const char *s);
+/* Already-serialised JSON text (an object from jansson, say). */
+void ks_trace_raw(ks_trace *tr, const char *key, const char *json);
+void ks_trace_null(ks_trace *tr, const char *key);
+/* Ends the line. */
+void ks_trace_end(ks_trace *tr);
+
+#endif

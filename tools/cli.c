@@ -1,0 +1,585 @@
+/*
+ * cli.c - the ksim command line (see cli.h).
+ */
+#include "tools/cli.h"
+
+#include "ks_version.h"
+#include "models/world.h"
+#include "sim/expect.h"
+#include "sim/json_path.h"
+#include "sim/outfile.h"
+#include "sim/scenario.h"
+#include "sim/trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_OVERRIDES 256
+
+static const char usage_main[] =
+    "usage: ksim COMMAND [ARGS]\n"
+    "\n"
+    "ksim replays what Kafka producers and brokers do, record by record, in\n"
+    "virtual time. Same scenario + same seed = the same trace, byte for byte.\n"
+    "\n"
+    "commands:\n"
+    "  run SCENARIO        simulate a scenario; write its trace and summary\n"
+    "  validate SCENARIO...  check scenario files without running them\n"
+    "  defaults            list the Kafka configs ksim knows, with defaults\n"
+    "  help [COMMAND]      show help for a command\n"
+    "\n"
+    "options:\n"
+    "  -h, --help          show this help\n"
+    "  -V, --version       print the version\n"
+    "\n"
+    "exit status: 0 success, 1 an expectation in the scenario failed,\n"
+    "             2 bad usage or bad input (or outputs that cannot be written)\n"
+    "\n"
+    "Scenario format: docs/scenario.md. Trace and summary format: docs/trace.md.\n";
+
+static const char usage_run[] =
+    "usage: ksim run SCENARIO [options]\n"
+    "\n"
+    "Simulates SCENARIO (a JSON file, or - for standard input), writes a JSON\n"
+    "Lines trace and a JSON summary, and checks the scenario's expect block.\n"
+    "\n"
+    "options:\n"
+    "  --seed N            master seed (overrides the scenario's \"seed\")\n"
+    "  --set PATH=VALUE    override any scenario value before validation; PATH\n"
+    "                      is dotted, arrays by id/name or index, e.g.\n"
+    "                      --set producers.p1.config.acks=0\n"
+    "                      --set network.latency.ms=2.5\n"
+    "                      VALUE is text, or JSON when it starts with [ { or \"\n"
+    "                      (repeatable; applied in order)\n"
+    "  --out DIR           directory for the outputs (default ksim-out/NAME)\n"
+    "  --trace FILE|-      trace file (default DIR/trace.jsonl; - = stdout)\n"
+    "  --summary FILE|-    summary file (default DIR/summary.json; - = stdout)\n"
+    "  --trace-level L     summary | batch | record | debug (default batch)\n"
+    "  --no-trace          write no trace file\n"
+    "  -q, --quiet         print nothing but errors\n"
+    "\n"
+    "Outputs are written under a temporary name and renamed when complete.\n"
+    "exit status: 0 ran and every expectation held, 1 an expectation failed,\n"
+    "             2 bad usage, bad scenario, or outputs not writable\n";
+
+static const char usage_validate[] =
+    "usage: ksim validate [--set PATH=VALUE]... [--resolved] SCENARIO...\n"
+    "\n"
+    "Loads and checks each scenario as `ksim run` would, without running it,\n"
+    "and reports every problem found: unknown keys (with \"did you mean\"),\n"
+    "wrong types, out-of-range values, each with file and JSON path.\n"
+    "\n"
+    "options:\n"
+    "  --set PATH=VALUE    as for run\n"
+    "  --resolved          print each scenario with every default filled in\n"
+    "\n"
+    "exit status: 0 all valid, 2 some scenario is invalid\n";
+
+static const char usage_defaults[] =
+    "usage: ksim defaults [--kafka-version V]\n"
+    "\n"
+    "Lists the producer and broker configs a scenario may set, with their\n"
+    "defaults under Kafka version V (default " KS_KAFKA_VERSION_DEFAULT
+    "), and the ksim model that\n"
+    "reads each one (\"-\": accepted, no model reads it yet).\n";
+
+static int usage_error(const char *fmt, const char *arg, const char *cmd)
+{
+    fprintf(stderr, "ksim: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'ksim %s--help' for more information.\n", cmd);
+    return KS_EXIT_USAGE;
+}
+
+/* "--name=value" or "--name value": returns the value, advancing *i. */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (a[n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc)
+        return "";
+    (*i)++;
+    return argv[*i];
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    if (!*s || *s == '-')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_override(const char *arg, ks_override *o)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg)
+        return false;
+    char *path = malloc((size_t)(eq - arg) + 1);
+    if (!path)
+        return false;
+    memcpy(path, arg, (size_t)(eq - arg));
+    path[eq - arg] = '\0';
+    o->path = path;
+    o->value = eq + 1;
+    return true;
+}
+
+static void free_overrides(ks_override *ovr, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free((char *)ovr[i].path);
+}
+
+typedef struct run_opts {
+    const char *scenario;
+    bool has_seed;
+    uint64_t seed;
+    ks_override ovr[MAX_OVERRIDES];
+    size_t n_ovr;
+    const char *out_dir;
+    const char *trace_path;
+    const char *summary_path;
+    ks_trace_level level;
+    bool no_trace;
+    bool quiet;
+} run_opts;
+
+static void print_ms(FILE *f, int64_t ns)
+{
+    fprintf(f, "%" PRId64 ".%03" PRId64 " ms", ns / 1000000, (ns % 1000000) / 1000);
+}
+
+static json_t *jget(json_t *o, const char *path)
+{
+    ks_jref ref;
+    const char *rest;
+    return ks_json_lookup(o, path, &ref, &rest) ? ref.value : NULL;
+}
+
+static int64_t jint(json_t *o, const char *path)
+{
+    return (int64_t)json_integer_value(jget(o, path));
+}
+
+static void print_reproduce(FILE *f, const run_opts *o, const ks_scenario *sc)
+{
+    fprintf(f, "  reproduce  ksim run %s --seed %" PRIu64, o->scenario, sc->seed);
+    for (size_t i = 0; i < o->n_ovr; i++)
+        fprintf(f, " --set '%s=%s'", o->ovr[i].path, o->ovr[i].value);
+    fprintf(f, "\n");
+}
+
+static void print_report(FILE *f, const run_opts *o, const ks_scenario *sc, json_t *summary,
+                         const ks_expect_result *er, const ks_trace *tr, const char *trace_path,
+                         const char *summary_path)
+{
+    fprintf(f, "ksim %s: %s (seed %" PRIu64 ", Kafka %s)\n", KS_VERSION, sc->name, sc->seed,
+            sc->kafka_version_text);
+    fprintf(f, "  verdict    %s at ", json_string_value(jget(summary, "verdict")));
+    print_ms(f, jint(summary, "time_ns"));
+    fprintf(f, " of virtual time, %" PRId64 " events\n", jint(summary, "events"));
+    fprintf(f, "  records    %" PRId64 " produced, %" PRId64 " acked, %" PRId64 " failed, %" PRId64
+               " unresolved\n",
+            jint(summary, "records.produced"), jint(summary, "records.acked"),
+            jint(summary, "records.failed"), jint(summary, "records.unresolved"));
+    fprintf(f, "  latency    p50 ");
+    print_ms(f, jint(summary, "latency_ns.p50"));
+    fprintf(f, ", p99 ");
+    print_ms(f, jint(summary, "latency_ns.p99"));
+    fprintf(f, ", max ");
+    print_ms(f, jint(summary, "latency_ns.max"));
+    fprintf(f, " (send() to ack)\n");
+    if (er->checked > 0) {
+        fprintf(f, "  expect     %zu of %zu held\n", er->checked - er->failed, er->checked);
+        size_t i;
+        json_t *e;
+        json_array_foreach(er->report, i, e) {
+            if (json_is_true(json_object_get(e, "ok")))
+                continue;
+            char *want = json_dumps(json_object_get(e, "expected"), JSON_ENCODE_ANY | JSON_COMPACT);
+            char *got = json_dumps(json_object_get(e, "actual"), JSON_ENCODE_ANY | JSON_COMPACT);
+            const char *sug = json_string_value(json_object_get(e, "did_you_mean"));
+            fprintf(f, "    FAILED   %s: expected %s, got %s", json_string_value(json_object_get(e, "path")),
+                    want ? want : "?", got ? got : "?");
+            if (json_object_get(e, "error"))
+                fprintf(f, " (%s%s%s%s)", json_string_value(json_object_get(e, "error")),
+                        sug ? "; did you mean \"" : "", sug ? sug : "", sug ? "\"?" : "");
+            fprintf(f, "\n");
+            free(want);
+            free(got);
+        }
+        if (er->failed)
+            print_reproduce(f, o, sc);
+    }
+    if (trace_path)
+        fprintf(f, "  trace      %s (%" PRIu64 " lines, level %s)\n", trace_path, tr->lines,
+                ks_trace_level_name(tr->level));
+    fprintf(f, "  summary    %s\n", summary_path);
+}
+
+static int parse_run_args(int argc, char **argv, run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->level = KS_TL_BATCH;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_run, stdout);
+            return -1;
+        } else if ((v = option_value(argc, argv, &i, "--seed"))) {
+            if (!parse_u64(v, &o->seed) || o->seed > (uint64_t)INT64_MAX)
+                return usage_error("--seed: expected an integer from 0 to 2^63-1, got '%s'", v,
+                                   "run ");
+            o->has_seed = true;
+        } else if ((v = option_value(argc, argv, &i, "--set"))) {
+            if (o->n_ovr == MAX_OVERRIDES)
+                return usage_error("%s: too many --set options", "--set", "run ");
+            if (!parse_override(v, &o->ovr[o->n_ovr]))
+                return usage_error("--set: expected PATH=VALUE, got '%s'", v, "run ");
+            o->n_ovr++;
+        } else if ((v = option_value(argc, argv, &i, "--out"))) {
+            o->out_dir = v;
+        } else if ((v = option_value(argc, argv, &i, "--trace"))) {
+            o->trace_path = v;
+        } else if ((v = option_value(argc, argv, &i, "--summary"))) {
+            o->summary_path = v;
+        } else if ((v = option_value(argc, argv, &i, "--trace-level"))) {
+            if (!ks_trace_level_parse(v, &o->level))
+                return usage_error("--trace-level: expected summary, batch, record or debug, "
+                                   "got '%s'", v, "run ");
+        } else if (strcmp(a, "--no-trace") == 0) {
+            o->no_trace = true;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            o->quiet = true;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("run: unknown option '%s'", a, "run ");
+        } else if (o->scenario) {
+            return usage_error("run: one scenario at a time; unexpected '%s'", a, "run ");
+        } else {
+            o->scenario = a;
+        }
+    }
+    if (!o->scenario)
+        return usage_error("run: %s", "missing SCENARIO (e.g. ksim run scenarios/hello.json)",
+                           "run ");
+    if (o->trace_path && !*o->trace_path)
+        return usage_error("--trace: %s", "expected FILE or -", "run ");
+    if (o->summary_path && !*o->summary_path)
+        return usage_error("--summary: %s", "expected FILE or -", "run ");
+    if (o->trace_path && o->summary_path && strcmp(o->trace_path, "-") == 0 &&
+        strcmp(o->summary_path, "-") == 0)
+        return usage_error("%s", "--trace - and --summary - cannot both use standard output",
+                           "run ");
+    return 0;
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* Runs the loaded scenario; returns the exit code. */
+static int run_loaded(run_opts *o, ks_scenario *sc)
+{
+    char err[512];
+    char *dir = NULL;
+    if (o->out_dir) {
+        dir = dup_str(o->out_dir);
+    } else {
+        dir = join_path("ksim-out", sc->name);
+    }
+    char *trace_path = o->no_trace ? NULL
+                       : o->trace_path ? dup_str(o->trace_path) : join_path(dir, "trace.jsonl");
+    char *summary_path = o->summary_path ? dup_str(o->summary_path) : join_path(dir, "summary.json");
+    int rc = KS_EXIT_USAGE;
+    ks_outfile tout = {0}, sout = {0};
+    ks_trace *tr = NULL;
+    ks_world *w = NULL;
+    json_t *summary = NULL;
+    ks_expect_result er = {0};
+    ks_diag diag;
+    ks_diag_init(&diag);
+
+    if (!dir || !summary_path || (!o->no_trace && !trace_path))
+        goto out;
+    tr = malloc(sizeof *tr);
+    if (!tr)
+        goto out;
+    if (trace_path && !ks_outfile_open(&tout, trace_path, err, sizeof err)) {
+        fprintf(stderr, "ksim: error: %s\n", err);
+        goto out;
+    }
+    ks_trace_init(tr, trace_path ? tout.f : NULL, o->level);
+    w = ks_world_create(sc, tr, &diag);
+    if (!w) {
+        ks_diag_print(&diag, stderr);
+        goto out_abort;
+    }
+    ks_world_run(w);
+    summary = ks_world_summary(w);
+    ks_expect_check(sc->expect, summary, &er);
+    json_t *ej = json_object();
+    json_object_set_new(ej, "checked", json_integer((json_int_t)er.checked));
+    json_object_set_new(ej, "failed", json_integer((json_int_t)er.failed));
+    json_object_set(ej, "results", er.report);
+    json_object_set_new(summary, "expect", ej);
+    json_object_set_new(summary, "trace_lines", json_integer((json_int_t)tr->lines));
+
+    if (!ks_trace_flush(tr)) {
+        fprintf(stderr, "ksim: error: %s: write failed (disk full?)\n", trace_path);
+        goto out_abort;
+    }
+    if (!ks_outfile_open(&sout, summary_path, err, sizeof err)) {
+        fprintf(stderr, "ksim: error: %s\n", err);
+        goto out_abort;
+    }
+    if (json_dumpf(summary, sout.f, JSON_INDENT(2)) != 0 || fputc('\n', sout.f) == EOF) {
+        fprintf(stderr, "ksim: error: %s: write failed\n", summary_path);
+        ks_outfile_abort(&sout);
+        goto out_abort;
+    }
+    if (trace_path && !ks_outfile_commit(&tout, err, sizeof err)) {
+        fprintf(stderr, "ksim: error: %s\n", err);
+        ks_outfile_abort(&sout);
+        goto out;
+    }
+    if (!ks_outfile_commit(&sout, err, sizeof err)) {
+        fprintf(stderr, "ksim: error: %s\n", err);
+        goto out;
+    }
+    rc = er.failed ? KS_EXIT_EXPECT : KS_EXIT_OK;
+    if (!o->quiet) {
+        bool to_stdout = (trace_path && strcmp(trace_path, "-") == 0) ||
+                         strcmp(summary_path, "-") == 0;
+        print_report(to_stdout ? stderr : stdout, o, sc, summary, &er, tr,
+                     trace_path, summary_path);
+    } else if (er.failed) {
+        fprintf(stderr, "ksim: %s: %zu of %zu expectations failed\n", sc->name, er.failed,
+                er.checked);
+        print_reproduce(stderr, o, sc);
+    }
+    goto out;
+
+out_abort:
+    if (trace_path)
+        ks_outfile_abort(&tout);
+out:
+    json_decref(er.report);
+    json_decref(summary);
+    ks_world_free(w);
+    free(tr);
+    free(dir);
+    free(trace_path);
+    free(summary_path);
+    return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    run_opts *o = malloc(sizeof *o);
+    if (!o)
+        return KS_EXIT_USAGE;
+    int rc = parse_run_args(argc, argv, o);
+    if (rc != 0) {
+        free_overrides(o->ovr, o->n_ovr);
+        free(o);
+        return rc < 0 ? KS_EXIT_OK : rc;
+    }
+    ks_diag diag;
+    ks_diag_init(&diag);
+    ks_scenario *sc = ks_scenario_load(o->scenario, o->ovr, o->n_ovr, o->has_seed, o->seed, &diag);
+    if (!o->quiet || !sc)
+        ks_diag_print(&diag, stderr);
+    rc = sc ? run_loaded(o, sc) : KS_EXIT_USAGE;
+    ks_scenario_free(sc);
+    free_overrides(o->ovr, o->n_ovr);
+    free(o);
+    return rc;
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+    ks_override ovr[MAX_OVERRIDES];
+    size_t n_ovr = 0;
+    bool resolved = false;
+    int files = 0, bad = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *v;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(usage_validate, stdout);
+            free_overrides(ovr, n_ovr);
+            return KS_EXIT_OK;
+        } else if (strcmp(argv[i], "--resolved") == 0) {
+            resolved = true;
+        } else if ((v = option_value(argc, argv, &i, "--set"))) {
+            if (n_ovr == MAX_OVERRIDES || !parse_override(v, &ovr[n_ovr])) {
+                free_overrides(ovr, n_ovr);
+                return usage_error("--set: expected PATH=VALUE, got '%s'", v, "validate ");
+            }
+            n_ovr++;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            free_overrides(ovr, n_ovr);
+            return usage_error("validate: unknown option '%s'", argv[i], "validate ");
+        }
+    }
+    for (int i = 2; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            if (strcmp(argv[i], "--set") == 0)
+                i++;
+            continue;
+        }
+        files++;
+        ks_diag diag;
+        ks_diag_init(&diag);
+        ks_scenario *sc = ks_scenario_load(argv[i], ovr, n_ovr, false, 0, &diag);
+        ks_world *w = sc ? ks_world_create(sc, NULL, &diag) : NULL;
+        ks_diag_print(&diag, stderr);
+        if (!w) {
+            bad++;
+        } else if (resolved) {
+            json_t *j = ks_scenario_to_json(sc);
+            json_dumpf(j, stdout, JSON_INDENT(2));
+            fputc('\n', stdout);
+            json_decref(j);
+        } else {
+            printf("%s: ok (%s: %u producer(s), %u topic(s), %u broker(s), Kafka %s%s)\n",
+                   argv[i], sc->name, sc->producer_count, sc->topic_count, sc->broker_count,
+                   sc->kafka_version_text, sc->expect ? ", with expectations" : "");
+        }
+        ks_world_free(w);
+        ks_scenario_free(sc);
+    }
+    free_overrides(ovr, n_ovr);
+    if (files == 0)
+        return usage_error("validate: %s", "missing SCENARIO", "validate ");
+    return bad ? KS_EXIT_USAGE : KS_EXIT_OK;
+}
+
+static void print_table(const ks_cfg_table *t, ks_kafka_version v)
+{
+    printf("%s configs:\n", t->what);
+    for (int i = 0; i < t->count; i++) {
+        const ks_cfg_def *d = &t->defs[i];
+        if ((d->since && v < d->since) || (d->until && v >= d->until))
+            continue;
+        ks_cfg_value val = ks_cfg_default(t, i, v);
+        char def[64];
+        switch (d->type) {
+        case KS_CFG_INT:
+        case KS_CFG_LONG:
+            snprintf(def, sizeof def, "%" PRId64, val.i);
+            break;
+        case KS_CFG_BOOL:
+            snprintf(def, sizeof def, "%s", val.i ? "true" : "false");
+            break;
+        case KS_CFG_STRING:
+            snprintf(def, sizeof def, "%s", val.s ? val.s : "null");
+            break;
+        case KS_CFG_ENUM:
+            snprintf(def, sizeof def, "%s", d->choices[val.i]);
+            break;
+        case KS_CFG_ACKS:
+            snprintf(def, sizeof def, "%s", val.i == KS_ACKS_ALL ? "all" : val.i ? "1" : "0");
+            break;
+        }
+        printf("  %-58s %-11s %-9s %s\n", t->names[i], def, d->read_by ? d->read_by : "-", d->doc);
+    }
+}
+
+static int cmd_defaults(int argc, char **argv)
+{
+    const char *ver = KS_KAFKA_VERSION_DEFAULT;
+    for (int i = 2; i < argc; i++) {
+        const char *v;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(usage_defaults, stdout);
+            return KS_EXIT_OK;
+        } else if ((v = option_value(argc, argv, &i, "--kafka-version"))) {
+            ver = v;
+        } else {
+            return usage_error("defaults: unexpected '%s'", argv[i], "defaults ");
+        }
+    }
+    ks_kafka_version kv;
+    if (!ks_kafka_version_parse(ver, &kv))
+        return usage_error("--kafka-version: expected a release from 2.0 to 4.1 such as 3.9, "
+                           "got '%s'", ver, "defaults ");
+    printf("Kafka %s defaults (key, default, read by, note)\n\n", ver);
+    print_table(&ks_producer_configs, kv);
+    printf("\n");
+    print_table(&ks_broker_configs, kv);
+    return KS_EXIT_OK;
+}
+
+int ks_cli_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_main, stderr);
+        return KS_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+        fputs(usage_main, stdout);
+        return KS_EXIT_OK;
+    }
+    if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("ksim %s (scenario format %d, trace format %d)\n", KS_VERSION, KS_SCENARIO_FORMAT,
+               KS_TRACE_FORMAT);
+        return KS_EXIT_OK;
+    }
+    if (strcmp(cmd, "help") == 0) {
+        const char *topic = argc > 2 ? argv[2] : "";
+        if (strcmp(topic, "run") == 0)
+            fputs(usage_run, stdout);
+        else if (strcmp(topic, "validate") == 0)
+            fputs(usage_validate, stdout);
+        else if (strcmp(topic, "defaults") == 0)
+            fputs(usage_defaults, stdout);
+        else if (!*topic)
+            fputs(usage_main, stdout);
+        else
+            return usage_error("help: unknown command '%s'", topic, "");
+        return KS_EXIT_OK;
+    }
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc, argv);
+    if (strcmp(cmd, "validate") == 0)
+        return cmd_validate(argc, argv);
+    if (strcmp(cmd, "defaults") == 0)
+        return cmd_defaults(argc, argv);
+    static const char *const cmds[] = {"run", "validate", "defaults", "help"};
+    const char *s = ks_suggest(cmd, cmds, 4);
+    fprintf(stderr, "ksim: unknown command '%s'", cmd);
+    if (s)
+        fprintf(stderr, " (did you mean '%s'?)", s);
+    fprintf(stderr, "\nTry 'ksim --help' for more information.\n");
+    return KS_EXIT_USAGE;
+}
