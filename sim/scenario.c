@@ -50,7 +50,7 @@ const char *ks_arrival_name(ks_arrival a)
 
 /* Objects a --set may create on the way to a key. */
 static const char *const sections[] = {"limits", "brokers", "config", "cost", "network",
-                                       "latency", "workload", "expect", NULL};
+                                       "workload", "expect", NULL};
 
 /* ---- messages ---------------------------------------------------------- */
 
@@ -84,7 +84,7 @@ static void warn(loader *L, const char *fmt, ...)
 /* A short rendering of a value for messages: its JSON text, cut at 60. */
 static void describe(json_t *v, char *out, size_t n)
 {
-    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
     if (!s) {
         snprintf(out, n, "(unprintable)");
         return;

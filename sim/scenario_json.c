@@ -23,29 +23,32 @@ static json_t *number_value(double d)
     return json_real(d);
 }
 
-static json_t *config_json(const ks_cfg_table *t, const ks_cfg_value *vals)
+/* Every key the Kafka version has, with its value. */
+static json_t *config_json(const ks_cfg_table *t, const ks_cfg_value *vals, ks_kafka_version v)
 {
     json_t *o = json_object();
     for (int i = 0; i < t->count; i++) {
         const ks_cfg_def *d = &t->defs[i];
-        const ks_cfg_value *v = &vals[i];
+        if ((d->since && v < d->since) || (d->until && v >= d->until))
+            continue;
+        const ks_cfg_value *val = &vals[i];
         json_t *j = NULL;
         switch (d->type) {
         case KS_CFG_INT:
         case KS_CFG_LONG:
-            j = json_integer((json_int_t)v->i);
+            j = json_integer((json_int_t)val->i);
             break;
         case KS_CFG_BOOL:
-            j = json_boolean(v->i != 0);
+            j = json_boolean(val->i != 0);
             break;
         case KS_CFG_STRING:
-            j = v->s ? json_string(v->s) : json_null();
+            j = val->s ? json_string(val->s) : json_null();
             break;
         case KS_CFG_ENUM:
-            j = json_string(d->choices[v->i]);
+            j = json_string(d->choices[val->i]);
             break;
         case KS_CFG_ACKS:
-            j = json_string(v->i == KS_ACKS_ALL ? "all" : v->i == 0 ? "0" : "1");
+            j = json_string(val->i == KS_ACKS_ALL ? "all" : val->i == 0 ? "0" : "1");
             break;
         }
         json_object_set_new(o, t->names[i], j);
@@ -98,7 +101,7 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
 
     json_t *br = json_object();
     json_object_set_new(br, "count", json_integer(sc->broker_count));
-    json_object_set_new(br, "config", config_json(&ks_broker_configs, sc->broker_config));
+    json_object_set_new(br, "config", config_json(&ks_broker_configs, sc->broker_config, sc->kafka_version));
     json_t *cost = json_object();
     json_object_set_new(cost, "request.us", number_value((double)sc->broker_cost.request_ns / 1e3));
     json_object_set_new(cost, "byte.ns", number_value((double)sc->broker_cost.byte_ps / 1e3));
@@ -127,7 +130,7 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
         json_t *p = json_object();
         json_object_set_new(p, "id", json_string(pc->id));
         json_object_set_new(p, "topic", json_string(sc->topics[pc->topic].name));
-        json_object_set_new(p, "config", config_json(&ks_producer_configs, pc->config));
+        json_object_set_new(p, "config", config_json(&ks_producer_configs, pc->config, sc->kafka_version));
         json_t *w = json_object();
         json_object_set_new(w, "records", json_integer((json_int_t)pc->workload.records));
         json_object_set_new(w, "arrival", json_string(ks_arrival_name(pc->workload.arrival)));

@@ -1,0 +1,193 @@
+/*
+ * test_cli.c - the command line: exit codes (0 ok, 1 expectation failed,
+ * 2 bad usage or input), where outputs go, that they appear whole (no
+ * temporary files left), and that two runs write identical files.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tools/cli.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char hello[512];
+
+static int cli(int argc, const char **argv)
+{
+    return ks_cli_main(argc, (char **)argv);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = calloc((size_t)n + 1, 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    *len = got;
+    return buf;
+}
+
+static bool exists(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *src = getenv("KSIM_SOURCE_DIR");
+    snprintf(hello, sizeof hello, "%s/scenarios/hello.json", src ? src : "..");
+    return exists(hello) ? 0 : -1;
+}
+
+static void test_version_and_help(void **state)
+{
+    (void)state;
+    const char *v[] = {"ksim", "--version"};
+    assert_int_equal(cli(2, v), KS_EXIT_OK);
+    const char *h[] = {"ksim", "--help"};
+    assert_int_equal(cli(2, h), KS_EXIT_OK);
+    const char *rh[] = {"ksim", "run", "--help"};
+    assert_int_equal(cli(3, rh), KS_EXIT_OK);
+    const char *none[] = {"ksim"};
+    assert_int_equal(cli(1, none), KS_EXIT_USAGE);
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    const char *a[] = {"ksim", "rn"};
+    assert_int_equal(cli(2, a), KS_EXIT_USAGE);
+    const char *b[] = {"ksim", "run"};
+    assert_int_equal(cli(2, b), KS_EXIT_USAGE);
+    const char *c[] = {"ksim", "run", hello, "--bogus"};
+    assert_int_equal(cli(4, c), KS_EXIT_USAGE);
+    const char *d[] = {"ksim", "run", hello, "--seed", "-3"};
+    assert_int_equal(cli(5, d), KS_EXIT_USAGE);
+    const char *e[] = {"ksim", "run", hello, "--set", "novalue"};
+    assert_int_equal(cli(5, e), KS_EXIT_USAGE);
+    const char *f[] = {"ksim", "run", hello, "--trace-level", "verbose"};
+    assert_int_equal(cli(5, f), KS_EXIT_USAGE);
+    const char *g[] = {"ksim", "run", "does-not-exist.json"};
+    assert_int_equal(cli(3, g), KS_EXIT_USAGE);
+    const char *h[] = {"ksim", "run", hello, "-q", "--set", "producers.p1.config.acks=2"};
+    assert_int_equal(cli(6, h), KS_EXIT_USAGE);
+}
+
+static void test_run_writes_outputs(void **state)
+{
+    (void)state;
+    const char *a[] = {"ksim", "run", hello, "-q", "--out", "cli-out/a"};
+    assert_int_equal(cli(6, a), KS_EXIT_OK);
+    const char *b[] = {"ksim", "run", hello, "-q", "--out", "cli-out/b"};
+    assert_int_equal(cli(6, b), KS_EXIT_OK);
+    size_t la, lb, ls;
+    char *ta = read_file("cli-out/a/trace.jsonl", &la);
+    char *tb = read_file("cli-out/b/trace.jsonl", &lb);
+    char *sa = read_file("cli-out/a/summary.json", &ls);
+    assert_non_null(ta);
+    assert_non_null(tb);
+    assert_non_null(sa);
+    assert_int_equal(la, lb);
+    assert_memory_equal(ta, tb, la);
+    json_error_t err;
+    json_t *s = json_loads(sa, 0, &err);
+    assert_non_null(s);
+    assert_string_equal(json_string_value(json_object_get(s, "verdict")), "complete");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(s, "expect"), "failed")), 0);
+    json_decref(s);
+    free(ta);
+    free(tb);
+    free(sa);
+}
+
+static void test_expectation_failure_exit_1(void **state)
+{
+    (void)state;
+    const char *a[] = {"ksim", "run", hello, "-q", "--out", "cli-out/fail",
+                       "--set", "producers.p1.workload.records=9"};
+    assert_int_equal(cli(8, a), KS_EXIT_EXPECT);
+    size_t n;
+    char *sa = read_file("cli-out/fail/summary.json", &n);
+    assert_non_null(sa);
+    json_error_t err;
+    json_t *s = json_loads(sa, 0, &err);
+    assert_true(json_integer_value(json_object_get(json_object_get(s, "expect"), "failed")) >= 2);
+    json_decref(s);
+    free(sa);
+}
+
+static void test_explicit_paths_and_no_trace(void **state)
+{
+    (void)state;
+    const char *a[] = {"ksim", "run", hello, "-q", "--trace", "cli-out/x/t.jsonl",
+                       "--summary", "cli-out/x/s.json", "--trace-level", "record"};
+    assert_int_equal(cli(10, a), KS_EXIT_OK);
+    assert_true(exists("cli-out/x/t.jsonl"));
+    assert_true(exists("cli-out/x/s.json"));
+    size_t n;
+    char *t = read_file("cli-out/x/t.jsonl", &n);
+    assert_non_null(strstr(t, "\"level\":\"record\""));
+    assert_non_null(strstr(t, "\"ev\":\"ack\""));
+    free(t);
+    const char *b[] = {"ksim", "run", hello, "-q", "--no-trace", "--out", "cli-out/y"};
+    assert_int_equal(cli(7, b), KS_EXIT_OK);
+    assert_false(exists("cli-out/y/trace.jsonl"));
+    assert_true(exists("cli-out/y/summary.json"));
+}
+
+/* An output that cannot be written is an error (2), and nothing is left
+ * under the real name. */
+static void test_unwritable_output(void **state)
+{
+    (void)state;
+    const char *a[] = {"ksim", "run", hello, "-q", "--out", "/proc/ksim-cannot-write"};
+    assert_int_equal(cli(6, a), KS_EXIT_USAGE);
+    assert_false(exists("/proc/ksim-cannot-write/summary.json"));
+}
+
+static void test_validate(void **state)
+{
+    (void)state;
+    const char *a[] = {"ksim", "validate", hello};
+    assert_int_equal(cli(3, a), KS_EXIT_OK);
+    const char *b[] = {"ksim", "validate", hello, "--set", "producers.p1.config.lingr.ms=3"};
+    assert_int_equal(cli(5, b), KS_EXIT_USAGE);
+    const char *c[] = {"ksim", "validate", "--resolved", hello};
+    assert_int_equal(cli(4, c), KS_EXIT_OK);
+    const char *d[] = {"ksim", "validate"};
+    assert_int_equal(cli(2, d), KS_EXIT_USAGE);
+    const char *e[] = {"ksim", "defaults", "--kafka-version", "2.3"};
+    assert_int_equal(cli(4, e), KS_EXIT_OK);
+    const char *f[] = {"ksim", "defaults", "--kafka-version", "9.9"};
+    assert_int_equal(cli(4, f), KS_EXIT_USAGE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_version_and_help),
+        cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_run_writes_outputs),
+        cmocka_unit_test(test_expectation_failure_exit_1),
+        cmocka_unit_test(test_explicit_paths_and_no_trace),
+        cmocka_unit_test(test_unwritable_output),
+        cmocka_unit_test(test_validate),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}

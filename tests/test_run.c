@@ -1,0 +1,328 @@
+/*
+ * test_run.c - whole runs in one process: exact outcomes of the walking
+ * skeleton (offsets, latencies from the cost model), acks=0, in-flight
+ * limits, broker queueing, limits and verdicts, and determinism: the same
+ * scenario twice gives byte-identical traces; changing one component's
+ * randomness leaves the others' draws alone.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "models/world.h"
+#include "sim/json_path.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct run {
+    char *trace;
+    size_t trace_len;
+    json_t *summary;
+    char *summary_text;
+} run;
+
+static run run_text(const char *json, const ks_override *o, size_t n, ks_trace_level level)
+{
+    run r = {0};
+    ks_diag *d = malloc(sizeof *d);
+    ks_diag_init(d);
+    ks_scenario *sc = ks_scenario_parse("t.json", json, o, n, false, 0, d);
+    if (!sc)
+        ks_diag_print(d, stderr);
+    assert_non_null(sc);
+    FILE *f = tmpfile();
+    ks_trace *tr = malloc(sizeof *tr);
+    ks_trace_init(tr, f, level);
+    ks_world *w = ks_world_create(sc, tr, d);
+    assert_non_null(w);
+    ks_world_run(w);
+    assert_true(ks_trace_flush(tr));
+    r.summary = ks_world_summary(w);
+    r.summary_text = json_dumps(r.summary, JSON_COMPACT);
+    long len = ftell(f);
+    rewind(f);
+    r.trace = calloc((size_t)len + 1, 1);
+    assert_int_equal(fread(r.trace, 1, (size_t)len, f), (size_t)len);
+    r.trace_len = (size_t)len;
+    fclose(f);
+    ks_world_free(w);
+    ks_scenario_free(sc);
+    free(tr);
+    free(d);
+    return r;
+}
+
+static void run_free(run *r)
+{
+    free(r->trace);
+    free(r->summary_text);
+    json_decref(r->summary);
+}
+
+static int64_t sum_int(const run *r, const char *path)
+{
+    ks_jref ref;
+    const char *rest;
+    if (!ks_json_lookup(r->summary, path, &ref, &rest)) {
+        print_error("no summary value at %s\n", path);
+        fail();
+    }
+    return (int64_t)json_integer_value(ref.value);
+}
+
+static const char *sum_str(const run *r, const char *path)
+{
+    ks_jref ref;
+    const char *rest;
+    assert_true(ks_json_lookup(r->summary, path, &ref, &rest));
+    return json_string_value(ref.value);
+}
+
+/* Counts trace lines of one kind. */
+static size_t count_ev(const run *r, const char *ev)
+{
+    char needle[64];
+    snprintf(needle, sizeof needle, "\"ev\":\"%s\"", ev);
+    size_t n = 0;
+    for (const char *p = r->trace; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* The integer value of `field` in the k-th line of kind `ev`. */
+static int64_t nth_field(const run *r, const char *ev, size_t k, const char *field)
+{
+    char needle[64], key[64];
+    snprintf(needle, sizeof needle, "\"ev\":\"%s\"", ev);
+    snprintf(key, sizeof key, "\"%s\":", field);
+    const char *p = r->trace;
+    for (size_t i = 0; i <= k; i++) {
+        p = strstr(p, needle);
+        assert_non_null(p);
+        p++;
+    }
+    while (p > r->trace && p[-1] != '\n')
+        p--; /* back to the line's start: "t" comes before "ev" */
+    const char *eol = strchr(p, '\n');
+    const char *f = strstr(p, key);
+    assert_true(f && f < eol);
+    return strtoll(f + strlen(key), NULL, 10);
+}
+
+#define HELLO                                                                                  \
+    "{\"name\": \"hello\", \"seed\": 42, \"kafka.version\": \"3.9\","                         \
+    " \"brokers\": {\"count\": 1, \"cost\": {\"request.us\": 20, \"byte.ns\": 1}},"           \
+    " \"network\": {\"latency.ms\": 1, \"bandwidth.mbps\": 1000},"                             \
+    " \"topics\": [{\"name\": \"events\", \"partitions\": 1}],"                                \
+    " \"producers\": [{\"id\": \"p1\", \"topic\": \"events\", \"config\": {\"acks\": \"all\"},"  \
+    " \"workload\": {\"records\": 10, \"rate.per.sec\": 1000, \"value.bytes\": 100}}]}"
+
+/* The skeleton's numbers follow from the cost model alone:
+ *   request 226 B: 40 B ProduceRequest framing + "producer-1" (10) +
+ *     "events" (6) + batch 170 (61 header + 109 record);
+ *   wire 226 B at 1000 Mbit/s = 1808 ns; one-way latency 1 ms;
+ *   broker 20 us + 226 ns; response 64 B = 512 ns on the wire + 1 ms.
+ *   send() to ack = 2 ms + 1808 + 20226 + 512 = 2 022 546 ns. */
+static void test_hello_exact(void **state)
+{
+    (void)state;
+    run r = run_text(HELLO, NULL, 0, KS_TL_RECORD);
+    assert_string_equal(sum_str(&r, "verdict"), "complete");
+    assert_int_equal(sum_int(&r, "records.produced"), 10);
+    assert_int_equal(sum_int(&r, "records.acked"), 10);
+    assert_int_equal(sum_int(&r, "partitions.events-0.log_end_offset"), 10);
+    assert_int_equal(sum_int(&r, "latency_ns.min"), 2022546);
+    assert_int_equal(sum_int(&r, "latency_ns.max"), 2022546);
+    assert_int_equal(sum_int(&r, "network.request_bytes"), 2260);
+    assert_int_equal(sum_int(&r, "events"), 40);
+    assert_int_equal(count_ev(&r, "header"), 1);
+    assert_int_equal(count_ev(&r, "produce"), 10);
+    assert_int_equal(count_ev(&r, "send"), 10);
+    assert_int_equal(count_ev(&r, "arrive"), 10);
+    assert_int_equal(count_ev(&r, "append"), 10);
+    assert_int_equal(count_ev(&r, "response"), 10);
+    assert_int_equal(count_ev(&r, "ack"), 10);
+    assert_int_equal(count_ev(&r, "end"), 1);
+    for (size_t k = 0; k < 10; k++) {
+        assert_int_equal(nth_field(&r, "append", k, "offset"), (int64_t)k);
+        assert_int_equal(nth_field(&r, "ack", k, "offset"), (int64_t)k);
+        assert_int_equal(nth_field(&r, "ack", k, "record"), (int64_t)k);
+        assert_int_equal(nth_field(&r, "send", k, "bytes"), 226);
+        assert_int_equal(nth_field(&r, "produce", k, "t"), (int64_t)k * 1000000);
+    }
+    /* the trace starts with the header and ends with the end record */
+    const char *head = "{\"t\":0,\"ev\":\"header\",\"format\":1,";
+    assert_memory_equal(r.trace, head, strlen(head));
+    assert_non_null(strstr(r.trace, "{\"t\":11022546,\"ev\":\"end\",\"verdict\":\"complete\","));
+    run_free(&r);
+}
+
+static void test_same_scenario_same_bytes(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"seed\": 5, \"network\": {\"latency\": {\"dist\": \"lognormal\", \"median.ms\": 0.5, "
+        "\"sigma\": 0.8}}, \"producers\": [{\"workload\": {\"records\": 2000, \"arrival\": "
+        "\"poisson\", \"rate.per.sec\": 50000}}, {\"workload\": {\"records\": 2000, \"arrival\": "
+        "\"poisson\", \"rate.per.sec\": 50000}}], \"brokers\": {\"config\": "
+        "{\"num.io.threads\": 1}}}";
+    run a = run_text(json, NULL, 0, KS_TL_DEBUG);
+    run b = run_text(json, NULL, 0, KS_TL_DEBUG);
+    assert_int_equal(a.trace_len, b.trace_len);
+    assert_memory_equal(a.trace, b.trace, a.trace_len);
+    assert_string_equal(a.summary_text, b.summary_text);
+    assert_true(count_ev(&a, "event") > 10000);
+    /* another seed: another run */
+    ks_override o = {"seed", "6"};
+    run c = run_text(json, &o, 1, KS_TL_DEBUG);
+    assert_true(c.trace_len != a.trace_len || memcmp(c.trace, a.trace, a.trace_len) != 0);
+    run_free(&a);
+    run_free(&b);
+    run_free(&c);
+}
+
+/* Common random numbers: the workload's draws do not depend on the
+ * network's. Changing the latency distribution leaves every send() time
+ * as it was. */
+static void test_streams_independent(void **state)
+{
+    (void)state;
+    const char *json = "{\"seed\": 3, \"producers\": [{\"workload\": {\"records\": 500, "
+                       "\"arrival\": \"poisson\", \"rate.per.sec\": 10000}}]}";
+    ks_override o = {"network.latency", "{\"dist\": \"exponential\", \"mean.ms\": 2}"};
+    run a = run_text(json, NULL, 0, KS_TL_RECORD);
+    run b = run_text(json, &o, 1, KS_TL_RECORD);
+    assert_true(sum_int(&a, "latency_ns.max") != sum_int(&b, "latency_ns.max"));
+    for (size_t k = 0; k < 500; k++)
+        assert_int_equal(nth_field(&a, "produce", k, "t"), nth_field(&b, "produce", k, "t"));
+    run_free(&a);
+    run_free(&b);
+}
+
+/* acks=0: complete at send, offset -1, no response travels back. */
+static void test_acks_zero(void **state)
+{
+    (void)state;
+    ks_override o = {"producers.p1.config.acks", "0"};
+    run r = run_text(HELLO, &o, 1, KS_TL_RECORD);
+    assert_int_equal(sum_int(&r, "records.acked"), 10);
+    assert_int_equal(sum_int(&r, "producers.p1.responses"), 0);
+    assert_int_equal(sum_int(&r, "network.responses"), 0);
+    assert_int_equal(sum_int(&r, "latency_ns.max"), 0);
+    assert_int_equal(sum_int(&r, "partitions.events-0.log_end_offset"), 10);
+    for (size_t k = 0; k < 10; k++)
+        assert_int_equal(nth_field(&r, "ack", k, "offset"), -1);
+    run_free(&r);
+}
+
+/* max.in.flight.requests.per.connection=1: the next request leaves only
+ * when the previous response is back; records queue meanwhile. */
+static void test_in_flight_limit(void **state)
+{
+    (void)state;
+    ks_override o[] = {{"producers.p1.config.max.in.flight.requests.per.connection", "1"},
+                       {"producers.p1.workload.rate.per.sec", "100000"}};
+    run r = run_text(HELLO, o, 2, KS_TL_RECORD);
+    assert_int_equal(sum_int(&r, "records.acked"), 10);
+    for (size_t k = 1; k < 10; k++)
+        assert_int_equal(nth_field(&r, "send", k, "t"), nth_field(&r, "response", k - 1, "t"));
+    assert_int_equal(sum_int(&r, "producers.p1.queue_max"), 9);
+    /* the last record waited for nine round trips before its own */
+    assert_int_equal(sum_int(&r, "latency_ns.min"), 2022546);
+    assert_true(sum_int(&r, "latency_ns.max") > 9 * 2022546);
+    run_free(&r);
+}
+
+/* One handler thread, two producers arriving together: the second
+ * request waits for the first to be handled. */
+static void test_broker_queueing(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"brokers\": {\"config\": {\"num.io.threads\": 1}, \"cost\": {\"request.us\": 100, "
+        "\"byte.ns\": 0}}, \"network\": {\"latency.ms\": 1, \"bandwidth.mbps\": 0},"
+        " \"producers\": [{\"id\": \"a\", \"workload\": {\"records\": 1}},"
+        " {\"id\": \"b\", \"workload\": {\"records\": 1}}]}";
+    run r = run_text(json, NULL, 0, KS_TL_RECORD);
+    assert_int_equal(nth_field(&r, "append", 0, "t"), 1000000 + 100000);
+    assert_int_equal(nth_field(&r, "append", 1, "t"), 1000000 + 200000);
+    assert_int_equal(sum_int(&r, "producers.a.latency_ns.max"), 2100000);
+    assert_int_equal(sum_int(&r, "producers.b.latency_ns.max"), 2200000);
+    assert_int_equal(sum_int(&r, "brokers.0.queue_max"), 1); /* b waited while a was served */
+    assert_int_equal(sum_int(&r, "partitions.events-0.log_end_offset"), 2);
+    /* with two threads both are handled at once */
+    ks_override o = {"brokers.config.num.io.threads", "2"};
+    run r2 = run_text(json, &o, 1, KS_TL_RECORD);
+    assert_int_equal(nth_field(&r2, "append", 1, "t"), 1100000);
+    run_free(&r);
+    run_free(&r2);
+}
+
+static void test_limits(void **state)
+{
+    (void)state;
+    ks_override o1 = {"limits.max.events", "5"};
+    run r = run_text(HELLO, &o1, 1, KS_TL_BATCH);
+    assert_string_equal(sum_str(&r, "verdict"), "max-events");
+    assert_int_equal(sum_int(&r, "events"), 5);
+    assert_non_null(strstr(r.trace, "\"ev\":\"end\",\"verdict\":\"max-events\""));
+    run_free(&r);
+    ks_override o2 = {"limits.max.time.ms", "3.5"};
+    r = run_text(HELLO, &o2, 1, KS_TL_BATCH);
+    assert_string_equal(sum_str(&r, "verdict"), "max-time");
+    assert_int_equal(sum_int(&r, "time_ns"), 3500000);
+    assert_int_equal(sum_int(&r, "records.produced"), 4);
+    assert_int_equal(sum_int(&r, "records.acked"), 2);
+    assert_int_equal(sum_int(&r, "records.unresolved"), 2);
+    run_free(&r);
+}
+
+/* Trace levels only change what is written, never the simulation. */
+static void test_levels_do_not_change_results(void **state)
+{
+    (void)state;
+    run s = run_text(HELLO, NULL, 0, KS_TL_SUMMARY);
+    run d = run_text(HELLO, NULL, 0, KS_TL_DEBUG);
+    assert_string_equal(s.summary_text, d.summary_text);
+    assert_int_equal(count_ev(&s, "send"), 0);
+    assert_int_equal(count_ev(&s, "header"), 1);
+    assert_int_equal(count_ev(&d, "event"), 40);
+    run_free(&s);
+    run_free(&d);
+}
+
+/* What this version cannot simulate is refused with a clear message. */
+static void test_unsupported(void **state)
+{
+    (void)state;
+    ks_diag *d = malloc(sizeof *d);
+    ks_diag_init(d);
+    ks_scenario *sc = ks_scenario_parse(
+        "t.json", "{\"topics\": [{\"name\": \"a\", \"partitions\": 3}], \"producers\": [{}]}", NULL,
+        0, false, 0, d);
+    assert_non_null(sc);
+    assert_null(ks_world_create(sc, NULL, d));
+    assert_true(ks_diag_has(d, "t.json: $.topics[0].partitions: this ksim"));
+    ks_scenario_free(sc);
+    free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hello_exact),
+        cmocka_unit_test(test_same_scenario_same_bytes),
+        cmocka_unit_test(test_streams_independent),
+        cmocka_unit_test(test_acks_zero),
+        cmocka_unit_test(test_in_flight_limit),
+        cmocka_unit_test(test_broker_queueing),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_levels_do_not_change_results),
+        cmocka_unit_test(test_unsupported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,341 @@
+/*
+ * test_sim.c - the event engine: (time, seq) ordering, ties, cancellation,
+ * limits and their verdicts, growth under load, two engines side by side.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "sim/rng.h"
+#include "sim/sim.h"
+
+static ks_event timer(uint64_t arg)
+{
+    ks_event ev = {.kind = KS_EV_TIMER, .u.timer = {.owner = 1, .tag = 2, .arg = arg}};
+    return ev;
+}
+
+static void test_orders_by_time(void **state)
+{
+    (void)state;
+    ks_sim s;
+    ks_sim_init(&s, NULL);
+    int64_t times[] = {50, 10, 40, 20, 30, 0, 60};
+    for (uint64_t i = 0; i < 7; i++) {
+        ks_event ev = timer(i);
+        assert_true(ks_sim_schedule(&s, times[i], &ev) != KS_HANDLE_NONE);
+    }
+    assert_int_equal(ks_sim_pending(&s), 7);
+    int64_t last = -1;
+    ks_event ev;
+    int n = 0;
+    while (ks_sim_next(&s, &ev)) {
+        assert_true(ks_sim_now(&s) >= last);
+        assert_int_equal(ks_sim_now(&s), times[ev.u.timer.arg]);
+        last = ks_sim_now(&s);
+        n++;
+    }
+    assert_int_equal(n, 7);
+    assert_int_equal(s.verdict, KS_SIM_COMPLETE);
+    assert_string_equal(ks_sim_verdict_name(s.verdict), "complete");
+    ks_sim_free(&s);
+}
+
+/* Equal times come out in scheduling order, including events scheduled
+ * for "now" by a handler running at that same instant. */
+static void test_ties_in_scheduling_order(void **state)
+{
+    (void)state;
+    ks_sim s;
+    ks_sim_init(&s, NULL);
+    for (uint64_t i = 0; i < 1000; i++) {
+        ks_event ev = timer(i);
+        ks_sim_schedule(&s, 100, &ev);
+    }
+    ks_event ev;
+    uint64_t expect = 0;
+    bool added = false;
+    while (ks_sim_next(&s, &ev)) {
+        assert_int_equal(ev.u.timer.arg, expect);
+        expect++;
+        if (!added) {
+            /* Scheduled at the same instant, after 999 others: runs last. */
+            ks_event late = timer(1000);
+            ks_sim_after(&s, 0, &late);
+            added = true;
+        }
+    }
+    assert_int_equal(expect, 1001);
+    ks_sim_free(&s);
+}
+
+static void test_cancel(void **state)
+{
+    (void)state;
+    ks_sim s;
+    ks_sim_init(&s, NULL);
+    ks_handle h[10];
+    for (uint64_t i = 0; i < 10; i++) {
+        ks_event ev = timer(i);
+        h[i] = ks_sim_schedule(&s, (int64_t)(i * 10), &ev);
+    }
+    assert_true(ks_sim_cancel(&s, h[3]));
+    assert_false(ks_sim_cancel(&s, h[3])); /* twice: no */
+    assert_true(ks_sim_cancel(&s, h[0]));  /* the head */
+    assert_true(ks_sim_cancel(&s, h[9]));  /* the tail */
+    assert_false(ks_sim_cancel(&s, KS_HANDLE_NONE));
+    assert_int_equal(ks_sim_pending(&s), 7);
+    ks_event ev;
+    uint64_t seen = 0;
+    while (ks_sim_next(&s, &ev)) {
+        assert_true(ev.u.timer.arg != 3 && ev.u.timer.arg != 0 && ev.u.timer.arg != 9);
+        seen |= UINT64_C(1) << ev.u.timer.arg;
+    }
+    assert_int_equal(seen, 0x1F6); /* 1,2,4,5,6,7,8 */
+    assert_int_equal(s.cancelled, 3);
+    assert_int_equal(s.dispatched, 7);
+    ks_sim_free(&s);
+}
+
+/* A handle stays harmless after its event ran and its slot was reused. */
+static void test_stale_handle(void **state)
+{
+    (void)state;
+    ks_sim s;
+    ks_sim_init(&s, NULL);
+    ks_event ev = timer(1);
+    ks_handle old = ks_sim_schedule(&s, 5, &ev);
+    assert_true(ks_sim_next(&s, &ev));
+    ks_event ev2 = timer(2);
+    ks_handle fresh = ks_sim_schedule(&s, 6, &ev2); /* reuses the slot */
+    assert_false(ks_sim_cancel(&s, old));
+    assert_int_equal(ks_sim_pending(&s), 1);
+    assert_true(ks_sim_next(&s, &ev));
+    assert_int_equal(ev.u.timer.arg, 2);
+    assert_false(ks_sim_cancel(&s, fresh));
+    ks_sim_free(&s);
+}
+
+static void test_limit_events(void **state)
+{
+    (void)state;
+    ks_sim_limits lim = {.max_events = 5};
+    ks_sim s;
+    ks_sim_init(&s, &lim);
+    for (uint64_t i = 0; i < 10; i++) {
+        ks_event ev = timer(i);
+        ks_sim_schedule(&s, (int64_t)i, &ev);
+    }
+    ks_event ev;
+    int n = 0;
+    while (ks_sim_next(&s, &ev))
+        n++;
+    assert_int_equal(n, 5);
+    assert_int_equal(s.verdict, KS_SIM_MAX_EVENTS);
+    assert_string_equal(ks_sim_verdict_name(s.verdict), "max-events");
+    assert_false(ks_sim_next(&s, &ev)); /* stays ended */
+    ks_sim_free(&s);
+}
+
+/* Exactly max_events events with none left is a complete run. */
+static void test_limit_events_exact(void **state)
+{
+    (void)state;
+    ks_sim_limits lim = {.max_events = 3};
+    ks_sim s;
+    ks_sim_init(&s, &lim);
+    for (uint64_t i = 0; i < 3; i++) {
+        ks_event ev = timer(i);
+        ks_sim_schedule(&s, (int64_t)i, &ev);
+    }
+    ks_event ev;
+    while (ks_sim_next(&s, &ev)) {
+    }
+    assert_int_equal(s.verdict, KS_SIM_COMPLETE);
+    ks_sim_free(&s);
+}
+
+static void test_limit_time(void **state)
+{
+    (void)state;
+    ks_sim_limits lim = {.max_time_ns = 25};
+    ks_sim s;
+    ks_sim_init(&s, &lim);
+    for (uint64_t i = 0; i < 10; i++) {
+        ks_event ev = timer(i);
+        ks_sim_schedule(&s, (int64_t)(i * 10), &ev);
+    }
+    ks_event ev;
+    int n = 0;
+    while (ks_sim_next(&s, &ev))
+        n++;
+    assert_int_equal(n, 3); /* t = 0, 10, 20 */
+    assert_int_equal(s.verdict, KS_SIM_MAX_TIME);
+    assert_int_equal(ks_sim_now(&s), 25);
+    ks_sim_free(&s);
+}
+
+static void test_limit_pending(void **state)
+{
+    (void)state;
+    ks_sim_limits lim = {.max_pending = 4};
+    ks_sim s;
+    ks_sim_init(&s, &lim);
+    ks_event ev = timer(0);
+    for (int i = 0; i < 4; i++)
+        assert_true(ks_sim_schedule(&s, 1, &ev) != KS_HANDLE_NONE);
+    assert_true(ks_sim_schedule(&s, 1, &ev) == KS_HANDLE_NONE);
+    assert_int_equal(s.verdict, KS_SIM_MAX_PENDING);
+    assert_false(ks_sim_next(&s, &ev));
+    ks_sim_free(&s);
+}
+
+static void test_stop(void **state)
+{
+    (void)state;
+    ks_sim s;
+    ks_sim_init(&s, NULL);
+    ks_event ev = timer(0);
+    ks_sim_schedule(&s, 1, &ev);
+    ks_sim_schedule(&s, 2, &ev);
+    assert_true(ks_sim_next(&s, &ev));
+    ks_sim_stop(&s, KS_SIM_STOPPED);
+    ks_sim_stop(&s, KS_SIM_MAX_TIME); /* the first verdict stands */
+    assert_false(ks_sim_next(&s, &ev));
+    assert_int_equal(s.verdict, KS_SIM_STOPPED);
+    ks_sim_free(&s);
+}
+
+/* Random schedules and cancellations against a simple reference: a sorted
+ * scan of (time, seq) over everything still live. */
+static void test_random_against_reference(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static int64_t t[N];
+    static bool live[N];
+    static ks_handle h[N];
+    ks_rng r;
+    ks_rng_stream(&r, 99, "test.sim.random");
+    ks_sim s;
+    ks_sim_init(&s, NULL);
+    size_t made = 0, done = 0;
+    int64_t now = 0;
+    while (done < N) {
+        uint32_t action = ks_rng_bounded(&r, 10);
+        if (made < N && action < 6) {
+            t[made] = now + (int64_t)ks_rng_bounded(&r, 50);
+            ks_event ev = timer(made);
+            h[made] = ks_sim_schedule(&s, t[made], &ev);
+            live[made] = true;
+            made++;
+        } else if (made > 0 && action < 7) {
+            size_t victim = ks_rng_bounded(&r, (uint32_t)made);
+            bool was = live[victim];
+            assert_int_equal(ks_sim_cancel(&s, h[victim]), was);
+            if (was) {
+                live[victim] = false;
+                done++;
+            }
+        } else {
+            /* reference: the live event with smallest (t, index) */
+            size_t best = N;
+            for (size_t i = 0; i < made; i++)
+                if (live[i] && (best == N || t[i] < t[best]))
+                    best = i;
+            ks_event ev;
+            if (best == N) {
+                if (made == N)
+                    break;
+                continue;
+            }
+            assert_true(ks_sim_next(&s, &ev));
+            assert_int_equal(ev.u.timer.arg, best);
+            assert_int_equal(ks_sim_now(&s), t[best]);
+            now = t[best];
+            live[best] = false;
+            done++;
+        }
+    }
+    assert_int_equal(ks_sim_pending(&s), 0);
+    ks_sim_free(&s);
+}
+
+/* Two engines are independent: interleaving them changes nothing. */
+static void test_two_engines(void **state)
+{
+    (void)state;
+    ks_sim a, b;
+    ks_sim_init(&a, NULL);
+    ks_sim_init(&b, NULL);
+    for (uint64_t i = 0; i < 100; i++) {
+        ks_event ev = timer(i);
+        ks_sim_schedule(&a, (int64_t)(i % 7), &ev);
+        ks_sim_schedule(&b, (int64_t)(i % 7), &ev);
+    }
+    ks_event ea, eb;
+    while (ks_sim_next(&a, &ea)) {
+        assert_true(ks_sim_next(&b, &eb));
+        assert_int_equal(ea.u.timer.arg, eb.u.timer.arg);
+        assert_int_equal(ks_sim_now(&a), ks_sim_now(&b));
+    }
+    assert_false(ks_sim_next(&b, &eb));
+    ks_sim_free(&a);
+    ks_sim_free(&b);
+}
+
+static void test_kind_names(void **state)
+{
+    (void)state;
+    assert_string_equal(ks_event_kind_name(KS_EV_TIMER), "timer");
+    assert_string_equal(ks_event_kind_name(KS_EV_PRODUCE), "produce");
+    assert_string_equal(ks_event_kind_name(KS_EV_ARRIVE), "arrive");
+    assert_string_equal(ks_event_kind_name(KS_EV_APPEND), "append");
+    assert_string_equal(ks_event_kind_name(KS_EV_RESPONSE), "response");
+}
+
+/* Many pending events: growth keeps order and payloads intact. */
+static void test_growth(void **state)
+{
+    (void)state;
+    ks_sim s;
+    ks_sim_init(&s, NULL);
+    enum { M = 200000 };
+    for (uint64_t i = 0; i < M; i++) {
+        ks_event ev = timer(i);
+        ks_sim_schedule(&s, (int64_t)((i * 7919u) % M), &ev);
+    }
+    ks_event ev;
+    int64_t last = -1;
+    uint64_t n = 0;
+    while (ks_sim_next(&s, &ev)) {
+        assert_true(ks_sim_now(&s) >= last);
+        assert_int_equal((int64_t)((ev.u.timer.arg * 7919u) % M), ks_sim_now(&s));
+        last = ks_sim_now(&s);
+        n++;
+    }
+    assert_int_equal(n, M);
+    ks_sim_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_orders_by_time),
+        cmocka_unit_test(test_ties_in_scheduling_order),
+        cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_stale_handle),
+        cmocka_unit_test(test_limit_events),
+        cmocka_unit_test(test_limit_events_exact),
+        cmocka_unit_test(test_limit_time),
+        cmocka_unit_test(test_limit_pending),
+        cmocka_unit_test(test_stop),
+        cmocka_unit_test(test_random_against_reference),
+        cmocka_unit_test(test_two_engines),
+        cmocka_unit_test(test_kind_names),
+        cmocka_unit_test(test_growth),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

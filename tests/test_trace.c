@@ -1,0 +1,162 @@
+/*
+ * test_trace.c - the trace writer: exact bytes of a line, field order,
+ * escaping, levels, and output larger than the buffer.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "sim/trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Reads a whole stream written by the writer. */
+static char *slurp(FILE *f, size_t *len)
+{
+    fflush(f);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = calloc((size_t)n + 1, 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    *len = (size_t)n;
+    return buf;
+}
+
+static void test_line_bytes(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    ks_trace *tr = malloc(sizeof *tr);
+    ks_trace_init(tr, f, KS_TL_RECORD);
+    assert_true(ks_trace_begin(tr, 1500, KS_TR_APPEND));
+    ks_trace_u64(tr, "broker", 0);
+    ks_trace_str(tr, "topic", "events");
+    ks_trace_i64(tr, "offset", -1);
+    ks_trace_bool(tr, "ok", true);
+    ks_trace_null(tr, "key");
+    ks_trace_raw(tr, "obj", "{\"a\":1}");
+    ks_trace_end(tr);
+    assert_true(ks_trace_flush(tr));
+    size_t n;
+    char *s = slurp(f, &n);
+    assert_string_equal(s, "{\"t\":1500,\"ev\":\"append\",\"broker\":0,\"topic\":\"events\","
+                           "\"offset\":-1,\"ok\":true,\"key\":null,\"obj\":{\"a\":1}}\n");
+    assert_int_equal(tr->lines, 1);
+    assert_int_equal(tr->lines_by_kind[KS_TR_APPEND], 1);
+    free(s);
+    free(tr);
+    fclose(f);
+}
+
+static void test_escaping(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    ks_trace *tr = malloc(sizeof *tr);
+    ks_trace_init(tr, f, KS_TL_DEBUG);
+    ks_trace_begin(tr, 0, KS_TR_PRODUCE);
+    ks_trace_str(tr, "key", "a\"b\\c\nd\x01" "e\xc3\xa9");
+    ks_trace_end(tr);
+    ks_trace_flush(tr);
+    size_t n;
+    char *s = slurp(f, &n);
+    assert_string_equal(s, "{\"t\":0,\"ev\":\"produce\",\"key\":\"a\\\"b\\\\c\\nd\\u0001e\xc3\xa9\"}\n");
+    free(s);
+    free(tr);
+    fclose(f);
+}
+
+static void test_levels(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    ks_trace *tr = malloc(sizeof *tr);
+    ks_trace_init(tr, f, KS_TL_BATCH);
+    assert_true(ks_trace_on(tr, KS_TR_HEADER));
+    assert_true(ks_trace_on(tr, KS_TR_SEND));
+    assert_false(ks_trace_on(tr, KS_TR_PRODUCE)); /* record level */
+    assert_false(ks_trace_on(tr, KS_TR_EVENT));   /* debug level */
+    assert_false(ks_trace_begin(tr, 5, KS_TR_ACK));
+    ks_trace_u64(tr, "record", 1); /* ignored: no line open */
+    ks_trace_end(tr);
+    assert_true(ks_trace_begin(tr, 6, KS_TR_SEND));
+    ks_trace_end(tr);
+    ks_trace_flush(tr);
+    size_t n;
+    char *s = slurp(f, &n);
+    assert_string_equal(s, "{\"t\":6,\"ev\":\"send\"}\n");
+    assert_int_equal(tr->lines, 1);
+    free(s);
+    free(tr);
+    fclose(f);
+}
+
+static void test_no_stream(void **state)
+{
+    (void)state;
+    ks_trace *tr = malloc(sizeof *tr);
+    ks_trace_init(tr, NULL, KS_TL_DEBUG);
+    assert_false(ks_trace_on(tr, KS_TR_HEADER));
+    assert_false(ks_trace_begin(tr, 0, KS_TR_HEADER));
+    assert_true(ks_trace_flush(tr));
+    free(tr);
+}
+
+static void test_level_names(void **state)
+{
+    (void)state;
+    ks_trace_level l;
+    assert_true(ks_trace_level_parse("summary", &l));
+    assert_int_equal(l, KS_TL_SUMMARY);
+    assert_true(ks_trace_level_parse("debug", &l));
+    assert_int_equal(l, KS_TL_DEBUG);
+    assert_false(ks_trace_level_parse("records", &l));
+    assert_string_equal(ks_trace_level_name(KS_TL_BATCH), "batch");
+    assert_string_equal(ks_trace_kind_name(KS_TR_RESPONSE), "response");
+}
+
+/* More than the 64 KiB buffer: every line intact, in order. */
+static void test_large_output(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    ks_trace *tr = malloc(sizeof *tr);
+    ks_trace_init(tr, f, KS_TL_RECORD);
+    for (int64_t i = 0; i < 20000; i++) {
+        ks_trace_begin(tr, i, KS_TR_ACK);
+        ks_trace_i64(tr, "latency_ns", INT64_MIN + i);
+        ks_trace_u64(tr, "record", UINT64_MAX - (uint64_t)i);
+        ks_trace_end(tr);
+    }
+    assert_true(ks_trace_flush(tr));
+    size_t n;
+    char *s = slurp(f, &n);
+    char *line = s;
+    for (int64_t i = 0; i < 20000; i++) {
+        char want[160];
+        snprintf(want, sizeof want,
+                 "{\"t\":%lld,\"ev\":\"ack\",\"latency_ns\":%lld,\"record\":%llu}\n",
+                 (long long)i, (long long)(INT64_MIN + i), (unsigned long long)(UINT64_MAX - (uint64_t)i));
+        assert_memory_equal(line, want, strlen(want));
+        line += strlen(want);
+    }
+    assert_int_equal((size_t)(line - s), n);
+    free(s);
+    free(tr);
+    fclose(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_line_bytes),    cmocka_unit_test(test_escaping),
+        cmocka_unit_test(test_levels),        cmocka_unit_test(test_no_stream),
+        cmocka_unit_test(test_level_names),   cmocka_unit_test(test_large_output),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
