@@ -6,7 +6,8 @@
  * written with IEEE-754 basic operations only (+ - * /, sqrt, exact
  * scaling by powers of two), because libm's log/exp may differ in the last
  * bit between C libraries and versions, and one bit is enough to move an
- * event by a nanosecond and change a trace. Accuracy: within 2 ulp.
+ * event by a nanosecond and change a trace. Accuracy: within 2 ulp of
+ * glibc's results over the whole range (tests/test_detmath.c).
  */
 #ifndef KS_DETMATH_H
 #define KS_DETMATH_H
@@ -15,7 +16,7 @@
 
 /* Natural logarithm; x must be finite and > 0. */
 double ks_log(double x);
-/* e^x; saturates to 0 / HUGE_VAL outside about [-745, 709]. */
+/* e^x; HUGE_VAL above ln(DBL_MAX), 0 below -745.13; NaN stays NaN. */
 double ks_exp(double x);
 /* Round half away from zero to int64, saturating at the int64 range
  * (NaN gives 0). */

@@ -106,17 +106,22 @@ int64_t ks_hist_mean(const ks_hist *h)
 {
     if (h->count == 0)
         return 0;
-    /* 128-by-64 division by long division on 32-bit halves is overkill for
-     * sums that fit in 64 bits, which is every realistic run; fall back to
-     * shifting both when the high word is in use. */
-    uint64_t hi = h->sum_hi, lo = h->sum_lo, n = h->count;
-    while (hi != 0) {
-        lo = (lo >> 1) | (hi << 63);
-        hi >>= 1;
-        n >>= 1;
-        if (n == 0)
-            return INT64_MAX;
+    /* 128-by-64-bit long division, one bit at a time: exact, and only
+     * run when a summary is written. */
+    uint64_t q_hi = 0, q_lo = 0, rem = 0;
+    for (int i = 127; i >= 0; i--) {
+        uint64_t bit = i >= 64 ? (h->sum_hi >> (i - 64)) & 1u : (h->sum_lo >> i) & 1u;
+        bool carry = rem >> 63;
+        rem = (rem << 1) | bit;
+        if (carry || rem >= h->count) {
+            rem -= h->count;
+            if (i >= 64)
+                q_hi |= UINT64_C(1) << (i - 64);
+            else
+                q_lo |= UINT64_C(1) << i;
+        }
     }
-    uint64_t m = lo / n;
-    return m > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)m;
+    if (q_hi != 0 || q_lo > (uint64_t)INT64_MAX)
+        return INT64_MAX;
+    return (int64_t)q_lo;
 }

@@ -106,7 +106,10 @@ double ks_rng_unit_open0(ks_rng *r)
 
 double ks_rng_uniform(ks_rng *r, double lo, double hi)
 {
-    return lo + (hi - lo) * ks_rng_unit(r);
+    double v = lo + (hi - lo) * ks_rng_unit(r);
+    /* Rounding can land on hi itself; keep the interval half-open.
+     * nextafter only moves bits, so it is exact everywhere. */
+    return v < hi ? v : nextafter(hi, lo);
 }
 
 double ks_rng_exponential(ks_rng *r, double mean)

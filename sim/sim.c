@@ -69,6 +69,9 @@ void ks_sim_init(ks_sim *s, const ks_sim_limits *limits)
         s->limits = *limits;
     if (s->limits.max_pending == 0 || s->limits.max_pending > KS_SIM_PENDING_MAX)
         s->limits.max_pending = KS_SIM_PENDING_MAX;
+    /* 0 means "no limit": fold that into the comparisons' bounds. */
+    s->time_limit = s->limits.max_time_ns > 0 ? s->limits.max_time_ns : KS_TIME_MAX;
+    s->event_limit = s->limits.max_events > 0 ? s->limits.max_events : UINT64_MAX;
     s->verdict = KS_SIM_RUNNING;
 }
 
@@ -232,12 +235,12 @@ bool ks_sim_next(ks_sim *s, ks_event *out)
             free_slot(s, slot);
             continue;
         }
-        if (s->limits.max_time_ns > 0 && top.t > s->limits.max_time_ns) {
-            s->now = s->limits.max_time_ns;
+        if (top.t > s->time_limit) {
+            s->now = s->time_limit;
             s->verdict = KS_SIM_MAX_TIME;
             return false;
         }
-        if (s->limits.max_events > 0 && s->dispatched >= s->limits.max_events) {
+        if (s->dispatched >= s->event_limit) {
             s->verdict = KS_SIM_MAX_EVENTS;
             return false;
         }

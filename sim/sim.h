@@ -70,6 +70,8 @@ typedef struct ks_sim {
     uint64_t cancelled;    /* events cancelled before they ran */
     uint64_t dispatched_by_kind[KS_EV__COUNT];
     ks_sim_limits limits;
+    ks_time time_limit;    /* limits with 0 ("none") made the type's max */
+    uint64_t event_limit;
     ks_sim_verdict verdict;
 
     ks_sim_entry *heap; /* binary min-heap of (time, seq|slot) */
