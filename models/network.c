@@ -3,11 +3,14 @@
  */
 #include "models/network.h"
 
+#include "models/world.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
-bool ks_net_init(ks_net *n, const ks_scenario *sc)
+bool ks_net_init(ks_net *n, ks_world *w)
 {
+    const ks_scenario *sc = w->sc;
     n->latency = sc->network.latency;
     n->bandwidth_bps = sc->network.bandwidth_bps;
     n->brokers = sc->broker_count;
@@ -25,7 +28,8 @@ bool ks_net_init(ks_net *n, const ks_scenario *sc)
                 char name[160];
                 snprintf(name, sizeof name, "net.%s.broker%u.%s", sc->producers[p].id, b,
                          dir_names[d]);
-                ks_rng_stream(&c->lane[d].rng, sc->seed, name);
+                if (!ks_world_stream(w, &c->lane[d].rng, name))
+                    return false;
             }
         }
     }

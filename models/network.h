@@ -22,6 +22,8 @@
 
 #include <stdint.h>
 
+struct ks_world;
+
 typedef enum ks_net_dir { KS_NET_REQUEST = 0, KS_NET_RESPONSE = 1 } ks_net_dir;
 
 typedef struct ks_net_lane {
@@ -48,7 +50,7 @@ typedef struct ks_net {
 /* Sets up every producer-broker connection; streams are named
  * "net.<producer id>.broker<b>.request" / ".response". Returns false on
  * allocation failure. */
-bool ks_net_init(ks_net *n, const ks_scenario *sc);
+bool ks_net_init(ks_net *n, struct ks_world *w);
 void ks_net_free(ks_net *n);
 
 static inline uint32_t ks_net_conn_id(const ks_net *n, uint32_t producer, uint32_t broker)

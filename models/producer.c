@@ -67,11 +67,16 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
         snprintf(p->client_id, sizeof p->client_id, "producer-%u", index + 1);
     char name[128];
     snprintf(name, sizeof name, "producer.%s.workload", pc->id);
-    ks_rng_stream(&p->workload_rng, w->sc->seed, name);
+    if (!ks_world_stream(w, &p->workload_rng, name))
+        return false;
     p->partition = w->topic_first_partition[pc->topic];
     p->leader = w->partitions[p->partition].leader;
     p->conn = ks_net_conn_id(&w->net, index, p->leader);
     p->acks = (int)pc->config[KS_PCFG_ACKS].i;
+    int64_t key_len = pc->workload.key ? (int64_t)strlen(pc->workload.key) : -1;
+    p->record_bytes_v2 = ks_record_size_v2(key_len, pc->workload.value_bytes, 0);
+    p->batch_bytes = BATCH_OVERHEAD + p->record_bytes_v2;
+    p->request_bytes = request_bytes(p->client_id, w->sc->topics[pc->topic].name, p->batch_bytes);
     p->max_in_flight = (uint32_t)pc->config[KS_PCFG_MAX_IN_FLIGHT].i;
     ks_hist_init(&p->latency);
     p->q_cap = 64;
@@ -159,8 +164,6 @@ static void send_request(ks_producer *p, ks_world *w, ks_pending_record r)
         return;
     }
     ks_request *q = &w->reqs.reqs[id];
-    const ks_workload_conf *wl = &p->conf->workload;
-    int64_t key_len = wl->key ? (int64_t)strlen(wl->key) : -1;
     q->producer = p->index;
     q->broker = p->leader;
     q->conn = p->conn;
@@ -168,8 +171,8 @@ static void send_request(ks_producer *p, ks_world *w, ks_pending_record r)
     q->correlation_id = p->next_correlation_id++;
     q->record_id = r.id;
     q->records = 1;
-    q->batch_bytes = BATCH_OVERHEAD + ks_record_size_v2(key_len, wl->value_bytes, 0);
-    q->request_bytes = request_bytes(p->client_id, topic_of(w, p), q->batch_bytes);
+    q->batch_bytes = p->batch_bytes;
+    q->request_bytes = p->request_bytes;
     q->produced_ns = r.produced_ns;
     ks_time now = ks_sim_now(&w->sim);
     q->sent_ns = now;

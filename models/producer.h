@@ -41,6 +41,9 @@ typedef struct ks_producer {
     uint32_t max_in_flight;
     uint32_t in_flight;
     uint64_t next_correlation_id;
+    uint32_t record_bytes_v2; /* one record in a v2 batch */
+    uint32_t batch_bytes;     /* a one-record batch */
+    uint32_t request_bytes;   /* its ProduceRequest on the wire */
 
     /* records waiting for a free in-flight slot, FIFO ring */
     ks_pending_record *queue;

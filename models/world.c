@@ -6,6 +6,8 @@
 
 #include "ks_version.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,26 @@ static bool supported(const ks_scenario *sc, ks_diag *diag)
     return ok;
 }
 
+bool ks_world_stream(ks_world *w, ks_rng *r, const char *name)
+{
+    ks_rng_stream(r, w->sc->seed, name);
+    if (w->stream_count == w->stream_cap) {
+        uint32_t cap = w->stream_cap ? w->stream_cap * 2u : 16u;
+        char **names = realloc(w->stream_names, cap * sizeof *names);
+        if (!names)
+            return false;
+        w->stream_names = names;
+        w->stream_cap = cap;
+    }
+    size_t n = strlen(name) + 1;
+    char *copy = malloc(n);
+    if (!copy)
+        return false;
+    memcpy(copy, name, n);
+    w->stream_names[w->stream_count++] = copy;
+    return true;
+}
+
 static bool build(ks_world *w, const ks_scenario *sc)
 {
     w->broker_count = sc->broker_count;
@@ -45,7 +67,7 @@ static bool build(ks_world *w, const ks_scenario *sc)
     w->partitions = calloc(parts, sizeof *w->partitions);
     if (!w->brokers || !w->topic_first_partition || !w->partitions)
         return false;
-    if (!ks_net_init(&w->net, sc))
+    if (!ks_net_init(&w->net, w))
         return false;
     w->broker_conns = calloc(w->net.conn_count, sizeof *w->broker_conns);
     if (!w->broker_conns)
@@ -117,8 +139,53 @@ void ks_world_free(ks_world *w)
     free(w->topic_first_partition);
     ks_net_free(&w->net);
     ks_request_pool_free(&w->reqs);
+    for (uint32_t i = 0; i < w->stream_count; i++)
+        free(w->stream_names[i]);
+    free(w->stream_names);
     ks_sim_free(&w->sim);
     free(w);
+}
+
+/* What the models derived from the scenario: partition leaders, each
+ * producer's message sizes and send() interval, and the random streams
+ * with the ids that seed them. */
+static json_t *derived_json(const ks_world *w)
+{
+    json_t *o = json_object();
+    json_t *parts = json_array();
+    for (uint32_t i = 0; i < w->partition_count; i++) {
+        const ks_partition *p = &w->partitions[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "topic", json_string(w->sc->topics[p->topic].name));
+        json_object_set_new(j, "partition", json_integer(p->index));
+        json_object_set_new(j, "leader", json_integer(p->leader));
+        json_array_append_new(parts, j);
+    }
+    json_object_set_new(o, "partitions", parts);
+    json_t *prods = json_array();
+    for (uint32_t i = 0; i < w->producer_count; i++) {
+        const ks_producer *p = &w->producers[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "id", json_string(p->conf->id));
+        json_object_set_new(j, "client.id", json_string(p->client_id));
+        json_object_set_new(j, "interval_ns", json_integer(p->conf->workload.interval_ns));
+        json_object_set_new(j, "record_bytes", json_integer(p->record_bytes_v2));
+        json_object_set_new(j, "batch_bytes", json_integer(p->batch_bytes));
+        json_object_set_new(j, "request_bytes", json_integer(p->request_bytes));
+        json_array_append_new(prods, j);
+    }
+    json_object_set_new(o, "producers", prods);
+    json_t *streams = json_array();
+    for (uint32_t i = 0; i < w->stream_count; i++) {
+        char id[24];
+        snprintf(id, sizeof id, "%016" PRIx64, ks_rng_fnv1a64(w->stream_names[i]));
+        json_t *j = json_object();
+        json_object_set_new(j, "name", json_string(w->stream_names[i]));
+        json_object_set_new(j, "id", json_string(id));
+        json_array_append_new(streams, j);
+    }
+    json_object_set_new(o, "streams", streams);
+    return o;
 }
 
 static void trace_header(ks_world *w)
@@ -128,6 +195,8 @@ static void trace_header(ks_world *w)
         return;
     json_t *resolved = ks_scenario_to_json(w->sc);
     char *text = json_dumps(resolved, JSON_COMPACT | JSON_ENSURE_ASCII);
+    json_t *derived = derived_json(w);
+    char *dtext = json_dumps(derived, JSON_COMPACT | JSON_ENSURE_ASCII);
     ks_trace_u64(tr, "format", KS_TRACE_FORMAT);
     ks_trace_str(tr, "ksim", KS_VERSION);
     ks_trace_str(tr, "scenario", w->sc->name);
@@ -135,9 +204,12 @@ static void trace_header(ks_world *w)
     ks_trace_str(tr, "kafka", w->sc->kafka_version_text);
     ks_trace_str(tr, "level", ks_trace_level_name(tr->level));
     ks_trace_raw(tr, "resolved", text ? text : "null");
+    ks_trace_raw(tr, "derived", dtext ? dtext : "null");
     ks_trace_end(tr);
     free(text);
+    free(dtext);
     json_decref(resolved);
+    json_decref(derived);
 }
 
 static void trace_end(ks_world *w)

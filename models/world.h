@@ -39,7 +39,14 @@ typedef struct ks_world {
 
     uint64_t next_record_id;
     bool out_of_memory;
+
+    char **stream_names; /* every random stream, in creation order */
+    uint32_t stream_count, stream_cap;
 } ks_world;
+
+/* Seeds `r` as the stream called `name` (sim/rng.h, ks_rng_stream) and
+ * records the name for the trace header. False when out of memory. */
+bool ks_world_stream(ks_world *w, ks_rng *r, const char *name);
 
 /* Builds a world. Reports model-level problems with the scenario (things
  * this version cannot simulate) to diag and returns NULL. tr may be NULL. */

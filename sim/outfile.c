@@ -7,10 +7,56 @@
 #include "sim/outfile.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Temporary files not yet committed, so that an interrupt (SIGINT,
+ * SIGTERM, SIGHUP) removes them instead of leaving them behind. This is
+ * process state of the command line, not simulation state: a slot is
+ * claimed on open and released on commit or abort. */
+#define MAX_TEMPS 8
+#define TEMP_PATH_MAX 4096
+static char temps[MAX_TEMPS][TEMP_PATH_MAX];
+static volatile sig_atomic_t temp_used[MAX_TEMPS];
+static bool handlers_installed;
+
+static void on_signal(int sig)
+{
+    for (int i = 0; i < MAX_TEMPS; i++)
+        if (temp_used[i])
+            unlink(temps[i]); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void track(const char *tmp)
+{
+    if (!handlers_installed) {
+        handlers_installed = true;
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        signal(SIGHUP, on_signal);
+    }
+    if (strlen(tmp) >= TEMP_PATH_MAX)
+        return;
+    for (int i = 0; i < MAX_TEMPS; i++) {
+        if (!temp_used[i]) {
+            memcpy(temps[i], tmp, strlen(tmp) + 1);
+            temp_used[i] = 1;
+            return;
+        }
+    }
+}
+
+static void untrack(const char *tmp)
+{
+    for (int i = 0; i < MAX_TEMPS; i++)
+        if (temp_used[i] && strcmp(temps[i], tmp) == 0)
+            temp_used[i] = 0;
+}
 
 static char *dup_str(const char *s)
 {
@@ -91,6 +137,7 @@ bool ks_outfile_open(ks_outfile *o, const char *path, char *err, size_t errlen)
         o->tmp = o->path = NULL;
         return false;
     }
+    track(o->tmp);
     /* mkstemp creates 0600; outputs are ordinary files for the user. */
     mode_t mask = umask(0);
     umask(mask);
@@ -100,6 +147,8 @@ bool ks_outfile_open(ks_outfile *o, const char *path, char *err, size_t errlen)
 
 static void release(ks_outfile *o)
 {
+    if (o->tmp)
+        untrack(o->tmp);
     free(o->path);
     free(o->tmp);
     o->path = o->tmp = NULL;

@@ -910,6 +910,8 @@ static void load_top(loader *L, json_t *root, ks_scenario *sc)
 /* The file's base name without ".json": the default scenario name. */
 static char *default_name(const char *file)
 {
+    if (strcmp(file, "-") == 0)
+        return xstrdup("stdin");
     const char *base = strrchr(file, '/');
     base = base ? base + 1 : file;
     size_t n = strlen(base);

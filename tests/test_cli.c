@@ -161,6 +161,16 @@ static void test_unwritable_output(void **state)
     assert_false(exists("/proc/ksim-cannot-write/summary.json"));
 }
 
+/* A scenario name never makes the default output directory climb out
+ * of ksim-out/ or hide. */
+static void test_default_out_dir_is_safe(void **state)
+{
+    (void)state;
+    const char *a[] = {"ksim", "run", hello, "-q", "--set", "name=../up/and away"};
+    assert_int_equal(cli(6, a), KS_EXIT_OK);
+    assert_true(exists("ksim-out/_._up_and_away/summary.json"));
+}
+
 static void test_validate(void **state)
 {
     (void)state;
@@ -187,6 +197,7 @@ int main(void)
         cmocka_unit_test(test_expectation_failure_exit_1),
         cmocka_unit_test(test_explicit_paths_and_no_trace),
         cmocka_unit_test(test_unwritable_output),
+        cmocka_unit_test(test_default_out_dir_is_safe),
         cmocka_unit_test(test_validate),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

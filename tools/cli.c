@@ -204,6 +204,14 @@ static void print_report(FILE *f, const run_opts *o, const ks_scenario *sc, json
     fprintf(f, ", max ");
     print_ms(f, jint(summary, "latency_ns.max"));
     fprintf(f, " (send() to ack)\n");
+    int64_t span = jint(summary, "throughput.span_ns");
+    if (span > 0) {
+        fprintf(f, "  throughput %" PRId64 " records/s, %.3f MB/s of keys and values over ",
+                jint(summary, "throughput.records_per_sec"),
+                (double)jint(summary, "throughput.bytes_per_sec") / 1e6);
+        print_ms(f, span);
+        fprintf(f, "\n");
+    }
     if (er->checked > 0) {
         fprintf(f, "  expect     %zu of %zu held\n", er->checked - er->failed, er->checked);
         size_t i;
@@ -297,6 +305,25 @@ static char *dup_str(const char *s)
     return d;
 }
 
+/* A scenario name as a directory name: anything but [A-Za-z0-9._-]
+ * becomes '_', and a name made only of dots too, so that no name can
+ * climb out of ksim-out/. */
+static char *safe_dir_name(const char *name)
+{
+    char *d = dup_str(*name ? name : "unnamed");
+    if (!d)
+        return NULL;
+    bool only_dots = true;
+    for (char *p = d; *p; p++) {
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p))
+            *p = '_';
+        only_dots = only_dots && *p == '.';
+    }
+    if (only_dots || d[0] == '.')
+        d[0] = '_'; /* no hidden or climbing directories */
+    return d;
+}
+
 static char *join_path(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
@@ -314,7 +341,9 @@ static int run_loaded(run_opts *o, ks_scenario *sc)
     if (o->out_dir) {
         dir = dup_str(o->out_dir);
     } else {
-        dir = join_path("ksim-out", sc->name);
+        char *safe = safe_dir_name(sc->name);
+        dir = safe ? join_path("ksim-out", safe) : NULL;
+        free(safe);
     }
     char *trace_path = o->no_trace ? NULL
                        : o->trace_path ? dup_str(o->trace_path) : join_path(dir, "trace.jsonl");
