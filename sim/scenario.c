@@ -31,9 +31,13 @@ typedef struct loader {
     ks_diag *diag;
     ks_jpath path;
     ks_kafka_version kv;
-    json_t *cli[MAX_CLI_VALUES]; /* string nodes created by --set */
+    /* Values put in place by --set: for messages ("from --set ...") and,
+     * when given as plain text, for converting to the type a key wants. */
+    json_t *cli[MAX_CLI_VALUES];
+    const ks_override *cli_from[MAX_CLI_VALUES];
+    bool cli_is_text[MAX_CLI_VALUES];
     size_t n_cli;
-    const char *cli_text[MAX_CLI_VALUES]; /* "--set a=b" as typed */
+    json_t *subject; /* the value the next message is about, or NULL */
 } loader;
 
 static const char *const arrival_names[] = {
@@ -54,11 +58,29 @@ static const char *const sections[] = {"limits", "brokers", "config", "cost", "n
 
 /* ---- messages ---------------------------------------------------------- */
 
+static const ks_override *set_origin(const loader *L, json_t *v)
+{
+    /* newest first: a value replaced by a later --set may have freed
+     * memory that a later value now occupies */
+    for (size_t i = L->n_cli; v && i-- > 0;)
+        if (L->cli[i] == v)
+            return L->cli_from[i];
+    return NULL;
+}
+
+/* Reports at the current path; names the --set that put the subject
+ * value there, if one did. */
 static void verr(loader *L, const char *fmt, va_list ap)
 {
     char msg[KS_DIAG_LEN];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    ks_diag_error(L->diag, "%s: %s: %s", L->file, L->path.buf, msg);
+    const ks_override *o = set_origin(L, L->subject);
+    L->subject = NULL;
+    if (o)
+        ks_diag_error(L->diag, "%s: %s: %s (from --set %s=%s)", L->file, L->path.buf, msg,
+                      o->path, o->value);
+    else
+        ks_diag_error(L->diag, "%s: %s: %s", L->file, L->path.buf, msg);
 }
 
 static void err(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -78,6 +100,7 @@ static void warn(loader *L, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    L->subject = NULL;
     ks_diag_warn(L->diag, "%s: %s: %s", L->file, L->path.buf, msg);
 }
 
@@ -100,6 +123,7 @@ static void err_got(loader *L, json_t *v, const char *expected)
 {
     char got[80];
     describe(v, got, sizeof got);
+    L->subject = v;
     err(L, "expected %s, got %s", expected, got);
 }
 
@@ -110,9 +134,9 @@ static void err_got(loader *L, json_t *v, const char *expected)
  * "--set kafka.version=3.9" both mean what they say. */
 static const char *cli_text_of(const loader *L, json_t *v)
 {
-    for (size_t i = 0; i < L->n_cli; i++)
+    for (size_t i = L->n_cli; i-- > 0;)
         if (L->cli[i] == v)
-            return L->cli_text[i];
+            return L->cli_is_text[i] ? L->cli_from[i]->value : NULL;
     return NULL;
 }
 
@@ -169,6 +193,7 @@ static void check_keys(loader *L, json_t *obj, const char *const *allowed,
         if (ok)
             continue;
         size_t mark = ks_jpath_key(&L->path, k);
+        L->subject = v;
         bool is_planned = false;
         for (size_t i = 0; planned && planned[i] && !is_planned; i++)
             is_planned = strcmp(k, planned[i]) == 0;
@@ -363,6 +388,7 @@ static bool check_choice(loader *L, json_t *v, const char *const *choices, size_
     if (sug) {
         char got[80];
         describe(v, got, sizeof got);
+        L->subject = v;
         err(L, "expected %s, got %s (did you mean \"%s\"?)", expected, got, sug);
     } else {
         err_got(L, v, expected);
@@ -397,6 +423,7 @@ static void load_config_value(loader *L, const ks_cfg_table *t, int i, json_t *v
 {
     const ks_cfg_def *d = &t->defs[i];
     char ver[16];
+    L->subject = v;
     if (d->since && L->kv < d->since) {
         version_text(d->since, ver, sizeof ver);
         err(L, "%s config \"%s\" does not exist before Kafka %s (kafka.version selects an "
@@ -479,6 +506,7 @@ static void load_config(loader *L, json_t *obj, const ks_cfg_table *t, ks_cfg_va
     json_object_foreach(obj, k, v) {
         size_t mark = ks_jpath_key(&L->path, k);
         int i = ks_cfg_find(t, k);
+        L->subject = v;
         if (i < 0) {
             const char *s = ks_suggest(k, t->names, (size_t)t->count);
             if (s)
@@ -951,9 +979,12 @@ static void apply_override(loader *L, json_t *root, const ks_override *o)
     char msg[256];
     if (!ks_json_set(root, o->path, value, sections, msg, sizeof msg)) {
         ks_diag_error(L->diag, "--set %s=%s: %s", o->path, t, msg);
-    } else if (string_value && L->n_cli < MAX_CLI_VALUES) {
+    } else if (L->n_cli < MAX_CLI_VALUES) {
+        /* the document holds a reference to `value`, so the pointer stays
+         * valid (and unique) while the document lives */
         L->cli[L->n_cli] = value;
-        L->cli_text[L->n_cli] = t;
+        L->cli_from[L->n_cli] = o;
+        L->cli_is_text[L->n_cli] = string_value;
         L->n_cli++;
     }
     json_decref(value);

@@ -107,9 +107,11 @@ static const bad_case bad_cases[] = {
      "index"},
     {"--set with bad JSON", "{" P1 "}", "topics", "[{", "--set topics=[{: the value is not valid JSON"},
     {"--set value of the wrong type", "{" P1 "}", "producers.p1.config.linger.ms", "soon",
-     "t.json: $.producers[0].config.linger.ms: expected an integer >= 0, got \"soon\""},
+     "t.json: $.producers[0].config.linger.ms: expected an integer >= 0, got \"soon\" "
+     "(from --set producers.p1.config.linger.ms=soon)"},
     {"--set unknown key, suggestion", "{" P1 "}", "producers.p1.config.lingr.ms", "5",
-     "unknown producer config \"lingr.ms\" (did you mean \"linger.ms\"?)"},
+     "unknown producer config \"lingr.ms\" (did you mean \"linger.ms\"?) (from --set "
+     "producers.p1.config.lingr.ms=5)"},
 };
 
 static void test_bad_scenarios(void **state)
