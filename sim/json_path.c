@@ -3,19 +3,11 @@
  */
 #include "sim/json_path.h"
 
+#include "sim/str.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
-}
 
 void ks_jpath_init(ks_jpath *p)
 {
@@ -222,7 +214,7 @@ bool ks_json_set(json_t *root, const char *dotted, json_t *value,
     /* Descend to the container where the unmatched part starts. */
     json_t *cur = root;
     if (rest != dotted) {
-        char *prefix = dup_n(dotted, (size_t)(rest - dotted - 1));
+        char *prefix = ks_strndup(dotted, (size_t)(rest - dotted - 1));
         ks_jref pre;
         const char *unused;
         bool found = prefix && ks_json_lookup(root, prefix, &pre, &unused);
@@ -238,7 +230,7 @@ bool ks_json_set(json_t *root, const char *dotted, json_t *value,
         const char *dot = strchr(rest, '.');
         size_t seglen = dot ? (size_t)(dot - rest) : strlen(rest);
         if (dot && is_section(rest, seglen, sections)) {
-            char *seg = dup_n(rest, seglen);
+            char *seg = ks_strndup(rest, seglen);
             if (!seg)
                 break;
             json_t *obj = json_object();

@@ -6,6 +6,8 @@
 
 #include "sim/outfile.h"
 
+#include "sim/str.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -58,19 +60,10 @@ static void untrack(const char *tmp)
             temp_used[i] = 0;
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 /* mkdir -p of the directory part of `path`. */
 static bool make_parents(const char *path, char *err, size_t errlen)
 {
-    char *d = dup_str(path);
+    char *d = ks_strdup(path);
     if (!d)
         return false;
     for (char *p = d + 1; *p; p++) {
@@ -94,10 +87,10 @@ bool ks_outfile_open(ks_outfile *o, const char *path, char *err, size_t errlen)
     if (strcmp(path, "-") == 0) {
         o->is_stdout = true;
         o->f = stdout;
-        o->path = dup_str(path);
+        o->path = ks_strdup(path);
         return o->path != NULL;
     }
-    o->path = dup_str(path);
+    o->path = ks_strdup(path);
     if (!o->path)
         return false;
     struct stat st;

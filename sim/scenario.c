@@ -14,6 +14,7 @@
 #include "ks_version.h"
 #include "sim/detmath.h"
 #include "sim/json_path.h"
+#include "sim/str.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -396,17 +397,6 @@ static bool check_choice(loader *L, json_t *v, const char *const *choices, size_
     return false;
 }
 
-static char *xstrdup(const char *s)
-{
-    if (!s)
-        return NULL;
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 /* ---- Kafka config objects ----------------------------------------------- */
 
 static void version_text(ks_kafka_version v, char *out, size_t n)
@@ -686,8 +676,11 @@ static void load_topics(loader *L, json_t *root, ks_scenario *sc)
     if (!arr) {
         sc->topic_count = 1;
         sc->topics = calloc(1, sizeof *sc->topics);
-        if (sc->topics) {
-            sc->topics[0].name = xstrdup("events");
+        if (sc->topics)
+            sc->topics[0].name = ks_strdup("events");
+        if (!sc->topics || !sc->topics[0].name) {
+            err(L, "out of memory");
+        } else {
             sc->topics[0].partitions = 1;
             sc->topics[0].replication_factor = 1;
         }
@@ -701,7 +694,11 @@ static void load_topics(loader *L, json_t *root, ks_scenario *sc)
     }
     sc->topic_count = (uint32_t)json_array_size(arr);
     sc->topics = calloc(sc->topic_count, sizeof *sc->topics);
-    for (uint32_t i = 0; sc->topics && i < sc->topic_count; i++) {
+    if (!sc->topics) {
+        err(L, "out of memory");
+        sc->topic_count = 0;
+    }
+    for (uint32_t i = 0; i < sc->topic_count; i++) {
         json_t *t = json_array_get(arr, i);
         ks_topic_conf *tc = &sc->topics[i];
         size_t m = ks_jpath_index(&L->path, i);
@@ -727,7 +724,7 @@ static void load_topics(loader *L, json_t *root, ks_scenario *sc)
                 if (sc->topics[j].name && strcmp(sc->topics[j].name, name) == 0)
                     err(L, "topic \"%s\" is defined twice", name);
             ks_jpath_restore(&L->path, m2);
-            tc->name = xstrdup(name);
+            tc->name = ks_strdup(name);
         }
         get_u32(L, t, "partitions", 1, MAX_COUNT, &tc->partitions);
         get_u32(L, t, "replication.factor", 1, 1024, &tc->replication_factor);
@@ -772,7 +769,7 @@ static void load_workload(loader *L, json_t *obj, ks_workload_conf *w)
         get_ms(L, obj, "start.ms", false, &w->start_ns);
         const char *key = NULL;
         if (get_string(L, obj, "key", true, &key))
-            w->key = xstrdup(key);
+            w->key = ks_strdup(key);
         get_u32(L, obj, "value.bytes", 0, 100u * 1024u * 1024u, &w->value_bytes);
     }
     w->interval_ns = ks_round_i64(1e9 / w->rate_per_sec);
@@ -780,10 +777,65 @@ static void load_workload(loader *L, json_t *obj, ks_workload_conf *w)
         w->interval_ns = 1;
 }
 
-static void load_producers(loader *L, json_t *root, ks_scenario *sc)
+/* Resolves a producer's "topic" to an index (default: the first topic). */
+static void load_producer_topic(loader *L, json_t *p, const ks_scenario *sc, uint32_t *topic_out)
+{
+    const char *topic = NULL;
+    *topic_out = 0;
+    if (!get_string(L, p, "topic", false, &topic) || !sc->topics)
+        return;
+    const char *names[64];
+    size_t nn = 0;
+    for (uint32_t t = 0; t < sc->topic_count; t++) {
+        if (sc->topics[t].name && strcmp(sc->topics[t].name, topic) == 0) {
+            *topic_out = t;
+            return;
+        }
+        if (nn < 64 && sc->topics[t].name)
+            names[nn++] = sc->topics[t].name;
+    }
+    size_t m = ks_jpath_key(&L->path, "topic");
+    const char *s = ks_suggest(topic, names, nn);
+    if (s)
+        err(L, "no topic \"%s\" in topics (did you mean \"%s\"?)", topic, s);
+    else
+        err(L, "no topic \"%s\" in topics", topic);
+    ks_jpath_restore(&L->path, m);
+}
+
+static void load_producer(loader *L, json_t *p, ks_scenario *sc, uint32_t i)
 {
     static const char *const keys[] = {"id", "topic", "config", "workload", NULL};
     static const char *const planned[] = {"partitioner", "cost", "transactions", NULL};
+    ks_producer_conf *pc = &sc->producers[i];
+    check_keys(L, p, keys, planned);
+    const char *id = NULL;
+    char defid[24];
+    snprintf(defid, sizeof defid, "p%u", i + 1);
+    if (!get_string(L, p, "id", false, &id))
+        id = defid;
+    for (uint32_t j = 0; j < i; j++) {
+        if (sc->producers[j].id && strcmp(sc->producers[j].id, id) == 0) {
+            size_t m = ks_jpath_key(&L->path, "id");
+            err(L, "producer id \"%s\" is used twice", id);
+            ks_jpath_restore(&L->path, m);
+        }
+    }
+    pc->id = ks_strdup(id);
+    load_producer_topic(L, p, sc, &pc->topic);
+    json_t *cfg = NULL, *wl = NULL;
+    get_object(L, p, "config", &cfg);
+    size_t m = ks_jpath_key(&L->path, "config");
+    load_config(L, cfg, &ks_producer_configs, pc->config);
+    ks_jpath_restore(&L->path, m);
+    get_object(L, p, "workload", &wl);
+    m = ks_jpath_key(&L->path, "workload");
+    load_workload(L, wl, &pc->workload);
+    ks_jpath_restore(&L->path, m);
+}
+
+static void load_producers(loader *L, json_t *root, ks_scenario *sc)
+{
     json_t *arr = member(root, "producers");
     size_t mark = ks_jpath_key(&L->path, "producers");
     if (!arr || !json_is_array(arr) || json_array_size(arr) == 0 ||
@@ -791,68 +843,23 @@ static void load_producers(loader *L, json_t *root, ks_scenario *sc)
         if (!arr)
             err(L, "missing: a scenario needs at least one producer");
         else
-            err_got(L, arr, "a non-empty array of producers");
+            err_got(L, arr, "a non-empty array of at most 10000 producers");
         ks_jpath_restore(&L->path, mark);
         return;
     }
     sc->producer_count = (uint32_t)json_array_size(arr);
     sc->producers = calloc(sc->producer_count, sizeof *sc->producers);
-    for (uint32_t i = 0; sc->producers && i < sc->producer_count; i++) {
+    if (!sc->producers) {
+        err(L, "out of memory");
+        sc->producer_count = 0;
+    }
+    for (uint32_t i = 0; i < sc->producer_count; i++) {
         json_t *p = json_array_get(arr, i);
-        ks_producer_conf *pc = &sc->producers[i];
         size_t m = ks_jpath_index(&L->path, i);
-        if (!json_is_object(p)) {
+        if (json_is_object(p))
+            load_producer(L, p, sc, i);
+        else
             err_got(L, p, "a producer object");
-            ks_jpath_restore(&L->path, m);
-            continue;
-        }
-        check_keys(L, p, keys, planned);
-        const char *id = NULL;
-        char defid[24];
-        snprintf(defid, sizeof defid, "p%u", i + 1);
-        if (!get_string(L, p, "id", false, &id))
-            id = defid;
-        for (uint32_t j = 0; j < i; j++) {
-            if (sc->producers[j].id && strcmp(sc->producers[j].id, id) == 0) {
-                size_t m2 = ks_jpath_key(&L->path, "id");
-                err(L, "producer id \"%s\" is used twice", id);
-                ks_jpath_restore(&L->path, m2);
-            }
-        }
-        pc->id = xstrdup(id);
-        const char *topic = NULL;
-        pc->topic = 0;
-        if (get_string(L, p, "topic", false, &topic) && sc->topics) {
-            bool found = false;
-            const char *names[64];
-            size_t nn = 0;
-            for (uint32_t t = 0; t < sc->topic_count; t++) {
-                if (sc->topics[t].name && strcmp(sc->topics[t].name, topic) == 0) {
-                    pc->topic = t;
-                    found = true;
-                }
-                if (nn < 64 && sc->topics[t].name)
-                    names[nn++] = sc->topics[t].name;
-            }
-            if (!found) {
-                size_t m2 = ks_jpath_key(&L->path, "topic");
-                const char *s = ks_suggest(topic, names, nn);
-                if (s)
-                    err(L, "no topic \"%s\" in topics (did you mean \"%s\"?)", topic, s);
-                else
-                    err(L, "no topic \"%s\" in topics", topic);
-                ks_jpath_restore(&L->path, m2);
-            }
-        }
-        json_t *cfg = NULL, *wl = NULL;
-        get_object(L, p, "config", &cfg);
-        size_t m2 = ks_jpath_key(&L->path, "config");
-        load_config(L, cfg, &ks_producer_configs, pc->config);
-        ks_jpath_restore(&L->path, m2);
-        get_object(L, p, "workload", &wl);
-        m2 = ks_jpath_key(&L->path, "workload");
-        load_workload(L, wl, &pc->workload);
-        ks_jpath_restore(&L->path, m2);
         ks_jpath_restore(&L->path, m);
     }
     ks_jpath_restore(&L->path, mark);
@@ -915,9 +922,9 @@ static void load_top(loader *L, json_t *root, ks_scenario *sc)
     }
     const char *s = NULL;
     if (get_string(L, root, "name", false, &s))
-        sc->name = xstrdup(s);
+        sc->name = ks_strdup(s);
     if (get_string(L, root, "description", false, &s))
-        sc->description = xstrdup(s);
+        sc->description = ks_strdup(s);
     int64_t seed;
     sc->seed = 1;
     if (get_int(L, root, "seed", 0, INT64_MAX, &seed))
@@ -931,7 +938,7 @@ static void load_top(loader *L, json_t *root, ks_scenario *sc)
         ks_jpath_restore(&L->path, m);
         ks_kafka_version_parse(KS_KAFKA_VERSION_DEFAULT, &sc->kafka_version);
     }
-    sc->kafka_version_text = xstrdup(ver);
+    sc->kafka_version_text = ks_strdup(ver);
     L->kv = sc->kafka_version;
 }
 
@@ -939,18 +946,13 @@ static void load_top(loader *L, json_t *root, ks_scenario *sc)
 static char *default_name(const char *file)
 {
     if (strcmp(file, "-") == 0)
-        return xstrdup("stdin");
+        return ks_strdup("stdin");
     const char *base = strrchr(file, '/');
     base = base ? base + 1 : file;
     size_t n = strlen(base);
     if (n > 5 && strcmp(base + n - 5, ".json") == 0)
         n -= 5;
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, base, n);
-        d[n] = '\0';
-    }
-    return d;
+    return ks_strndup(base, n);
 }
 
 /* Applies one --set; records string values for coercion. */
@@ -1019,7 +1021,7 @@ ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_over
         json_decref(root);
         return NULL;
     }
-    sc->file = xstrdup(file);
+    sc->file = ks_strdup(file);
     sc->doc = root;
     load_top(&L, root, sc);
     if (!sc->name)

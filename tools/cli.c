@@ -9,6 +9,7 @@
 #include "sim/json_path.h"
 #include "sim/outfile.h"
 #include "sim/scenario.h"
+#include "sim/str.h"
 #include "sim/trace.h"
 
 #include <errno.h>
@@ -129,11 +130,9 @@ static bool parse_override(const char *arg, ks_override *o)
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg)
         return false;
-    char *path = malloc((size_t)(eq - arg) + 1);
+    char *path = ks_strndup(arg, (size_t)(eq - arg));
     if (!path)
         return false;
-    memcpy(path, arg, (size_t)(eq - arg));
-    path[eq - arg] = '\0';
     o->path = path;
     o->value = eq + 1;
     return true;
@@ -296,21 +295,12 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
     return 0;
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 /* A scenario name as a directory name: anything but [A-Za-z0-9._-]
  * becomes '_', and a name made only of dots too, so that no name can
  * climb out of ksim-out/. */
 static char *safe_dir_name(const char *name)
 {
-    char *d = dup_str(*name ? name : "unnamed");
+    char *d = ks_strdup(*name ? name : "unnamed");
     if (!d)
         return NULL;
     bool only_dots = true;
@@ -333,83 +323,127 @@ static char *join_path(const char *dir, const char *name)
     return p;
 }
 
+typedef struct run_paths {
+    char *dir, *trace, *summary; /* trace NULL: --no-trace */
+} run_paths;
+
+static void free_paths(run_paths *p)
+{
+    free(p->dir);
+    free(p->trace);
+    free(p->summary);
+}
+
+/* Where the outputs go: --trace/--summary as given, else under --out or
+ * ksim-out/NAME. */
+static bool resolve_paths(const run_opts *o, const ks_scenario *sc, run_paths *p)
+{
+    memset(p, 0, sizeof *p);
+    if (o->out_dir) {
+        p->dir = ks_strdup(o->out_dir);
+    } else {
+        char *safe = safe_dir_name(sc->name);
+        p->dir = safe ? join_path("ksim-out", safe) : NULL;
+        free(safe);
+    }
+    if (!p->dir)
+        return false;
+    if (!o->no_trace)
+        p->trace = o->trace_path ? ks_strdup(o->trace_path) : join_path(p->dir, "trace.jsonl");
+    p->summary = o->summary_path ? ks_strdup(o->summary_path) : join_path(p->dir, "summary.json");
+    return p->summary && (o->no_trace || p->trace);
+}
+
+/* Builds and runs the world; returns its summary with the expectations'
+ * results added, or NULL (message printed) when it cannot run. */
+static json_t *simulate(const ks_scenario *sc, ks_trace *tr, ks_expect_result *er)
+{
+    ks_diag diag;
+    ks_diag_init(&diag);
+    ks_world *w = ks_world_create(sc, tr, &diag);
+    if (!w) {
+        ks_diag_print(&diag, stderr);
+        return NULL;
+    }
+    ks_world_run(w);
+    json_t *summary = ks_world_summary(w);
+    ks_world_free(w);
+    ks_expect_check(sc->expect, summary, er);
+    json_t *ej = json_object();
+    json_object_set_new(ej, "checked", json_integer((json_int_t)er->checked));
+    json_object_set_new(ej, "failed", json_integer((json_int_t)er->failed));
+    json_object_set(ej, "results", er->report);
+    json_object_set_new(summary, "expect", ej);
+    json_object_set_new(summary, "trace_lines", json_integer((json_int_t)tr->lines));
+    return summary;
+}
+
+/* Writes the summary whole, then puts the trace in place (its stream was
+ * flushed by the caller). The summary is renamed last, so a complete
+ * summary implies a complete trace. On failure nothing is left behind:
+ * both temporary files are removed. */
+static bool write_outputs(const run_paths *p, json_t *summary, ks_outfile *tout)
+{
+    char err[512];
+    ks_outfile sout;
+    if (!ks_outfile_open(&sout, p->summary, err, sizeof err)) {
+        fprintf(stderr, "ksim: error: %s\n", err);
+        ks_outfile_abort(tout);
+        return false;
+    }
+    if (json_dumpf(summary, sout.f, JSON_INDENT(2)) != 0 || fputc('\n', sout.f) == EOF) {
+        fprintf(stderr, "ksim: error: %s: write failed\n", p->summary);
+        ks_outfile_abort(&sout);
+        ks_outfile_abort(tout);
+        return false;
+    }
+    if (p->trace && !ks_outfile_commit(tout, err, sizeof err)) {
+        fprintf(stderr, "ksim: error: %s\n", err);
+        ks_outfile_abort(&sout);
+        return false;
+    }
+    if (!ks_outfile_commit(&sout, err, sizeof err)) {
+        fprintf(stderr, "ksim: error: %s\n", err);
+        return false;
+    }
+    return true;
+}
+
 /* Runs the loaded scenario; returns the exit code. */
 static int run_loaded(run_opts *o, ks_scenario *sc)
 {
     char err[512];
-    char *dir = NULL;
-    if (o->out_dir) {
-        dir = dup_str(o->out_dir);
-    } else {
-        char *safe = safe_dir_name(sc->name);
-        dir = safe ? join_path("ksim-out", safe) : NULL;
-        free(safe);
-    }
-    char *trace_path = o->no_trace ? NULL
-                       : o->trace_path ? dup_str(o->trace_path) : join_path(dir, "trace.jsonl");
-    char *summary_path = o->summary_path ? dup_str(o->summary_path) : join_path(dir, "summary.json");
-    int rc = KS_EXIT_USAGE;
-    ks_outfile tout = {0}, sout = {0};
-    ks_trace *tr = NULL;
-    ks_world *w = NULL;
-    json_t *summary = NULL;
+    run_paths paths;
+    ks_outfile tout = {0};
     ks_expect_result er = {0};
-    ks_diag diag;
-    ks_diag_init(&diag);
-
-    if (!dir || !summary_path || (!o->no_trace && !trace_path))
-        goto out;
-    tr = malloc(sizeof *tr);
-    if (!tr)
-        goto out;
-    if (trace_path && !ks_outfile_open(&tout, trace_path, err, sizeof err)) {
+    json_t *summary = NULL;
+    int rc = KS_EXIT_USAGE;
+    ks_trace *tr = malloc(sizeof *tr);
+    if (!tr || !resolve_paths(o, sc, &paths)) {
+        fprintf(stderr, "ksim: error: out of memory\n");
+        free(tr);
+        return KS_EXIT_USAGE;
+    }
+    if (paths.trace && !ks_outfile_open(&tout, paths.trace, err, sizeof err)) {
         fprintf(stderr, "ksim: error: %s\n", err);
         goto out;
     }
-    ks_trace_init(tr, trace_path ? tout.f : NULL, o->level);
-    w = ks_world_create(sc, tr, &diag);
-    if (!w) {
-        ks_diag_print(&diag, stderr);
+    ks_trace_init(tr, paths.trace ? tout.f : NULL, o->level);
+    summary = simulate(sc, tr, &er);
+    if (!summary)
         goto out_abort;
-    }
-    ks_world_run(w);
-    summary = ks_world_summary(w);
-    ks_expect_check(sc->expect, summary, &er);
-    json_t *ej = json_object();
-    json_object_set_new(ej, "checked", json_integer((json_int_t)er.checked));
-    json_object_set_new(ej, "failed", json_integer((json_int_t)er.failed));
-    json_object_set(ej, "results", er.report);
-    json_object_set_new(summary, "expect", ej);
-    json_object_set_new(summary, "trace_lines", json_integer((json_int_t)tr->lines));
-
     if (!ks_trace_flush(tr)) {
-        fprintf(stderr, "ksim: error: %s: write failed (disk full?)\n", trace_path);
+        fprintf(stderr, "ksim: error: %s: write failed (disk full?)\n", paths.trace);
         goto out_abort;
     }
-    if (!ks_outfile_open(&sout, summary_path, err, sizeof err)) {
-        fprintf(stderr, "ksim: error: %s\n", err);
-        goto out_abort;
-    }
-    if (json_dumpf(summary, sout.f, JSON_INDENT(2)) != 0 || fputc('\n', sout.f) == EOF) {
-        fprintf(stderr, "ksim: error: %s: write failed\n", summary_path);
-        ks_outfile_abort(&sout);
-        goto out_abort;
-    }
-    if (trace_path && !ks_outfile_commit(&tout, err, sizeof err)) {
-        fprintf(stderr, "ksim: error: %s\n", err);
-        ks_outfile_abort(&sout);
-        goto out;
-    }
-    if (!ks_outfile_commit(&sout, err, sizeof err)) {
-        fprintf(stderr, "ksim: error: %s\n", err);
-        goto out;
-    }
+    if (!write_outputs(&paths, summary, &tout))
+        goto out; /* write_outputs closed or committed the trace */
     rc = er.failed ? KS_EXIT_EXPECT : KS_EXIT_OK;
     if (!o->quiet) {
-        bool to_stdout = (trace_path && strcmp(trace_path, "-") == 0) ||
-                         strcmp(summary_path, "-") == 0;
-        print_report(to_stdout ? stderr : stdout, o, sc, summary, &er, tr,
-                     trace_path, summary_path);
+        bool to_stdout = (paths.trace && strcmp(paths.trace, "-") == 0) ||
+                         strcmp(paths.summary, "-") == 0;
+        print_report(to_stdout ? stderr : stdout, o, sc, summary, &er, tr, paths.trace,
+                     paths.summary);
     } else if (er.failed) {
         fprintf(stderr, "ksim: %s: %zu of %zu expectations failed\n", sc->name, er.failed,
                 er.checked);
@@ -418,16 +452,13 @@ static int run_loaded(run_opts *o, ks_scenario *sc)
     goto out;
 
 out_abort:
-    if (trace_path)
+    if (paths.trace)
         ks_outfile_abort(&tout);
 out:
     json_decref(er.report);
     json_decref(summary);
-    ks_world_free(w);
     free(tr);
-    free(dir);
-    free(trace_path);
-    free(summary_path);
+    free_paths(&paths);
     return rc;
 }
 
