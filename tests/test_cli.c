@@ -188,6 +188,21 @@ static void test_validate(void **state)
     assert_int_equal(cli(4, f), KS_EXIT_USAGE);
 }
 
+static void test_partition_command(void **state)
+{
+    (void)state;
+    const char *a[] = {"ksim", "partition", "--partitions", "3", "21", "foobar", ""};
+    assert_int_equal(cli(7, a), KS_EXIT_OK);
+    const char *b[] = {"ksim", "partition", "--partitions", "3", "--key-hex", "616263"};
+    assert_int_equal(cli(6, b), KS_EXIT_OK);
+    const char *c[] = {"ksim", "partition", "--partitions", "3", "--key-hex", "6162z3"};
+    assert_int_equal(cli(6, c), KS_EXIT_USAGE);
+    const char *d[] = {"ksim", "partition", "21"};
+    assert_int_equal(cli(3, d), KS_EXIT_USAGE);
+    const char *e[] = {"ksim", "partition", "--partitions", "0", "21"};
+    assert_int_equal(cli(5, e), KS_EXIT_USAGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -199,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_unwritable_output),
         cmocka_unit_test(test_default_out_dir_is_safe),
         cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_partition_command),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -4,6 +4,7 @@
 #include "tools/cli.h"
 
 #include "ks_version.h"
+#include "models/partitioner.h"
 #include "models/world.h"
 #include "sim/expect.h"
 #include "sim/json_path.h"
@@ -30,6 +31,7 @@ static const char usage_main[] =
     "  run SCENARIO        simulate a scenario; write its trace and summary\n"
     "  validate SCENARIO...  check scenario files without running them\n"
     "  defaults            list the Kafka configs ksim knows, with defaults\n"
+    "  partition           where keys go under Kafka's default partitioner\n"
     "  help [COMMAND]      show help for a command\n"
     "\n"
     "options:\n"
@@ -86,6 +88,22 @@ static const char usage_defaults[] =
     "defaults under Kafka version V (default " KS_KAFKA_VERSION_DEFAULT
     "), and the ksim model that\n"
     "reads each one (\"-\": accepted, no model reads it yet).\n";
+
+static const char usage_partition[] =
+    "usage: ksim partition --partitions N [--key-hex] [-v] [KEY...]\n"
+    "\n"
+    "Prints the partition of each KEY under Kafka's default partitioner, one\n"
+    "per line: toPositive(murmur2(key bytes)) % N, over all N partitions, as\n"
+    "the Java client computes it. Keys are taken as UTF-8 text (what\n"
+    "StringSerializer sends), or as hex bytes with --key-hex. Without KEY\n"
+    "arguments, keys are read from standard input, one per line. An empty key\n"
+    "is a key and is hashed; a null key has no key partition (the keyless\n"
+    "partitioners decide).\n"
+    "\n"
+    "options:\n"
+    "  --partitions N      the topic's partition count (1..1000000)\n"
+    "  --key-hex           keys are hex byte strings, e.g. 0a1bff\n"
+    "  -v, --verbose       print key, murmur2 (as Java's int) and partition\n";
 
 static int usage_error(const char *fmt, const char *arg, const char *cmd)
 {
@@ -599,6 +617,99 @@ static int cmd_defaults(int argc, char **argv)
     return KS_EXIT_OK;
 }
 
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Prints one key's partition; false (message printed) for a bad hex key. */
+static bool print_partition(const char *key, bool hex, bool verbose, uint32_t n)
+{
+    size_t len = strlen(key);
+    uint8_t *bytes = malloc(len + 1);
+    if (!bytes)
+        return false;
+    size_t blen = len;
+    if (hex) {
+        if (len % 2 != 0) {
+            fprintf(stderr, "ksim: partition: '%s': a hex key needs an even number of digits\n", key);
+            free(bytes);
+            return false;
+        }
+        blen = len / 2;
+        for (size_t i = 0; i < blen; i++) {
+            int hi = hex_value(key[2 * i]), lo = hex_value(key[2 * i + 1]);
+            if (hi < 0 || lo < 0) {
+                fprintf(stderr, "ksim: partition: '%s': not a hex byte string\n", key);
+                free(bytes);
+                return false;
+            }
+            bytes[i] = (uint8_t)(hi * 16 + lo);
+        }
+    } else {
+        memcpy(bytes, key, len);
+    }
+    uint32_t p = ks_partition_for_key(bytes, blen, n);
+    if (verbose)
+        printf("%s\t%" PRId32 "\t%" PRIu32 "\n", key, ks_murmur2(bytes, blen), p);
+    else
+        printf("%" PRIu32 "\n", p);
+    free(bytes);
+    return true;
+}
+
+static int cmd_partition(int argc, char **argv)
+{
+    uint64_t n = 0;
+    bool hex = false, verbose = false, have_n = false;
+    int first_key = argc;
+    for (int i = 2; i < argc; i++) {
+        const char *v;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(usage_partition, stdout);
+            return KS_EXIT_OK;
+        } else if ((v = option_value(argc, argv, &i, "--partitions"))) {
+            if (!parse_u64(v, &n) || n < 1 || n > 1000000)
+                return usage_error("--partitions: expected an integer from 1 to 1000000, got '%s'",
+                                   v, "partition ");
+            have_n = true;
+        } else if (strcmp(argv[i], "--key-hex") == 0) {
+            hex = true;
+        } else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
+            verbose = true;
+        } else if (strcmp(argv[i], "--") == 0) {
+            first_key = i + 1;
+            break;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return usage_error("partition: unknown option '%s' (use -- before keys that start "
+                               "with -)", argv[i], "partition ");
+        } else {
+            first_key = i;
+            break;
+        }
+    }
+    if (!have_n)
+        return usage_error("partition: %s", "--partitions N is required", "partition ");
+    bool ok = true;
+    if (first_key < argc) {
+        for (int i = first_key; i < argc; i++)
+            ok = print_partition(argv[i], hex, verbose, (uint32_t)n) && ok;
+    } else {
+        char line[65536];
+        while (fgets(line, sizeof line, stdin)) {
+            line[strcspn(line, "\r\n")] = '\0';
+            ok = print_partition(line, hex, verbose, (uint32_t)n) && ok;
+        }
+    }
+    return ok ? KS_EXIT_OK : KS_EXIT_USAGE;
+}
+
 int ks_cli_main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -619,6 +730,8 @@ int ks_cli_main(int argc, char **argv)
         const char *topic = argc > 2 ? argv[2] : "";
         if (strcmp(topic, "run") == 0)
             fputs(usage_run, stdout);
+        else if (strcmp(topic, "partition") == 0)
+            fputs(usage_partition, stdout);
         else if (strcmp(topic, "validate") == 0)
             fputs(usage_validate, stdout);
         else if (strcmp(topic, "defaults") == 0)
@@ -635,8 +748,10 @@ int ks_cli_main(int argc, char **argv)
         return cmd_validate(argc, argv);
     if (strcmp(cmd, "defaults") == 0)
         return cmd_defaults(argc, argv);
-    static const char *const cmds[] = {"run", "validate", "defaults", "help"};
-    const char *s = ks_suggest(cmd, cmds, 4);
+    if (strcmp(cmd, "partition") == 0)
+        return cmd_partition(argc, argv);
+    static const char *const cmds[] = {"run", "validate", "defaults", "partition", "help"};
+    const char *s = ks_suggest(cmd, cmds, 5);
     fprintf(stderr, "ksim: unknown command '%s'", cmd);
     if (s)
         fprintf(stderr, " (did you mean '%s'?)", s);
