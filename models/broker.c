@@ -13,6 +13,7 @@
 #include "models/world.h"
 
 #include <assert.h>
+#include <string.h>
 
 #define CONN_NONE UINT32_MAX
 
@@ -20,7 +21,8 @@
 static ks_time handling_ns(const ks_world *w, const ks_request *q)
 {
     const ks_broker_cost *c = &w->sc->broker_cost;
-    return c->request_ns + (ks_time)(((uint64_t)q->request_bytes * (uint64_t)c->byte_ps + 500u) / 1000u);
+    return c->request_ns +
+           (ks_time)(((uint64_t)q->request_bytes * (uint64_t)c->byte_ps + 500u) / 1000u);
 }
 
 static void start(ks_world *w, ks_broker *b, uint32_t conn)
@@ -101,52 +103,57 @@ void ks_broker_on_arrive(ks_world *w, uint32_t broker, uint32_t id)
     }
 }
 
-/* ProduceResponse v8 for one partition: size(4) correlation_id(4)
- * topics(4) name(2+n) partitions(4) index(4) error_code(2) base_offset(8)
- * log_append_time(8) log_start_offset(8) record_errors(4)
- * error_message(2) throttle_time(4) ([K] ProduceResponse.json). */
-static uint32_t response_bytes(const char *topic)
+/* ProduceResponse v8 for one topic: size(4) correlation_id(4) topics(4)
+ * name(2+n) partitions(4), per partition index(4) error_code(2)
+ * base_offset(8) log_append_time(8) log_start_offset(8)
+ * record_errors(4) error_message(2), then throttle_time(4)
+ * ([K] ProduceResponse.json). */
+static uint32_t response_bytes(const char *topic, uint32_t partitions)
 {
-    uint32_t n = 0;
-    while (topic[n])
-        n++;
-    return 58u + n;
+    return 22u + (uint32_t)strlen(topic) + 36u * partitions;
+}
+
+/* Appends one batch to its partition's log. */
+static void append_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb)
+{
+    ks_partition *part = &w->partitions[rb->partition];
+    assert(part->leader == broker);
+    rb->base_offset = part->log_end_offset;
+    part->log_end_offset += rb->records;
+    part->records += rb->records;
+    part->batches++;
+    ks_trace *tr = w->trace;
+    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_APPEND)) {
+        ks_trace_u64(tr, "broker", broker);
+        ks_trace_str(tr, "topic", w->sc->topics[part->topic].name);
+        ks_trace_u64(tr, "partition", part->index);
+        ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
+        ks_trace_u64(tr, "request", q->correlation_id);
+        ks_trace_u64(tr, "batch", rb->batch_seq);
+        ks_trace_i64(tr, "offset", rb->base_offset);
+        ks_trace_u64(tr, "records", rb->records);
+        ks_trace_u64(tr, "bytes", rb->bytes);
+        ks_trace_end(tr);
+    }
 }
 
 void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_broker *b = &w->brokers[broker];
     ks_request *q = &w->reqs.reqs[id];
-    ks_partition *part = &w->partitions[q->partition];
     ks_time now = ks_sim_now(&w->sim);
-    assert(part->leader == broker);
-
-    q->base_offset = part->log_end_offset;
-    part->log_end_offset += q->records;
-    part->records += q->records;
-    part->batches++;
-    const char *topic = w->sc->topics[part->topic].name;
-    ks_trace *tr = w->trace;
-    if (tr && ks_trace_begin(tr, now, KS_TR_APPEND)) {
-        ks_trace_u64(tr, "broker", broker);
-        ks_trace_str(tr, "topic", topic);
-        ks_trace_u64(tr, "partition", part->index);
-        ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
-        ks_trace_u64(tr, "request", q->correlation_id);
-        ks_trace_u64(tr, "record", q->record_id);
-        ks_trace_i64(tr, "offset", q->base_offset);
-        ks_trace_u64(tr, "records", q->records);
-        ks_trace_u64(tr, "bytes", q->batch_bytes);
-        ks_trace_end(tr);
+    const char *topic = NULL;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        append_batch(w, broker, q, &w->reqs.entries[e]);
+        topic = w->sc->topics[w->partitions[w->reqs.entries[e].partition].topic].name;
     }
-
     ks_broker_conn *c = &w->broker_conns[q->conn];
     c->serving = false;
     b->busy_threads--;
     if (q->expects_response) {
         ks_time leaves = now + w->sc->broker_cost.response_delay_ns;
         ks_time arrival = ks_net_transit(&w->net, q->conn, KS_NET_RESPONSE, leaves,
-                                         response_bytes(topic));
+                                         response_bytes(topic ? topic : "", q->batches));
         ks_event ev = {.kind = KS_EV_RESPONSE,
                        .u.request = {.conn = q->conn, .broker = broker, .request = id}};
         ks_sim_schedule(&w->sim, arrival, &ev);
@@ -154,6 +161,6 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
         ks_request_release(&w->reqs, id);
     }
     if (c->q_head != KS_REQ_NONE)
-        wait_for_thread(w, b, (uint32_t)(c - w->broker_conns));
+        wait_for_thread(w, b, q->conn);
     dispatch(w, b);
 }

@@ -1,11 +1,9 @@
 /*
  * producer.c - the producer model (see producer.h).
  *
- * Sizes follow Kafka's wire formats so that bandwidth and per-byte costs
- * see realistic byte counts: record batch v2 ([K] clients/.../common/record/
- * DefaultRecordBatch.java, DefaultRecord.java) and ProduceRequest v7
- * framing ([K] clients/src/main/resources/common/message/
- * ProduceRequest.json, RequestHeader.json).
+ * Wire sizes follow Kafka's formats so that bandwidth and per-byte costs
+ * see realistic byte counts: ProduceRequest v7 framing ([K] clients/src/
+ * main/resources/common/message/ProduceRequest.json, RequestHeader.json).
  */
 #include "models/producer.h"
 
@@ -17,260 +15,618 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes of a zig-zag varint ([K] common/utils/ByteUtils.sizeOfVarint). */
-static uint32_t varint_size(int64_t v)
+/* ProduceRequest v7 for one topic: size(4) api_key(2) api_version(2)
+ * correlation_id(4) client_id(2+n) transactional_id(2) acks(2)
+ * timeout_ms(4) topics(4) name(2+n) partitions(4), then per partition
+ * index(4) records_size(4) and the batch. */
+static uint32_t request_bytes(const ks_producer *p, const char *topic, uint32_t batches,
+                              uint64_t batch_bytes)
 {
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    uint32_t n = 1;
-    while (z >= 0x80u) {
-        z >>= 7;
-        n++;
+    return 32u + (uint32_t)strlen(p->client_id) + (uint32_t)strlen(topic) + 8u * batches +
+           (uint32_t)batch_bytes;
+}
+
+ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka_version v)
+{
+    switch (pc->partitioner) {
+    case KS_PCHOICE_ROUND_ROBIN:
+        return KS_PARTITIONER_ROUND_ROBIN;
+    case KS_PCHOICE_STICKY:
+        return KS_PARTITIONER_STICKY;
+    case KS_PCHOICE_UNIFORM_STICKY:
+        return KS_PARTITIONER_UNIFORM_STICKY;
+    case KS_PCHOICE_DEFAULT:
+    case KS_PCHOICE__COUNT:
+        break;
     }
-    return n;
+    /* KIP-480 shipped in 2.4.0, KIP-794 in 3.3.0. */
+    if (v < KS_KV(2, 4, 0))
+        return KS_PARTITIONER_ROUND_ROBIN;
+    if (v < KS_KV(3, 3, 0))
+        return KS_PARTITIONER_STICKY;
+    return KS_PARTITIONER_UNIFORM_STICKY;
 }
 
-uint32_t ks_record_size_v2(int64_t key_len, uint32_t value_len, uint32_t offset_delta)
+static const char *topic_name(const ks_world *w, const ks_producer *p)
 {
-    uint32_t body = 1u                           /* attributes */
-                    + varint_size(0)             /* timestamp delta */
-                    + varint_size(offset_delta)  /* offset delta */
-                    + varint_size(key_len < 0 ? -1 : key_len)
-                    + (key_len < 0 ? 0u : (uint32_t)key_len)
-                    + varint_size(value_len) + value_len
-                    + varint_size(0);            /* header count */
-    return varint_size(body) + body;
+    return w->sc->topics[p->topic].name;
 }
 
-/* v2 record batch header ([K] DefaultRecordBatch.RECORD_BATCH_OVERHEAD). */
-#define BATCH_OVERHEAD 61u
-
-/* ProduceRequest v7 around one partition's batch: size(4) api_key(2)
- * api_version(2) correlation_id(4) client_id(2+n) transactional_id(2)
- * acks(2) timeout_ms(4) topics(4) name(2+n) partitions(4) index(4)
- * records_size(4). */
-static uint32_t request_bytes(const char *client_id, const char *topic, uint32_t batch)
+static bool init_nodes(ks_producer *p, ks_world *w)
 {
-    return 40u + (uint32_t)strlen(client_id) + (uint32_t)strlen(topic) + batch;
+    p->brokers = w->broker_count;
+    p->nodes = calloc(p->brokers, sizeof *p->nodes);
+    p->leader = calloc(p->partitions, sizeof *p->leader);
+    p->node_ready = calloc(p->brokers, sizeof *p->node_ready);
+    p->queue = calloc(p->partitions, sizeof *p->queue);
+    p->queue_ids = calloc(p->partitions, sizeof *p->queue_ids);
+    p->was_full = calloc(p->partitions, sizeof *p->was_full);
+    if (!p->nodes || !p->leader || !p->node_ready || !p->queue || !p->queue_ids || !p->was_full)
+        return false;
+    for (uint32_t i = 0; i < p->partitions; i++)
+        p->leader[i] = w->partitions[p->first_partition + i].leader;
+    for (uint32_t b = 0; b < p->brokers; b++) {
+        ks_prod_node *n = &p->nodes[b];
+        n->conn = ks_net_conn_id(&w->net, p->index, b);
+        n->parts = calloc(p->partitions, sizeof *n->parts);
+        if (!n->parts)
+            return false;
+        for (uint32_t i = 0; i < p->partitions; i++)
+            if (p->leader[i] == b)
+                n->parts[n->nparts++] = i;
+    }
+    return true;
 }
 
 bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
 {
     const ks_producer_conf *pc = &w->sc->producers[index];
+    const ks_cfg_value *cfg = pc->config;
     memset(p, 0, sizeof *p);
     p->index = index;
     p->conf = pc;
-    const char *cid = pc->config[KS_PCFG_CLIENT_ID].s;
     /* KafkaProducer names unnamed clients "producer-1", "producer-2", ... */
-    if (cid)
-        snprintf(p->client_id, sizeof p->client_id, "%s", cid);
+    if (cfg[KS_PCFG_CLIENT_ID].s)
+        snprintf(p->client_id, sizeof p->client_id, "%s", cfg[KS_PCFG_CLIENT_ID].s);
     else
         snprintf(p->client_id, sizeof p->client_id, "producer-%u", index + 1);
-    char name[128];
+    char name[160];
     snprintf(name, sizeof name, "producer.%s.workload", pc->id);
     if (!ks_world_stream(w, &p->workload_rng, name))
         return false;
-    p->partition = w->topic_first_partition[pc->topic];
-    p->leader = w->partitions[p->partition].leader;
-    p->conn = ks_net_conn_id(&w->net, index, p->leader);
-    p->acks = (int)pc->config[KS_PCFG_ACKS].i;
-    int64_t key_len = pc->workload.key ? (int64_t)strlen(pc->workload.key) : -1;
-    p->record_bytes_v2 = ks_record_size_v2(key_len, pc->workload.value_bytes, 0);
-    p->batch_bytes = BATCH_OVERHEAD + p->record_bytes_v2;
-    p->request_bytes = request_bytes(p->client_id, w->sc->topics[pc->topic].name, p->batch_bytes);
-    p->max_in_flight = (uint32_t)pc->config[KS_PCFG_MAX_IN_FLIGHT].i;
+    snprintf(name, sizeof name, "producer.%s.partitioner", pc->id);
+    if (!ks_world_stream(w, &p->partitioner_rng, name))
+        return false;
+    p->topic = pc->topic;
+    p->first_partition = w->topic_first_partition[pc->topic];
+    p->partitions = w->sc->topics[pc->topic].partitions;
+    if (!init_nodes(p, w))
+        return false;
+
+    p->acks = (int)cfg[KS_PCFG_ACKS].i;
+    p->max_in_flight = (uint32_t)cfg[KS_PCFG_MAX_IN_FLIGHT].i;
+    p->max_request_size = (uint32_t)cfg[KS_PCFG_MAX_REQUEST_SIZE].i;
+    p->max_block_ns = cfg[KS_PCFG_MAX_BLOCK_MS].i * KS_NS_PER_MS;
+    p->key_len = pc->workload.key ? (int64_t)strlen(pc->workload.key) : -1;
+    ks_partitioner_kind kind = ks_producer_partitioner(pc, w->sc->kafka_version);
+    bool ignore_keys = cfg[KS_PCFG_PARTITIONER_IGNORE_KEYS].i != 0 &&
+                       kind == KS_PARTITIONER_UNIFORM_STICKY;
+    p->keyed = p->key_len >= 0 && !ignore_keys;
+    /* 2.4-3.2: the partitioner is an object with onNewBatch, and
+     * KafkaProducer asks the accumulator to abort before a new batch. */
+    p->abort_on_new_batch = kind == KS_PARTITIONER_STICKY;
+    p->adaptive = cfg[KS_PCFG_PARTITIONER_ADAPTIVE].i != 0;
+    p->availability_timeout_ns = cfg[KS_PCFG_PARTITIONER_AVAILABILITY_TIMEOUT_MS].i * KS_NS_PER_MS;
+    if (!ks_acc_init(&p->acc, p->partitions, p->brokers, cfg[KS_PCFG_BATCH_SIZE].i,
+                     cfg[KS_PCFG_LINGER_MS].i * KS_NS_PER_MS,
+                     (uint64_t)cfg[KS_PCFG_BUFFER_MEMORY].i))
+        return false;
+    if (!ks_partitioner_init(&p->part, kind, p->partitions, cfg[KS_PCFG_BATCH_SIZE].i,
+                             &p->partitioner_rng))
+        return false;
+    p->wake = KS_HANDLE_NONE;
+    p->block_timer = KS_HANDLE_NONE;
     ks_hist_init(&p->latency);
-    p->q_cap = 64;
-    p->queue = malloc(p->q_cap * sizeof *p->queue);
-    return p->queue != NULL;
+    ks_hist_init(&p->batch_records);
+    ks_hist_init(&p->batch_bytes);
+    ks_hist_init(&p->request_batches);
+    return true;
 }
 
 void ks_producer_free(ks_producer *p)
 {
+    for (uint32_t b = 0; p->nodes && b < p->brokers; b++)
+        free(p->nodes[b].parts);
+    free(p->nodes);
+    free(p->leader);
+    free(p->node_ready);
     free(p->queue);
-    p->queue = NULL;
+    free(p->queue_ids);
+    free(p->was_full);
+    ks_acc_free(&p->acc);
+    ks_partitioner_free(&p->part);
+    p->nodes = NULL;
+    p->leader = NULL;
+    p->node_ready = NULL;
+    p->queue = p->queue_ids = NULL;
+    p->was_full = NULL;
 }
 
-static void schedule_produce(ks_producer *p, ks_world *w, ks_time at)
+/* Wakes the sender at `at` unless it is already due by then. */
+static void wake_sender(ks_producer *p, ks_world *w, ks_time at)
 {
-    ks_event ev = {.kind = KS_EV_PRODUCE, .u.produce = {.producer = p->index}};
+    if (p->wake != KS_HANDLE_NONE) {
+        if (p->wake_ns <= at)
+            return;
+        ks_sim_cancel(&w->sim, p->wake);
+    }
+    ks_event ev = {.kind = KS_EV_SENDER, .u.producer = {.producer = p->index}};
+    p->wake = ks_sim_schedule(&w->sim, at, &ev);
+    p->wake_ns = at;
+}
+
+static void schedule_arrival(ks_producer *p, ks_world *w, ks_time at)
+{
+    ks_event ev = {.kind = KS_EV_PRODUCE, .u.producer = {.producer = p->index}};
     ks_sim_schedule(&w->sim, at, &ev);
 }
 
 void ks_producer_start(ks_producer *p, ks_world *w)
 {
     if (p->conf->workload.records > 0)
-        schedule_produce(p, w, p->conf->workload.start_ns);
+        schedule_arrival(p, w, p->conf->workload.start_ns);
 }
 
-static bool enqueue(ks_producer *p, ks_pending_record r)
-{
-    if (p->q_len == p->q_cap) {
-        size_t cap = p->q_cap * 2;
-        ks_pending_record *q = malloc(cap * sizeof *q);
-        if (!q)
-            return false;
-        for (size_t i = 0; i < p->q_len; i++)
-            q[i] = p->queue[(p->q_head + i) % p->q_cap];
-        free(p->queue);
-        p->queue = q;
-        p->q_cap = cap;
-        p->q_head = 0;
-    }
-    p->queue[(p->q_head + p->q_len) % p->q_cap] = r;
-    p->q_len++;
-    if (p->q_len > p->q_len_max)
-        p->q_len_max = p->q_len;
-    return true;
-}
-
-static const char *topic_of(const ks_world *w, const ks_producer *p)
-{
-    return w->sc->topics[p->conf->topic].name;
-}
-
-static void trace_ack(ks_producer *p, ks_world *w, uint64_t record, int64_t offset,
-                      ks_time latency)
+static void trace_ack(ks_producer *p, ks_world *w, uint64_t record, uint32_t partition,
+                      int64_t offset, ks_time latency, const char *error)
 {
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_ACK)) {
         ks_trace_str(tr, "producer", p->conf->id);
         ks_trace_u64(tr, "record", record);
-        ks_trace_str(tr, "topic", topic_of(w, p));
-        ks_trace_u64(tr, "partition", w->partitions[p->partition].index);
+        ks_trace_str(tr, "topic", topic_name(w, p));
+        ks_trace_i64(tr, "partition", partition == KS_NONE ? -1 : (int64_t)partition);
         ks_trace_i64(tr, "offset", offset);
         ks_trace_i64(tr, "latency_ns", latency);
+        ks_trace_str(tr, "error", error);
         ks_trace_end(tr);
     }
 }
 
-/* Completes a record: the application learns its outcome now. */
+/* The application learns a record's outcome now. */
 static void complete(ks_producer *p, ks_world *w, uint64_t record, ks_time produced_ns,
-                     int64_t offset)
+                     uint32_t partition, int64_t offset, const char *error)
 {
     ks_time now = ks_sim_now(&w->sim);
     ks_time latency = now - produced_ns;
-    p->acked++;
+    if (error)
+        p->failed++;
+    else
+        p->acked++;
     p->last_ack_ns = now;
     ks_hist_add(&p->latency, latency);
-    trace_ack(p, w, record, offset, latency);
+    trace_ack(p, w, record, partition, offset, latency, error ? error : "NONE");
 }
 
-static void send_request(ks_producer *p, ks_world *w, ks_pending_record r)
+static void trace_produce(ks_producer *p, ks_world *w, uint64_t record, int64_t partition)
 {
-    uint32_t id = ks_request_alloc(&w->reqs);
-    if (id == KS_REQ_NONE) {
-        w->out_of_memory = true;
-        ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+    ks_trace *tr = w->trace;
+    const ks_workload_conf *wl = &p->conf->workload;
+    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_PRODUCE)) {
+        ks_trace_str(tr, "producer", p->conf->id);
+        ks_trace_u64(tr, "record", record);
+        ks_trace_str(tr, "topic", topic_name(w, p));
+        ks_trace_i64(tr, "partition", partition);
+        ks_trace_str(tr, "key", wl->key);
+        ks_trace_u64(tr, "value_bytes", wl->value_bytes);
+        ks_trace_end(tr);
+    }
+}
+
+/* The partition for the next record (KafkaProducer.partition, or the
+ * accumulator's built-in choice for keyless records from 3.3). */
+static uint32_t choose_partition(ks_producer *p)
+{
+    if (p->keyed)
+        return ks_partition_for_key((const uint8_t *)p->conf->workload.key,
+                                    (size_t)p->key_len, p->partitions);
+    switch (p->part.kind) {
+    case KS_PARTITIONER_ROUND_ROBIN:
+        return ks_rr_next(&p->part);
+    case KS_PARTITIONER_STICKY:
+        return ks_sticky_partition(&p->part);
+    case KS_PARTITIONER_UNIFORM_STICKY:
+        /* A switch disabled earlier (the partition had a batch that was
+         * not full) is completed once all its batches are full
+         * (RecordAccumulator.partitionChanged). */
+        for (;;) {
+            uint32_t cur = ks_us_partition(&p->part);
+            if (!ks_acc_all_full(&p->acc, cur))
+                return cur;
+            ks_us_update(&p->part, 0, true);
+            if (ks_us_partition(&p->part) == cur)
+                return cur;
+        }
+    case KS_PARTITIONER__COUNT:
+        break;
+    }
+    assert(!"bad partitioner");
+    return 0;
+}
+
+static void after_append(ks_producer *p, ks_world *w, uint32_t partition,
+                         const ks_append_result *res)
+{
+    if (!p->keyed && p->part.kind == KS_PARTITIONER_UNIFORM_STICKY)
+        ks_us_update(&p->part, res->appended, ks_acc_all_full(&p->acc, partition));
+    if (res->batch_is_full || res->new_batch)
+        wake_sender(p, w, ks_sim_now(&w->sim));
+}
+
+static void oom(ks_world *w)
+{
+    w->out_of_memory = true;
+    ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+}
+
+/* Appends with a buffer already reserved (possibly after blocking). */
+static void append_new_batch(ks_producer *p, ks_world *w, uint64_t id, ks_time produced_ns,
+                             uint32_t partition, uint32_t alloc)
+{
+    const ks_workload_conf *wl = &p->conf->workload;
+    ks_time now = ks_sim_now(&w->sim);
+    /* Someone may have made room meanwhile (appendNewBatch tries first). */
+    ks_append_result res = ks_acc_try_append(&p->acc, partition, id, produced_ns, p->key_len,
+                                             wl->value_bytes);
+    if (res.status == KS_APPEND_OK) {
+        p->acc.memory_used -= alloc; /* the buffer goes back unused */
+    } else if (!ks_acc_new_batch(&p->acc, partition, id, produced_ns, now, p->key_len,
+                                 wl->value_bytes, alloc, &res)) {
+        oom(w);
         return;
     }
+    after_append(p, w, partition, &res);
+}
+
+static void start_blocking(ks_producer *p, ks_world *w, uint64_t id, ks_time produced_ns,
+                           uint32_t partition, uint32_t alloc)
+{
+    p->blocked = true;
+    p->blocked_count++;
+    p->blocked_record = id;
+    p->blocked_send_ns = produced_ns;
+    p->blocked_since_ns = ks_sim_now(&w->sim);
+    p->blocked_partition = partition;
+    p->blocked_alloc = alloc;
+    ks_event ev = {.kind = KS_EV_TIMER,
+                   .u.timer = {.owner = p->index, .tag = KS_TIMER_BLOCK, .arg = id}};
+    p->block_timer = ks_sim_after(&w->sim, p->max_block_ns, &ev);
+    /* While a thread waits for memory every partition counts as ready. */
+    wake_sender(p, w, ks_sim_now(&w->sim));
+}
+
+/* One send() call by the application. */
+static void do_send(ks_producer *p, ks_world *w)
+{
+    const ks_workload_conf *wl = &p->conf->workload;
+    ks_time now = ks_sim_now(&w->sim);
+    uint64_t id = w->next_record_id++;
+    if (p->produced == 0)
+        p->first_produce_ns = now;
+    p->produced++;
+    p->record_bytes += wl->value_bytes + (p->key_len > 0 ? (uint64_t)p->key_len : 0);
+    uint32_t upper = ks_record_upper_bound(p->key_len, wl->value_bytes);
+    /* KafkaProducer.ensureValidRecordSize */
+    if (upper > p->max_request_size || upper > p->acc.memory_total) {
+        trace_produce(p, w, id, -1);
+        complete(p, w, id, now, KS_NONE, -1, "RecordTooLargeException");
+        return;
+    }
+    uint32_t partition = choose_partition(p);
+    ks_append_result res = ks_acc_try_append(&p->acc, partition, id, now, p->key_len,
+                                             wl->value_bytes);
+    if (res.status != KS_APPEND_OK && p->abort_on_new_batch) {
+        /* abortForNewBatch: onNewBatch, partition again, append again. */
+        ks_sticky_on_new_batch(&p->part, partition);
+        partition = choose_partition(p);
+        res = ks_acc_try_append(&p->acc, partition, id, now, p->key_len, wl->value_bytes);
+    }
+    trace_produce(p, w, id, partition);
+    if (res.status == KS_APPEND_OK) {
+        after_append(p, w, partition, &res);
+        return;
+    }
+    uint32_t alloc = (uint64_t)p->acc.batch_size > upper ? (uint32_t)p->acc.batch_size : upper;
+    if (ks_acc_reserve(&p->acc, alloc))
+        append_new_batch(p, w, id, now, partition, alloc);
+    else
+        start_blocking(p, w, id, now, partition, alloc);
+}
+
+/* Runs send() for arrivals that waited while the application blocked. */
+static void drain_backlog(ks_producer *p, ks_world *w)
+{
+    while (!p->blocked && p->backlog > 0 && w->sim.verdict == KS_SIM_RUNNING) {
+        p->backlog--;
+        do_send(p, w);
+    }
+}
+
+/* Memory was freed: a blocked send() may go on. */
+static void try_unblock(ks_producer *p, ks_world *w)
+{
+    if (!p->blocked || !ks_acc_reserve(&p->acc, p->blocked_alloc))
+        return;
+    p->blocked = false;
+    p->blocked_ns_total += ks_sim_now(&w->sim) - p->blocked_since_ns;
+    ks_sim_cancel(&w->sim, p->block_timer);
+    p->block_timer = KS_HANDLE_NONE;
+    append_new_batch(p, w, p->blocked_record, p->blocked_send_ns, p->blocked_partition,
+                     p->blocked_alloc);
+    drain_backlog(p, w);
+}
+
+void ks_producer_on_block_timeout(ks_producer *p, ks_world *w)
+{
+    if (!p->blocked)
+        return;
+    /* BufferPool.allocate gives up after max.block.ms:
+     * BufferExhaustedException, a TimeoutException. */
+    p->blocked = false;
+    p->blocked_ns_total += ks_sim_now(&w->sim) - p->blocked_since_ns;
+    p->block_timer = KS_HANDLE_NONE;
+    complete(p, w, p->blocked_record, p->blocked_send_ns, p->blocked_partition, -1,
+             "BufferExhaustedException");
+    drain_backlog(p, w);
+}
+
+void ks_producer_on_produce(ks_producer *p, ks_world *w)
+{
+    const ks_workload_conf *wl = &p->conf->workload;
+    ks_time now = ks_sim_now(&w->sim);
+    p->arrivals++;
+    if (p->blocked)
+        p->backlog++;
+    else
+        do_send(p, w);
+    if (p->arrivals < wl->records) {
+        ks_time gap = wl->interval_ns;
+        if (wl->arrival == KS_ARRIVAL_POISSON)
+            gap = ks_round_i64(ks_rng_exponential(&p->workload_rng, (double)wl->interval_ns));
+        schedule_arrival(p, w, now + gap);
+    }
+}
+
+/* Why a drained batch went: it was sendable itself, or it rode along in a
+ * request that another partition's ready batch triggered. */
+static const char *why_sent(const ks_producer *p, const ks_batch *b, bool was_full,
+                            ks_time now)
+{
+    if (was_full)
+        return "full";
+    if (now - b->created_ns >= p->acc.linger_ns)
+        return "linger";
+    if (p->blocked)
+        return "memory";
+    return "ride";
+}
+
+static void trace_drain(ks_producer *p, ks_world *w, uint32_t broker, uint64_t corr,
+                        const ks_batch *b, const char *why)
+{
+    ks_trace *tr = w->trace;
+    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_DRAIN)) {
+        ks_trace_str(tr, "producer", p->conf->id);
+        ks_trace_u64(tr, "broker", broker);
+        ks_trace_u64(tr, "request", corr);
+        ks_trace_str(tr, "topic", topic_name(w, p));
+        ks_trace_u64(tr, "partition", b->partition);
+        ks_trace_u64(tr, "batch", b->id);
+        ks_trace_u64(tr, "records", b->records);
+        ks_trace_u64(tr, "bytes", b->bytes);
+        ks_trace_i64(tr, "waited_ns", ks_sim_now(&w->sim) - b->created_ns);
+        ks_trace_str(tr, "why", why);
+        ks_trace_end(tr);
+    }
+}
+
+/* Completes every record of a batch and gives its memory back. */
+static void complete_batch(ks_producer *p, ks_world *w, uint32_t bid, int64_t base_offset)
+{
+    ks_batch *b = ks_acc_batch(&p->acc, bid);
+    int64_t offset = base_offset;
+    for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
+        const ks_rec *rec = &p->acc.recs[r];
+        complete(p, w, rec->id, rec->produced_ns, b->partition, offset, NULL);
+        if (offset >= 0)
+            offset++;
+    }
+    p->acc.dq[b->partition].muted = false;
+    ks_acc_release(&p->acc, bid);
+}
+
+/* Sends the drained chain to `broker` as one ProduceRequest. */
+static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t chain,
+                         const bool *was_full)
+{
+    ks_time now = ks_sim_now(&w->sim);
+    uint32_t id = ks_request_alloc(&w->reqs);
+    if (id == KS_REQ_NONE) {
+        oom(w);
+        return;
+    }
+    ks_prod_node *n = &p->nodes[broker];
     ks_request *q = &w->reqs.reqs[id];
     q->producer = p->index;
-    q->broker = p->leader;
-    q->conn = p->conn;
-    q->partition = p->partition;
+    q->broker = broker;
+    q->conn = n->conn;
     q->correlation_id = p->next_correlation_id++;
-    q->record_id = r.id;
-    q->records = 1;
-    q->batch_bytes = p->batch_bytes;
-    q->request_bytes = p->request_bytes;
-    q->produced_ns = r.produced_ns;
-    ks_time now = ks_sim_now(&w->sim);
     q->sent_ns = now;
     q->expects_response = p->acks != 0;
+    uint32_t last = KS_REQ_NONE;
+    uint64_t batch_bytes = 0;
+    for (uint32_t bid = chain; bid != KS_NONE; bid = ks_acc_batch(&p->acc, bid)->next) {
+        const ks_batch *b = ks_acc_batch(&p->acc, bid);
+        uint32_t e = ks_request_add_batch(&w->reqs, id, &last);
+        if (e == KS_REQ_NONE) {
+            oom(w);
+            return;
+        }
+        q = &w->reqs.reqs[id];
+        ks_req_batch *rb = &w->reqs.entries[e];
+        rb->partition = p->first_partition + b->partition;
+        rb->batch = bid;
+        rb->records = b->records;
+        rb->bytes = b->bytes;
+        rb->batch_seq = b->id;
+        q->records += b->records;
+        batch_bytes += b->bytes;
+        ks_hist_add(&p->batch_records, b->records);
+        ks_hist_add(&p->batch_bytes, b->bytes);
+        if (p->max_in_flight == 1)
+            p->acc.dq[b->partition].muted = true; /* guaranteeMessageOrder */
+        trace_drain(p, w, broker, q->correlation_id, b,
+                    why_sent(p, b, was_full[b->partition], now));
+    }
+    q->request_bytes = request_bytes(p, topic_name(w, p), q->batches, batch_bytes);
     p->requests++;
-
-    ks_time arrival = ks_net_transit(&w->net, p->conn, KS_NET_REQUEST, now, q->request_bytes);
+    p->batches += q->batches;
+    ks_hist_add(&p->request_batches, q->batches);
+    ks_time arrival = ks_net_transit(&w->net, n->conn, KS_NET_REQUEST, now, q->request_bytes);
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, now, KS_TR_SEND)) {
         ks_trace_str(tr, "producer", p->conf->id);
-        ks_trace_u64(tr, "broker", p->leader);
+        ks_trace_u64(tr, "broker", broker);
         ks_trace_u64(tr, "request", q->correlation_id);
-        ks_trace_str(tr, "topic", topic_of(w, p));
-        ks_trace_u64(tr, "partition", w->partitions[p->partition].index);
-        ks_trace_u64(tr, "record", r.id);
+        ks_trace_u64(tr, "batches", q->batches);
         ks_trace_u64(tr, "records", q->records);
         ks_trace_u64(tr, "bytes", q->request_bytes);
         ks_trace_i64(tr, "arrive_t", arrival);
         ks_trace_end(tr);
     }
     ks_event ev = {.kind = KS_EV_ARRIVE,
-                   .u.request = {.conn = p->conn, .broker = p->leader, .request = id}};
+                   .u.request = {.conn = n->conn, .broker = broker, .request = id}};
     ks_sim_schedule(&w->sim, arrival, &ev);
-
-    /* acks=0: the request expects no response; the producer completes the
-     * record as soon as it is sent, offset unknown (-1) ([K] Sender.java,
-     * handleProduceResponse, "acks = 0" case). It holds no in-flight slot. */
-    if (p->acks == 0)
-        complete(p, w, r.id, r.produced_ns, -1);
-    else
-        p->in_flight++;
-}
-
-static void try_send(ks_producer *p, ks_world *w)
-{
-    while (p->q_len > 0 && (p->acks == 0 || p->in_flight < p->max_in_flight) &&
-           w->sim.verdict == KS_SIM_RUNNING) {
-        ks_pending_record r = p->queue[p->q_head];
-        p->q_head = (p->q_head + 1) % p->q_cap;
-        p->q_len--;
-        send_request(p, w, r);
-    }
-}
-
-void ks_producer_on_produce(ks_producer *p, ks_world *w)
-{
-    ks_time now = ks_sim_now(&w->sim);
-    const ks_workload_conf *wl = &p->conf->workload;
-    uint64_t id = w->next_record_id++;
-    if (p->produced == 0)
-        p->first_produce_ns = now;
-    p->produced++;
-    p->record_bytes += wl->value_bytes + (wl->key ? strlen(wl->key) : 0);
-    ks_trace *tr = w->trace;
-    if (tr && ks_trace_begin(tr, now, KS_TR_PRODUCE)) {
-        ks_trace_str(tr, "producer", p->conf->id);
-        ks_trace_u64(tr, "record", id);
-        ks_trace_str(tr, "topic", topic_of(w, p));
-        ks_trace_u64(tr, "partition", w->partitions[p->partition].index);
-        ks_trace_str(tr, "key", wl->key);
-        ks_trace_u64(tr, "value_bytes", wl->value_bytes);
-        ks_trace_end(tr);
-    }
-    ks_pending_record r = {id, now};
-    if (!enqueue(p, r)) {
-        w->out_of_memory = true;
-        ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+    if (p->acks != 0) {
+        n->in_flight++;
         return;
     }
-    try_send(p, w);
-    if (p->produced < wl->records) {
-        ks_time gap = wl->interval_ns;
-        if (wl->arrival == KS_ARRIVAL_POISSON)
-            gap = ks_round_i64(ks_rng_exponential(&p->workload_rng, (double)wl->interval_ns));
-        schedule_produce(p, w, now + gap);
+    /* acks=0: the request expects no response; its batches complete as
+     * soon as it is sent, offset unknown ([K] Sender.handleProduceResponse,
+     * "acks = 0" case). */
+    for (uint32_t bid = chain; bid != KS_NONE;) {
+        uint32_t next = ks_acc_batch(&p->acc, bid)->next;
+        complete_batch(p, w, bid, -1);
+        bid = next;
     }
+}
+
+/* Records, per partition of a broker, whether its head batch is
+ * sendable on its own, before drain takes it. */
+static void note_full(ks_producer *p, const ks_prod_node *n, bool *was_full)
+{
+    for (uint32_t i = 0; i < n->nparts; i++) {
+        const ks_deque *d = &p->acc.dq[n->parts[i]];
+        was_full[n->parts[i]] =
+            d->head != KS_NONE && (d->size > 1 || ks_batch_is_full(ks_acc_batch(&p->acc, d->head)));
+    }
+}
+
+/* Feeds queue lengths to the adaptive partitioner, leaving out partitions
+ * whose leader could not be drained for partitioner.availability.timeout.ms. */
+static void update_load_stats(ks_producer *p, const ks_ready *r)
+{
+    if (p->part.kind != KS_PARTITIONER_UNIFORM_STICKY)
+        return;
+    if (!p->adaptive) {
+        ks_us_load_stats(&p->part, r->queue, r->queue_ids, 0, false);
+        return;
+    }
+    uint32_t len = 0;
+    for (uint32_t i = 0; i < r->queue_len; i++) {
+        const ks_prod_node *n = &p->nodes[p->leader[r->queue_ids[i]]];
+        if (p->availability_timeout_ns > 0 &&
+            n->ready_ns - n->drain_ns > p->availability_timeout_ns)
+            continue;
+        r->queue[len] = r->queue[i];
+        r->queue_ids[len] = r->queue_ids[i];
+        len++;
+    }
+    ks_us_load_stats(&p->part, r->queue, r->queue_ids, len, r->queue_len >= p->partitions);
+}
+
+static bool node_has_batches(const ks_producer *p, const ks_prod_node *n)
+{
+    for (uint32_t i = 0; i < n->nparts; i++)
+        if (p->acc.dq[n->parts[i]].head != KS_NONE)
+            return true;
+    return false;
+}
+
+void ks_producer_on_sender(ks_producer *p, ks_world *w)
+{
+    ks_time now = ks_sim_now(&w->sim);
+    p->wake = KS_HANDLE_NONE;
+    ks_ready r = {p->node_ready, KS_TIME_MAX, p->queue, p->queue_ids, 0};
+    ks_acc_ready(&p->acc, p->leader, now, p->blocked, &r);
+    update_load_stats(p, &r);
+    ks_time next = r.next_check_ns;
+    for (uint32_t b = 0; b < p->brokers && w->sim.verdict == KS_SIM_RUNNING; b++) {
+        if (!p->node_ready[b])
+            continue;
+        ks_prod_node *n = &p->nodes[b];
+        const ks_net_lane *lane = &w->net.conns[n->conn].lane[KS_NET_REQUEST];
+        bool slot = p->acks == 0 || n->in_flight < p->max_in_flight;
+        /* NetworkClient sends on a connection only when the previous
+         * request has been fully written (InFlightRequests.canSendMore). */
+        bool can = slot && lane->wire_free_ns <= now;
+        n->ready_ns = now;
+        if (!can) {
+            if (slot && lane->wire_free_ns < next)
+                next = lane->wire_free_ns;
+            continue; /* else a response will wake the sender */
+        }
+        n->drain_ns = now;
+        bool *was_full = p->was_full;
+        note_full(p, n, was_full);
+        uint32_t count;
+        uint64_t bytes;
+        uint32_t chain = ks_acc_drain(&p->acc, b, n->parts, n->nparts, p->max_request_size,
+                                      now, &count, &bytes);
+        if (count > 0)
+            send_request(p, w, b, chain, was_full);
+        /* More batches may be waiting: look again once this request is
+         * on the wire (Sender polls with timeout 0 while nodes are ready). */
+        if (count > 0 && node_has_batches(p, n) && lane->wire_free_ns < next)
+            next = lane->wire_free_ns > now ? lane->wire_free_ns : now;
+    }
+    try_unblock(p, w); /* acks=0 completions may have freed memory */
+    if (next != KS_TIME_MAX)
+        wake_sender(p, w, next);
 }
 
 void ks_producer_on_response(ks_producer *p, ks_world *w, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
     ks_time now = ks_sim_now(&w->sim);
-    assert(p->in_flight > 0);
-    p->in_flight--;
+    ks_prod_node *n = &p->nodes[q->broker];
+    assert(n->in_flight > 0);
+    n->in_flight--;
     p->responses++;
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, now, KS_TR_RESPONSE)) {
         ks_trace_str(tr, "producer", p->conf->id);
         ks_trace_u64(tr, "broker", q->broker);
         ks_trace_u64(tr, "request", q->correlation_id);
-        ks_trace_str(tr, "topic", topic_of(w, p));
-        ks_trace_u64(tr, "partition", w->partitions[q->partition].index);
         ks_trace_str(tr, "error", "NONE");
-        ks_trace_i64(tr, "offset", q->base_offset);
         ks_trace_i64(tr, "rtt_ns", now - q->sent_ns);
         ks_trace_end(tr);
     }
-    complete(p, w, q->record_id, q->produced_ns, q->base_offset);
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        const ks_req_batch *rb = &w->reqs.entries[e];
+        complete_batch(p, w, rb->batch, rb->base_offset);
+    }
     ks_request_release(&w->reqs, id);
-    try_send(p, w);
+    try_unblock(p, w);
+    wake_sender(p, w, now);
 }

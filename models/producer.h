@@ -1,20 +1,32 @@
 /*
- * producer.h - the producer: the application's send() calls, the queue of
- * records waiting to be sent, requests in flight, and what the producer is
- * told about each record.
+ * producer.h - the producer: the application's send() calls, the
+ * partitioner, the RecordAccumulator and the sender thread.
  *
- * Owns: a producer's records from send() to acknowledgement, its workload
- * stream ("producer.<id>.workload") and its latency histogram.
- *
- * This version sends one record per produce request (no batching yet:
- * batch.size and linger.ms are read by no model, and loading warns when a
- * scenario sets them). It honours acks (acks=0: complete at send, offset
- * unknown) and max.in.flight.requests.per.connection (records wait in
- * arrival order while the connection is full).
+ * Owns: one producer's records from send() to their outcome. Follows
+ * KafkaProducer.doSend and Sender.sendProducerData ([K] clients/.../
+ * producer/KafkaProducer.java, internals/Sender.java):
+ *   send()   size check (RecordTooLargeException), partition (keyed:
+ *            murmur2; keyless: the configured partitioner), append to the
+ *            accumulator; a new batch that needs buffer memory the pool
+ *            does not have blocks the application up to max.block.ms
+ *            (then BufferExhaustedException); a full or new batch wakes
+ *            the sender.
+ *   sender   ready() over the deques, then for every ready broker whose
+ *            connection can take another request (fewer than
+ *            max.in.flight.requests.per.connection in flight, the previous
+ *            request fully written), drain its batches into one
+ *            ProduceRequest; with max.in.flight=1, drained partitions are
+ *            muted until their response. It runs when woken (new or full
+ *            batch, a response, memory freed) and when the earliest
+ *            lingering batch turns ready.
+ *   acks=0   the request expects no response: its records complete when
+ *            it is sent, offset unknown (-1).
  */
 #ifndef KS_PRODUCER_H
 #define KS_PRODUCER_H
 
+#include "models/accumulator.h"
+#include "models/partitioner.h"
 #include "sim/histogram.h"
 #include "sim/rng.h"
 #include "sim/scenario.h"
@@ -24,40 +36,72 @@
 
 struct ks_world;
 
-typedef struct ks_pending_record {
-    uint64_t id;
-    ks_time produced_ns;
-} ks_pending_record;
+/* Per broker, as this producer sees it. */
+typedef struct ks_prod_node {
+    uint32_t conn;          /* connection id */
+    uint32_t in_flight;     /* requests without a response */
+    uint32_t *parts;        /* partitions of the topic it leads, ascending */
+    uint32_t nparts;
+    ks_time ready_ns;       /* last time it had data ready (KIP-794 stats) */
+    ks_time drain_ns;       /* last time it could be drained */
+} ks_prod_node;
 
 typedef struct ks_producer {
     uint32_t index;
     const ks_producer_conf *conf;
     char client_id[64];
     ks_rng workload_rng;
-    uint32_t partition;      /* the world's partition index it writes to */
-    uint32_t leader;         /* that partition's leader broker */
-    uint32_t conn;           /* connection to the leader */
-    int acks;                /* -1 (all), 0, 1 */
+    ks_rng partitioner_rng;
+    uint32_t topic;           /* scenario topic index */
+    uint32_t first_partition; /* the world's index of partition 0 */
+    uint32_t partitions;
+    uint32_t *leader;         /* per partition: broker */
+    uint32_t brokers;
+    ks_prod_node *nodes;
+
+    /* resolved configuration */
+    int acks;                 /* -1 (all), 0, 1 */
     uint32_t max_in_flight;
-    uint32_t in_flight;
+    uint32_t max_request_size;
+    ks_time max_block_ns;
+    int64_t key_len;          /* the workload's key; -1 = null */
+    bool keyed;               /* records go through murmur2 */
+    bool abort_on_new_batch;  /* 2.4-3.2 sticky: onNewBatch before a new batch */
+    ks_time availability_timeout_ns;
+    bool adaptive;
+
+    ks_acc acc;
+    ks_partitioner part;
+
+    /* the application thread */
+    bool blocked;             /* inside send(), waiting for buffer memory */
+    uint64_t blocked_record;
+    ks_time blocked_since_ns, blocked_send_ns;
+    uint32_t blocked_partition;
+    uint32_t blocked_alloc;
+    ks_handle block_timer;
+    uint64_t backlog;         /* arrivals waiting while send() blocks */
+    uint64_t arrivals;        /* arrivals so far */
+
+    /* the sender thread */
+    ks_handle wake;
+    ks_time wake_ns;
+    bool *node_ready;
+    uint32_t *queue, *queue_ids;
+    bool *was_full;           /* per partition, scratch for drain traces */
     uint64_t next_correlation_id;
-    uint32_t record_bytes_v2; /* one record in a v2 batch */
-    uint32_t batch_bytes;     /* a one-record batch */
-    uint32_t request_bytes;   /* its ProduceRequest on the wire */
 
-    /* records waiting for a free in-flight slot, FIFO ring */
-    ks_pending_record *queue;
-    size_t q_head, q_len, q_cap;
-    size_t q_len_max;
-
-    uint64_t produced;       /* send() calls */
-    uint64_t acked;          /* acknowledged (with acks=0: assumed) */
-    uint64_t failed;
-    uint64_t requests;
-    uint64_t responses;
-    uint64_t record_bytes;   /* value + key bytes handed to send() */
+    /* results */
+    uint64_t produced, acked, failed;
+    uint64_t requests, responses, batches;
+    uint64_t record_bytes;    /* key + value bytes handed to send() */
+    uint64_t blocked_count;
+    ks_time blocked_ns_total;
     ks_time first_produce_ns, last_ack_ns;
-    ks_hist latency;         /* send() to acknowledgement, ns */
+    ks_hist latency;          /* send() to outcome, ns */
+    ks_hist batch_records;    /* records per batch sent */
+    ks_hist batch_bytes;      /* bytes per batch sent */
+    ks_hist request_batches;  /* batches per request */
 } ks_producer;
 
 bool ks_producer_init(ks_producer *p, struct ks_world *w, uint32_t index);
@@ -66,11 +110,16 @@ void ks_producer_free(ks_producer *p);
 void ks_producer_start(ks_producer *p, struct ks_world *w);
 /* Event handlers. */
 void ks_producer_on_produce(ks_producer *p, struct ks_world *w);
+void ks_producer_on_sender(ks_producer *p, struct ks_world *w);
+void ks_producer_on_block_timeout(ks_producer *p, struct ks_world *w);
 void ks_producer_on_response(ks_producer *p, struct ks_world *w, uint32_t req);
 
-/* Size of one record in a v2 record batch ([K] DefaultRecord.sizeInBytes):
- * length varint + attributes + timestamp delta + offset delta + key length
- * + key + value length + value + header count. key_len < 0: null key. */
-uint32_t ks_record_size_v2(int64_t key_len, uint32_t value_len, uint32_t offset_delta);
+/* The keyless partitioner a producer uses: the scenario's choice, or the
+ * built-in one of its Kafka version (round_robin before 2.4, sticky
+ * 2.4-3.2, uniform_sticky from 3.3). */
+ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka_version v);
+
+/* Timer tags owned by producers (ks_ev_timer.tag). */
+#define KS_TIMER_BLOCK 1u
 
 #endif

@@ -11,12 +11,45 @@ void ks_request_pool_init(ks_request_pool *p)
 {
     memset(p, 0, sizeof *p);
     p->free_head = KS_REQ_NONE;
+    p->entry_free = KS_REQ_NONE;
 }
 
 void ks_request_pool_free(ks_request_pool *p)
 {
     free(p->reqs);
+    free(p->entries);
     ks_request_pool_init(p);
+}
+
+uint32_t ks_request_add_batch(ks_request_pool *p, uint32_t id, uint32_t *last)
+{
+    if (p->entry_free == KS_REQ_NONE) {
+        uint32_t cap = p->entry_cap ? p->entry_cap * 2u : 128u;
+        if (cap >= KS_REQ_NONE)
+            return KS_REQ_NONE;
+        ks_req_batch *e = realloc(p->entries, (size_t)cap * sizeof *e);
+        if (!e)
+            return KS_REQ_NONE;
+        for (uint32_t i = cap; i-- > p->entry_cap;) {
+            e[i].next = p->entry_free;
+            p->entry_free = i;
+        }
+        p->entries = e;
+        p->entry_cap = cap;
+    }
+    uint32_t eid = p->entry_free;
+    p->entry_free = p->entries[eid].next;
+    memset(&p->entries[eid], 0, sizeof p->entries[eid]);
+    p->entries[eid].next = KS_REQ_NONE;
+    p->entries[eid].base_offset = -1;
+    ks_request *q = &p->reqs[id];
+    if (*last == KS_REQ_NONE)
+        q->first = eid;
+    else
+        p->entries[*last].next = eid;
+    *last = eid;
+    q->batches++;
+    return eid;
 }
 
 uint32_t ks_request_alloc(ks_request_pool *p)
@@ -39,7 +72,7 @@ uint32_t ks_request_alloc(ks_request_pool *p)
     p->free_head = p->reqs[id].next;
     memset(&p->reqs[id], 0, sizeof p->reqs[id]);
     p->reqs[id].next = KS_REQ_NONE;
-    p->reqs[id].base_offset = -1;
+    p->reqs[id].first = KS_REQ_NONE;
     p->live++;
     return id;
 }
@@ -47,6 +80,12 @@ uint32_t ks_request_alloc(ks_request_pool *p)
 void ks_request_release(ks_request_pool *p, uint32_t id)
 {
     assert(id < p->cap && p->live > 0);
+    for (uint32_t e = p->reqs[id].first; e != KS_REQ_NONE;) {
+        uint32_t next = p->entries[e].next;
+        p->entries[e].next = p->entry_free;
+        p->entry_free = e;
+        e = next;
+    }
     p->reqs[id].next = p->free_head;
     p->free_head = id;
     p->live--;

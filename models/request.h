@@ -16,19 +16,28 @@
 
 #define KS_REQ_NONE UINT32_MAX
 
+/* One partition's record batch inside a produce request: what travels,
+ * and (once appended) the base offset the broker gave it. */
+typedef struct ks_req_batch {
+    uint32_t partition;     /* index into the world's partitions */
+    uint32_t batch;         /* the producer's batch id (its own bookkeeping) */
+    uint32_t records;
+    uint32_t bytes;         /* the record batch as stored in the log */
+    uint64_t batch_seq;     /* the batch's number, for traces */
+    int64_t base_offset;    /* -1 until appended */
+    uint32_t next;          /* next entry of the request, or free list */
+} ks_req_batch;
+
 typedef struct ks_request {
     uint32_t producer;
     uint32_t broker;
     uint32_t conn;
-    uint32_t partition;     /* index into the world's partitions */
     uint64_t correlation_id;/* per producer, from 0, as Kafka numbers requests */
-    uint64_t record_id;     /* first record of the (one-record) batch */
+    uint32_t first;         /* first ks_req_batch */
+    uint32_t batches;
     uint32_t records;
-    uint32_t batch_bytes;   /* record batch as stored in the log */
     uint32_t request_bytes; /* on the wire, with protocol framing */
-    ks_time produced_ns;    /* the application's send() of its record */
     ks_time sent_ns;        /* the request left the producer */
-    int64_t base_offset;    /* -1 until appended */
     bool expects_response;  /* false with acks=0 */
     uint32_t next;          /* broker queue link, or pool free list */
 } ks_request;
@@ -38,12 +47,19 @@ typedef struct ks_request_pool {
     uint32_t cap;
     uint32_t free_head;
     uint32_t live;
+    ks_req_batch *entries;
+    uint32_t entry_cap;
+    uint32_t entry_free;
 } ks_request_pool;
 
 void ks_request_pool_init(ks_request_pool *p);
 void ks_request_pool_free(ks_request_pool *p);
 /* A zeroed request's index, or KS_REQ_NONE when memory ran out. */
 uint32_t ks_request_alloc(ks_request_pool *p);
+/* Adds an entry to request `id` (at the end). Returns the entry's index,
+ * or KS_REQ_NONE when memory ran out. */
+uint32_t ks_request_add_batch(ks_request_pool *p, uint32_t id, uint32_t *last);
+/* Releases a request and its entries. */
 void ks_request_release(ks_request_pool *p, uint32_t id);
 
 #endif

@@ -37,10 +37,18 @@ static json_t *producers_json(const ks_world *w, ks_hist *all)
         json_object_set_new(j, "produced", json_integer((json_int_t)p->produced));
         json_object_set_new(j, "acked", json_integer((json_int_t)p->acked));
         json_object_set_new(j, "failed", json_integer((json_int_t)p->failed));
+        json_object_set_new(j, "partitioner", json_string(ks_partitioner_name(p->part.kind)));
         json_object_set_new(j, "requests", json_integer((json_int_t)p->requests));
         json_object_set_new(j, "responses", json_integer((json_int_t)p->responses));
-        json_object_set_new(j, "queue_max", json_integer((json_int_t)p->q_len_max));
+        json_object_set_new(j, "batches", json_integer((json_int_t)p->batches));
+        json_object_set_new(j, "partition_switches", json_integer(p->part.switches));
+        json_object_set_new(j, "blocked", json_integer((json_int_t)p->blocked_count));
+        json_object_set_new(j, "blocked_ns", json_integer(p->blocked_ns_total));
+        json_object_set_new(j, "buffer_used_max", json_integer((json_int_t)p->acc.memory_used_max));
         json_object_set_new(j, "latency_ns", hist_json(&p->latency));
+        json_object_set_new(j, "batch_records", hist_json(&p->batch_records));
+        json_object_set_new(j, "batch_bytes", hist_json(&p->batch_bytes));
+        json_object_set_new(j, "request_batches", hist_json(&p->request_batches));
         json_object_set_new(o, p->conf->id, j);
         ks_hist_merge(all, &p->latency);
     }

@@ -5,6 +5,7 @@
 #include "models/world.h"
 
 #include "ks_version.h"
+#include "sim/str.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,17 +14,12 @@
 
 /* Checks what this version can simulate; the scenario format itself
  * allows more (docs/scenario.md says which models read what). */
+/* Checks what this version can simulate; the scenario format itself
+ * allows more (docs/scenario.md says which models read what). */
 static bool supported(const ks_scenario *sc, ks_diag *diag)
 {
     bool ok = true;
     for (uint32_t t = 0; t < sc->topic_count; t++) {
-        if (sc->topics[t].partitions != 1) {
-            ks_diag_error(diag,
-                          "%s: $.topics[%u].partitions: this ksim (%s) simulates topics of "
-                          "one partition (no partitioner model yet); got %u",
-                          sc->file, t, KS_VERSION, sc->topics[t].partitions);
-            ok = false;
-        }
         if (sc->topics[t].replication_factor != 1) {
             ks_diag_error(diag,
                           "%s: $.topics[%u].replication.factor: this ksim (%s) simulates "
@@ -46,11 +42,9 @@ bool ks_world_stream(ks_world *w, ks_rng *r, const char *name)
         w->stream_names = names;
         w->stream_cap = cap;
     }
-    size_t n = strlen(name) + 1;
-    char *copy = malloc(n);
+    char *copy = ks_strdup(name);
     if (!copy)
         return false;
-    memcpy(copy, name, n);
     w->stream_names[w->stream_count++] = copy;
     return true;
 }
@@ -168,10 +162,11 @@ static json_t *derived_json(const ks_world *w)
         json_t *j = json_object();
         json_object_set_new(j, "id", json_string(p->conf->id));
         json_object_set_new(j, "client.id", json_string(p->client_id));
+        json_object_set_new(j, "partitioner", json_string(ks_partitioner_name(p->part.kind)));
+        json_object_set_new(j, "keyed", json_boolean(p->keyed));
         json_object_set_new(j, "interval_ns", json_integer(p->conf->workload.interval_ns));
-        json_object_set_new(j, "record_bytes", json_integer(p->record_bytes_v2));
-        json_object_set_new(j, "batch_bytes", json_integer(p->batch_bytes));
-        json_object_set_new(j, "request_bytes", json_integer(p->request_bytes));
+        json_object_set_new(j, "record_upper_bound_bytes",
+                            json_integer(ks_record_upper_bound(p->key_len, p->conf->workload.value_bytes)));
         json_array_append_new(prods, j);
     }
     json_object_set_new(o, "producers", prods);
@@ -237,9 +232,14 @@ static void dispatch(ks_world *w, const ks_event *ev)
 {
     switch (ev->kind) {
     case KS_EV_TIMER:
-        break; /* no model arms generic timers yet */
+        if (ev->u.timer.tag == KS_TIMER_BLOCK)
+            ks_producer_on_block_timeout(&w->producers[ev->u.timer.owner], w);
+        break;
     case KS_EV_PRODUCE:
-        ks_producer_on_produce(&w->producers[ev->u.produce.producer], w);
+        ks_producer_on_produce(&w->producers[ev->u.producer.producer], w);
+        break;
+    case KS_EV_SENDER:
+        ks_producer_on_sender(&w->producers[ev->u.producer.producer], w);
         break;
     case KS_EV_ARRIVE:
         ks_broker_on_arrive(w, ev->u.request.broker, (uint32_t)ev->u.request.request);

@@ -24,10 +24,11 @@ typedef struct ks_ev_timer {
     uint64_t arg;
 } ks_ev_timer;
 
-/* The application of producer `producer` calls send() for its next record. */
-typedef struct ks_ev_produce {
+/* Something for producer `producer`: its application's next send(), or
+ * its sender thread's next run. */
+typedef struct ks_ev_producer {
     uint32_t producer;
-} ks_ev_produce;
+} ks_ev_producer;
 
 /* A request or response on the connection `conn` (a producer-broker
  * pair), identified by its correlation id `request`. */
@@ -41,13 +42,15 @@ typedef struct ks_ev_request {
  * X(ENUM_SUFFIX, "trace name", payload type, union member)
  *   timer     generic timer
  *   produce   the application hands a record to the producer
+ *   sender    the producer's sender thread runs: ready check, drain, send
  *   arrive    a produce request reaches the broker (after link delay)
  *   append    the broker has processed a request and appends it
  *   response  a produce response reaches the producer
  */
 #define KS_EVENT_KINDS(X)                                   \
     X(TIMER, "timer", ks_ev_timer, timer)                   \
-    X(PRODUCE, "produce", ks_ev_produce, produce)           \
+    X(PRODUCE, "produce", ks_ev_producer, producer)         \
+    X(SENDER, "sender", ks_ev_producer, producer)           \
     X(ARRIVE, "arrive", ks_ev_request, request)             \
     X(APPEND, "append", ks_ev_request, request)             \
     X(RESPONSE, "response", ks_ev_request, request)
@@ -63,7 +66,7 @@ typedef struct ks_event {
     ks_event_kind kind;
     union {
         ks_ev_timer timer;
-        ks_ev_produce produce;
+        ks_ev_producer producer;
         ks_ev_request request;
     } u;
 } ks_event;

@@ -47,6 +47,18 @@ static const char *const arrival_names[] = {
 #undef X
 };
 
+static const char *const partitioner_names[] = {
+#define X(e, name) name,
+    KS_PARTITIONER_CHOICES(X)
+#undef X
+};
+
+const char *ks_partitioner_choice_name(ks_partitioner_choice c)
+{
+    assert((unsigned)c < (unsigned)KS_PCHOICE__COUNT);
+    return partitioner_names[c];
+}
+
 const char *ks_arrival_name(ks_arrival a)
 {
     assert((unsigned)a < (unsigned)KS_ARRIVAL__COUNT);
@@ -805,8 +817,8 @@ static void load_producer_topic(loader *L, json_t *p, const ks_scenario *sc, uin
 
 static void load_producer(loader *L, json_t *p, ks_scenario *sc, uint32_t i)
 {
-    static const char *const keys[] = {"id", "topic", "config", "workload", NULL};
-    static const char *const planned[] = {"partitioner", "cost", "transactions", NULL};
+    static const char *const keys[] = {"id", "topic", "partitioner", "config", "workload", NULL};
+    static const char *const planned[] = {"cost", "transactions", NULL};
     ks_producer_conf *pc = &sc->producers[i];
     check_keys(L, p, keys, planned);
     const char *id = NULL;
@@ -823,6 +835,15 @@ static void load_producer(loader *L, json_t *p, ks_scenario *sc, uint32_t i)
     }
     pc->id = ks_strdup(id);
     load_producer_topic(L, p, sc, &pc->topic);
+    pc->partitioner = KS_PCHOICE_DEFAULT;
+    json_t *pv = member(p, "partitioner");
+    if (pv) {
+        size_t mp = ks_jpath_key(&L->path, "partitioner");
+        unsigned c;
+        if (check_choice(L, pv, partitioner_names, KS_PCHOICE__COUNT, &c))
+            pc->partitioner = (ks_partitioner_choice)c;
+        ks_jpath_restore(&L->path, mp);
+    }
     json_t *cfg = NULL, *wl = NULL;
     get_object(L, p, "config", &cfg);
     size_t m = ks_jpath_key(&L->path, "config");

@@ -55,9 +55,26 @@ typedef struct ks_workload_conf {
     uint32_t value_bytes;
 } ks_workload_conf;
 
+/* Keyless partitioner choice; the names match models/partitioner.h. */
+#define KS_PARTITIONER_CHOICES(X)         \
+    X(DEFAULT, "default")                 \
+    X(ROUND_ROBIN, "round_robin")         \
+    X(STICKY, "sticky")                   \
+    X(UNIFORM_STICKY, "uniform_sticky")
+
+typedef enum ks_partitioner_choice {
+#define X(e, name) KS_PCHOICE_##e,
+    KS_PARTITIONER_CHOICES(X)
+#undef X
+    KS_PCHOICE__COUNT
+} ks_partitioner_choice;
+
+const char *ks_partitioner_choice_name(ks_partitioner_choice c);
+
 typedef struct ks_producer_conf {
     char *id;
     uint32_t topic;                      /* index into topics */
+    ks_partitioner_choice partitioner;   /* for keyless records */
     ks_cfg_value config[KS_PCFG__COUNT];
     ks_workload_conf workload;
 } ks_producer_conf;

@@ -130,6 +130,7 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
         json_t *p = json_object();
         json_object_set_new(p, "id", json_string(pc->id));
         json_object_set_new(p, "topic", json_string(sc->topics[pc->topic].name));
+        json_object_set_new(p, "partitioner", json_string(ks_partitioner_choice_name(pc->partitioner)));
         json_object_set_new(p, "config", config_json(&ks_producer_configs, pc->config, sc->kafka_version));
         json_t *w = json_object();
         json_object_set_new(w, "records", json_integer((json_int_t)pc->workload.records));

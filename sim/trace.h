@@ -42,6 +42,7 @@ typedef enum ks_trace_level {
     X(HEADER, "header", SUMMARY)          \
     X(END, "end", SUMMARY)                \
     X(PRODUCE, "produce", RECORD)         \
+    X(DRAIN, "drain", BATCH)              \
     X(SEND, "send", BATCH)                \
     X(ARRIVE, "arrive", BATCH)            \
     X(APPEND, "append", BATCH)            \

@@ -1,0 +1,162 @@
+/*
+ * accumulator.h - the producer's RecordAccumulator: per-partition deques
+ * of record batches, the buffer pool, readiness and drain.
+ *
+ * Owns: batches from creation to completion and the records inside them,
+ * for one producer and its topic. Follows [K] clients/.../producer/
+ * internals/RecordAccumulator.java, ProducerBatch.java and
+ * MemoryRecordsBuilder.java:
+ *   - append goes to the tail batch of the partition's deque if the record
+ *     fits (a batch with no record always accepts one; otherwise estimated
+ *     size + record size <= write limit); a record that does not fit
+ *     closes the tail batch for appends and needs a new batch;
+ *   - a new batch's buffer is max(batch.size, the record's upper-bound
+ *     size) bytes from buffer.memory, and that is its write limit, so a
+ *     record larger than batch.size travels alone in an oversize batch;
+ *   - a batch is full when closed for appends or its estimated size has
+ *     reached the write limit;
+ *   - a deque's head is sendable when the deque holds more than one batch
+ *     or the head is full, or it has waited linger.ms, or memory is
+ *     exhausted (someone waits for buffer memory), or a flush is on;
+ *   - drain takes, for one broker, the head batch of *every* partition it
+ *     leads that is not muted, starting at a per-broker rotating index,
+ *     and stops before exceeding max.request.size (a lone oversize batch
+ *     still goes).
+ * Sizes are the v2 record batch format: 61 bytes of batch header plus
+ * each record's varint-encoded size.
+ *
+ * Never: chooses partitions (partitioner.c) or sends anything (producer.c).
+ */
+#ifndef KS_ACCUMULATOR_H
+#define KS_ACCUMULATOR_H
+
+#include "sim/sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define KS_NONE UINT32_MAX
+
+/* v2 batch header ([K] DefaultRecordBatch.RECORD_BATCH_OVERHEAD). */
+#define KS_BATCH_OVERHEAD 61u
+
+/* A record waiting for its outcome. */
+typedef struct ks_rec {
+    uint64_t id;
+    ks_time produced_ns; /* the application's send() */
+    uint32_t next;       /* next record of the batch, or free list */
+} ks_rec;
+
+typedef struct ks_batch {
+    uint64_t id;          /* per producer, from 0 */
+    uint32_t partition;   /* within the producer's topic */
+    uint32_t records;
+    uint32_t bytes;       /* estimated size: header + records */
+    uint32_t write_limit; /* buffer capacity */
+    uint32_t alloc_bytes; /* taken from buffer.memory */
+    uint32_t attempts;
+    ks_time created_ns;
+    ks_time drained_ns;
+    int64_t base_ts_ms;   /* first record's timestamp */
+    uint32_t rec_head, rec_tail;
+    uint32_t next;        /* deque link while queued, request link once drained */
+    bool closed;          /* closed for appends */
+} ks_batch;
+
+typedef struct ks_deque {
+    uint32_t head, tail, size;
+    bool exists;          /* created once a batch was appended (Kafka keeps
+                             empty deques, and adaptive partitioning counts
+                             them) */
+    bool muted;           /* max.in.flight=1: a batch of it is in flight */
+} ks_deque;
+
+typedef struct ks_acc {
+    uint32_t partitions;
+    ks_deque *dq;
+    uint32_t deques;      /* partitions that have a deque */
+    ks_batch *batches;
+    uint32_t batch_cap, batch_free, batches_live;
+    ks_rec *recs;
+    uint32_t rec_cap, rec_free;
+    uint64_t next_batch_id;
+    int64_t batch_size;   /* batch.size */
+    ks_time linger_ns;    /* linger.ms */
+    uint64_t memory_total;/* buffer.memory */
+    uint64_t memory_used;
+    uint64_t memory_used_max;
+    uint32_t *drain_index;/* per broker */
+    uint32_t brokers;
+} ks_acc;
+
+bool ks_acc_init(ks_acc *a, uint32_t partitions, uint32_t brokers, int64_t batch_size,
+                 ks_time linger_ns, uint64_t buffer_memory);
+void ks_acc_free(ks_acc *a);
+
+/* Size of one record inside a v2 batch ([K] DefaultRecord.sizeInBytes):
+ * length varint + attributes + timestamp delta + offset delta + key length
+ * + key + value length + value + header count. key_len < 0: null key. */
+uint32_t ks_record_size_v2(int64_t key_len, uint32_t value_len, uint32_t offset_delta,
+                           int64_t timestamp_delta);
+/* A record's upper-bound size in a new batch ([K] AbstractRecords.
+ * estimateSizeInBytesUpperBound for v2): batch header + 21 bytes of
+ * worst-case varints + key and value with their lengths + header count. */
+uint32_t ks_record_upper_bound(int64_t key_len, uint32_t value_len);
+
+typedef enum ks_append_status {
+    KS_APPEND_OK,       /* appended to the tail batch */
+    KS_APPEND_NEW_BATCH /* does not fit (or no batch): a new batch is needed */
+} ks_append_status;
+
+typedef struct ks_append_result {
+    ks_append_status status;
+    bool batch_is_full;   /* deque holds > 1 batch or the batch is full */
+    bool new_batch;       /* a new batch was created */
+    uint32_t appended;    /* bytes the estimated size grew by */
+} ks_append_result;
+
+/* Tries the tail batch of `partition` (RecordAccumulator.tryAppend).
+ * send_ns is the record's send() time, which is also its timestamp. */
+ks_append_result ks_acc_try_append(ks_acc *a, uint32_t partition, uint64_t record,
+                                   ks_time send_ns, int64_t key_len, uint32_t value_len);
+/* Creates a batch at `now` with the record in it (appendNewBatch). The
+ * caller has reserved `alloc` bytes of buffer memory with ks_acc_reserve.
+ * Returns false when out of (host) memory. */
+bool ks_acc_new_batch(ks_acc *a, uint32_t partition, uint64_t record, ks_time send_ns,
+                      ks_time now, int64_t key_len, uint32_t value_len, uint32_t alloc,
+                      ks_append_result *res);
+/* Takes `bytes` of buffer.memory if that much is free. */
+bool ks_acc_reserve(ks_acc *a, uint32_t bytes);
+/* The partition's batches are all full (or it has none). */
+bool ks_acc_all_full(const ks_acc *a, uint32_t partition);
+/* A batch is full: closed for appends, or at its write limit. */
+bool ks_batch_is_full(const ks_batch *b);
+
+/* The result of a ready() scan. */
+typedef struct ks_ready {
+    bool *node_ready;       /* per broker; caller-provided, cleared here */
+    ks_time next_check_ns;  /* earliest time a waiting batch turns ready;
+                               KS_TIME_MAX if none */
+    uint32_t *queue;        /* per partition with a deque: its length */
+    uint32_t *queue_ids;    /* ... and its partition */
+    uint32_t queue_len;
+} ks_ready;
+
+/* RecordAccumulator.ready: which brokers have a sendable partition.
+ * leader[p] is partition p's broker; exhausted: someone waits for memory. */
+void ks_acc_ready(ks_acc *a, const uint32_t *leader, ks_time now, bool exhausted,
+                  ks_ready *r);
+
+/* Drains the head batches for one broker; `parts` lists the partitions it
+ * leads, in partition order. Returns the first batch of a chain linked by
+ * ks_batch.next (KS_NONE if none), with *count and *bytes set. */
+uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_t nparts,
+                      uint32_t max_request_size, ks_time now, uint32_t *count,
+                      uint64_t *bytes);
+
+/* Gives a completed batch's memory and records back. */
+void ks_acc_release(ks_acc *a, uint32_t batch);
+
+static inline ks_batch *ks_acc_batch(ks_acc *a, uint32_t id) { return &a->batches[id]; }
+
+#endif
