@@ -248,8 +248,9 @@ void ks_acc_ready(ks_acc *a, const uint32_t *leader, ks_time now, bool exhausted
             r->node_ready[leader[p]] = true;
         } else {
             ks_time left = a->linger_ns - waited;
-            if (now + left < r->next_check_ns)
-                r->next_check_ns = now + left;
+            ks_time at = ks_time_add(now, left);
+            if (at < r->next_check_ns)
+                r->next_check_ns = at;
         }
     }
 }

@@ -151,7 +151,7 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
     c->serving = false;
     b->busy_threads--;
     if (q->expects_response) {
-        ks_time leaves = now + w->sc->broker_cost.response_delay_ns;
+        ks_time leaves = ks_time_add(now, w->sc->broker_cost.response_delay_ns);
         ks_time arrival = ks_net_transit(&w->net, q->conn, KS_NET_RESPONSE, leaves,
                                          response_bytes(topic ? topic : "", q->batches));
         ks_event ev = {.kind = KS_EV_RESPONSE,

@@ -47,18 +47,18 @@ static ks_time wire_ns(uint64_t bytes, uint64_t bps)
 {
     if (bps == 0 || bytes == 0)
         return 0;
-    /* bytes <= 2^31 keeps bytes * 8e9 below 2^64. */
-    uint64_t bits_ns = bytes * UINT64_C(8000000000);
-    return (ks_time)((bits_ns + bps - 1u) / bps);
+    unsigned __int128 bits_ns = (unsigned __int128)bytes * UINT64_C(8000000000);
+    unsigned __int128 ns = (bits_ns + bps - 1u) / bps;
+    return ns > (unsigned __int128)KS_TIME_MAX ? KS_TIME_MAX : (ks_time)ns;
 }
 
 ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes)
 {
     ks_net_lane *l = &n->conns[conn].lane[dir];
     ks_time start = now > l->wire_free_ns ? now : l->wire_free_ns;
-    ks_time sent = start + wire_ns(bytes, n->bandwidth_bps);
+    ks_time sent = ks_time_add(start, wire_ns(bytes, n->bandwidth_bps));
     l->wire_free_ns = sent;
-    ks_time arrival = sent + ks_dist_draw(&n->latency, &l->rng);
+    ks_time arrival = ks_time_add(sent, ks_dist_draw(&n->latency, &l->rng));
     if (arrival < l->last_arrival_ns)
         arrival = l->last_arrival_ns; /* in-order delivery */
     l->last_arrival_ns = arrival;

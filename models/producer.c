@@ -393,7 +393,7 @@ void ks_producer_on_produce(ks_producer *p, ks_world *w)
         ks_time gap = wl->interval_ns;
         if (wl->arrival == KS_ARRIVAL_POISSON)
             gap = ks_round_i64(ks_rng_exponential(&p->workload_rng, (double)wl->interval_ns));
-        schedule_arrival(p, w, now + gap);
+        schedule_arrival(p, w, ks_time_add(now, gap));
     }
 }
 

@@ -156,6 +156,8 @@ static json_t *derived_json(const ks_world *w)
         json_array_append_new(parts, j);
     }
     json_object_set_new(o, "partitions", parts);
+    json_object_set_new(o, "broker_config", ks_config_json(&ks_broker_configs, w->sc->broker_config,
+                                                           w->sc->kafka_version, false));
     json_t *prods = json_array();
     for (uint32_t i = 0; i < w->producer_count; i++) {
         const ks_producer *p = &w->producers[i];
@@ -167,6 +169,8 @@ static json_t *derived_json(const ks_world *w)
         json_object_set_new(j, "interval_ns", json_integer(p->conf->workload.interval_ns));
         json_object_set_new(j, "record_upper_bound_bytes",
                             json_integer(ks_record_upper_bound(p->key_len, p->conf->workload.value_bytes)));
+        json_object_set_new(j, "config", ks_config_json(&ks_producer_configs, p->conf->config,
+                                                        w->sc->kafka_version, false));
         json_array_append_new(prods, j);
     }
     json_object_set_new(o, "producers", prods);

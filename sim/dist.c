@@ -4,6 +4,7 @@
 #include "sim/dist.h"
 
 #include "sim/detmath.h"
+#include "sim/sim.h"
 
 #include <assert.h>
 #include <string.h>
@@ -44,10 +45,11 @@ int64_t ks_dist_draw(const ks_dist *d, ks_rng *r)
     case KS_DIST_UNIFORM:
         return clamp_nonneg(d->a_ns + (int64_t)ks_rng_bounded64(r, (uint64_t)(d->b_ns - d->a_ns) + 1u));
     case KS_DIST_EXPONENTIAL:
-        return clamp_nonneg(d->min_ns + ks_round_i64(ks_rng_exponential(r, (double)d->a_ns)));
+        return clamp_nonneg(
+            ks_time_add(d->min_ns, ks_round_i64(ks_rng_exponential(r, (double)d->a_ns))));
     case KS_DIST_LOGNORMAL:
-        return clamp_nonneg(d->min_ns +
-                            ks_round_i64((double)d->a_ns * ks_exp(d->sigma * ks_rng_normal(r))));
+        return clamp_nonneg(ks_time_add(
+            d->min_ns, ks_round_i64((double)d->a_ns * ks_exp(d->sigma * ks_rng_normal(r)))));
     case KS_DIST__COUNT:
         break;
     }

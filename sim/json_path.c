@@ -186,62 +186,88 @@ bool ks_json_lookup(json_t *root, const char *dotted, ks_jref *ref, const char *
     return true;
 }
 
-static bool is_section(const char *seg, size_t len, const char *const *sections)
+static bool in_list(const char *s, size_t len, const char *const *list)
 {
-    for (size_t i = 0; sections && sections[i]; i++)
-        if (strlen(sections[i]) == len && strncmp(sections[i], seg, len) == 0)
+    for (size_t i = 0; list && list[i]; i++)
+        if (strlen(list[i]) == len && strncmp(list[i], s, len) == 0)
             return true;
     return false;
 }
 
-bool ks_json_set(json_t *root, const char *dotted, json_t *value,
-                 const char *const *sections, char *err, size_t errlen)
+/* Sets `rest` (no dots left to resolve) as a key of object `cur`. */
+static bool set_key(json_t *cur, const char *rest, json_t *value, char *err, size_t errlen)
 {
-    ks_jref ref;
-    const char *rest;
+    if (json_object_set_new(cur, rest, value) != 0) {
+        snprintf(err, errlen, "cannot set \"%s\"", rest);
+        return false;
+    }
+    return true;
+}
+
+bool ks_json_set(json_t *root, const char *dotted, json_t *value,
+                 const char *const *sections, const char *const *leaf_keys, char *err,
+                 size_t errlen)
+{
     if (*dotted == '\0') {
         snprintf(err, errlen, "empty path");
         json_decref(value);
         return false;
     }
-    if (ks_json_lookup(root, dotted, &ref, &rest)) {
-        bool ok = ref.key ? json_object_set_new(ref.parent, ref.key, value) == 0
-                          : json_array_set_new(ref.parent, ref.index, value) == 0;
-        if (!ok)
-            snprintf(err, errlen, "cannot set \"%s\"", dotted);
-        return ok;
-    }
-    /* Descend to the container where the unmatched part starts. */
     json_t *cur = root;
-    if (rest != dotted) {
-        char *prefix = ks_strndup(dotted, (size_t)(rest - dotted - 1));
-        ks_jref pre;
-        const char *unused;
-        bool found = prefix && ks_json_lookup(root, prefix, &pre, &unused);
-        free(prefix);
-        if (!found) {
-            snprintf(err, errlen, "cannot set \"%s\"", dotted);
-            json_decref(value);
-            return false;
+    const char *rest = dotted;
+    for (;;) {
+        if (json_is_object(cur)) {
+            /* A known dotted key ("latency.ms", "linger.ms") is set here,
+             * even when an object shares its first segment. */
+            if (in_list(rest, strlen(rest), leaf_keys))
+                return set_key(cur, rest, value, err, errlen);
+            const char *k = NULL;
+            size_t n = match_object(cur, rest, &k);
+            if (n > 0 && rest[n] == '\0') {
+                return set_key(cur, k, value, err, errlen);
+            } else if (n > 0) {
+                cur = json_object_get(cur, k);
+                rest += n + 1;
+                continue;
+            }
+            /* Nothing matches: create. A first segment that names a
+             * section becomes an object; any other rest is one key. */
+            const char *dot = strchr(rest, '.');
+            size_t seglen = dot ? (size_t)(dot - rest) : strlen(rest);
+            if (dot && in_list(rest, seglen, sections)) {
+                char *seg = ks_strndup(rest, seglen);
+                json_t *obj = json_object();
+                if (!seg || !obj || json_object_set_new(cur, seg, obj) != 0) {
+                    free(seg);
+                    break;
+                }
+                free(seg);
+                cur = obj;
+                rest = dot + 1;
+                continue;
+            }
+            return set_key(cur, rest, value, err, errlen);
         }
-        cur = pre.value;
-    }
-    while (json_is_object(cur)) {
-        const char *dot = strchr(rest, '.');
-        size_t seglen = dot ? (size_t)(dot - rest) : strlen(rest);
-        if (dot && is_section(rest, seglen, sections)) {
-            char *seg = ks_strndup(rest, seglen);
-            if (!seg)
+        if (json_is_array(cur)) {
+            size_t idx = 0;
+            size_t n = match_array(cur, rest, &idx);
+            if (n == 0)
                 break;
-            json_t *obj = json_object();
-            json_object_set_new(cur, seg, obj);
-            free(seg);
-            cur = obj;
-            rest = dot + 1;
+            if (rest[n] == '\0') {
+                if (json_array_set_new(cur, idx, value) != 0) {
+                    snprintf(err, errlen, "cannot set \"%s\"", dotted);
+                    return false;
+                }
+                return true;
+            }
+            cur = json_array_get(cur, idx);
+            rest += n + 1;
             continue;
         }
-        json_object_set_new(cur, rest, value);
-        return true;
+        snprintf(err, errlen, "\"%.*s\" leads into a value that is neither an object nor an array",
+                 (int)(rest - dotted > 0 ? rest - dotted - 1 : 0), dotted);
+        json_decref(value);
+        return false;
     }
     snprintf(err, errlen, "\"%.*s\" matches nothing: no element has that id, name or index",
              (int)strcspn(rest, "."), rest);

@@ -48,12 +48,16 @@ typedef struct ks_jref {
  * nothing and ref->parent to the deepest container reached. */
 bool ks_json_lookup(json_t *root, const char *dotted, ks_jref *ref, const char **fail_at);
 
-/* Sets the value at `dotted`, creating missing keys. A missing step whose
- * first segment is one of `sections` becomes a new object; any other
- * missing remainder becomes one key (so "config.linger.ms" under a
- * producer creates "config": {"linger.ms": ...}). Steals `value`.
- * Returns false, with a message in err, when the path cannot be set. */
+/* Sets the value at `dotted`, creating missing keys. At an object, a
+ * rest that is one of `leaf_keys` (the schema's dotted keys, such as
+ * "latency.ms") is set as that key right there; otherwise the longest
+ * existing key leads on. A missing step whose first segment is one of
+ * `sections` becomes a new object; any other missing rest becomes one key
+ * (so "config.linger.ms" under a producer creates "config":
+ * {"linger.ms": ...}). Both lists are NULL-terminated (or NULL). Steals
+ * `value`. Returns false, with a message in err, when it cannot be set. */
 bool ks_json_set(json_t *root, const char *dotted, json_t *value,
-                 const char *const *sections, char *err, size_t errlen);
+                 const char *const *sections, const char *const *leaf_keys, char *err,
+                 size_t errlen);
 
 #endif

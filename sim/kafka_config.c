@@ -110,21 +110,41 @@ static const ks_cfg_def broker_defs[KS_BCFG__COUNT] = {
 const ks_cfg_table ks_producer_configs = {"producer", producer_names, producer_defs, KS_PCFG__COUNT};
 const ks_cfg_table ks_broker_configs = {"broker", broker_names, broker_defs, KS_BCFG__COUNT};
 
+/* Reads 1 or 2 decimal digits (no sign, no leading zero unless alone). */
+static const char *read_part(const char *s, int *out)
+{
+    if (s[0] < '0' || s[0] > '9')
+        return NULL;
+    if (s[0] == '0' && s[1] >= '0' && s[1] <= '9')
+        return NULL;
+    int v = s[0] - '0';
+    s++;
+    if (*s >= '0' && *s <= '9') {
+        v = v * 10 + (*s - '0');
+        s++;
+    }
+    if (*s >= '0' && *s <= '9')
+        return NULL;
+    *out = v;
+    return s;
+}
+
 bool ks_kafka_version_parse(const char *s, ks_kafka_version *out)
 {
-    int maj = 0, min = 0, patch = KS_KV_PATCH_LATEST, n = 0;
-    size_t len = strlen(s);
-    if (len == 0 || len > 12)
+    int maj, min, patch = KS_KV_PATCH_LATEST;
+    const char *p = read_part(s, &maj);
+    if (!p || *p != '.')
         return false;
-    if (sscanf(s, "%d.%d%n", &maj, &min, &n) == 2 && (size_t)n == len) {
-        /* newest patch of the line */
-    } else if (sscanf(s, "%d.%d.%d%n", &maj, &min, &patch, &n) == 3 && (size_t)n == len) {
-        if (patch < 0 || patch >= KS_KV_PATCH_LATEST)
+    p = read_part(p + 1, &min);
+    if (!p)
+        return false;
+    if (*p == '.') {
+        p = read_part(p + 1, &patch);
+        /* patch releases so far stay below .10 */
+        if (!p || patch > 9)
             return false;
-    } else {
-        return false;
     }
-    if (maj < 0 || min < 0 || min > 99 || maj > 99)
+    if (*p != '\0')
         return false;
     ks_kafka_version v = KS_KV(maj, min, patch);
     if (v < KS_KAFKA_VERSION_MIN || v > KS_KAFKA_VERSION_MAX)

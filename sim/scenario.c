@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CLI_VALUES 64
+#define MAX_CLI_VALUES KS_MAX_OVERRIDES
 #define MAX_COUNT 100000u
 
 typedef struct loader {
@@ -63,6 +63,38 @@ const char *ks_arrival_name(ks_arrival a)
 {
     assert((unsigned)a < (unsigned)KS_ARRIVAL__COUNT);
     return arrival_names[a];
+}
+
+/* The format's own dotted keys: a --set path ending in one of them sets
+ * that key, even beside an object sharing its first segment
+ * ("network.latency.ms" next to a "latency" object). Kafka's config names
+ * are added from the config tables. */
+static const char *const ksim_dotted_keys[] = {
+    "scenario.format", "kafka.version", "max.events", "max.time.ms", "max.pending.events",
+    "request.us", "byte.ns", "response.delay.ms", "latency.ms", "bandwidth.mbps",
+    "min.ms", "max.ms", "mean.ms", "median.ms", "replication.factor", "rate.per.sec",
+    "start.ms", "value.bytes", NULL};
+
+/* Builds the NULL-terminated list of every dotted key (caller frees the
+ * array, not the strings). */
+static const char **leaf_keys(void)
+{
+    size_t n = 0;
+    while (ksim_dotted_keys[n])
+        n++;
+    size_t total = n + (size_t)ks_producer_configs.count + (size_t)ks_broker_configs.count + 1;
+    const char **list = malloc(total * sizeof *list);
+    if (!list)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        list[k++] = ksim_dotted_keys[i];
+    for (int i = 0; i < ks_producer_configs.count; i++)
+        list[k++] = ks_producer_configs.names[i];
+    for (int i = 0; i < ks_broker_configs.count; i++)
+        list[k++] = ks_broker_configs.names[i];
+    list[k] = NULL;
+    return list;
 }
 
 /* Objects a --set may create on the way to a key. */
@@ -153,19 +185,56 @@ static const char *cli_text_of(const loader *L, json_t *v)
     return NULL;
 }
 
+/* True if s is a plain decimal number: -?digits(.digits)?([eE][+-]?digits)?
+ * (no spaces, no hex, no "inf"), which strtod and strtoll read the same
+ * everywhere. */
+static bool plain_number(const char *s, bool *is_integer)
+{
+    const char *p = s;
+    if (*p == '-')
+        p++;
+    size_t d = strspn(p, "0123456789");
+    if (d == 0)
+        return false;
+    p += d;
+    *is_integer = true;
+    if (*p == '.') {
+        size_t f = strspn(p + 1, "0123456789");
+        if (f == 0)
+            return false;
+        p += 1 + f;
+        *is_integer = false;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        size_t e = strspn(p, "0123456789");
+        if (e == 0)
+            return false;
+        p += e;
+        *is_integer = false;
+    }
+    return *p == '\0';
+}
+
 static json_t *coerce_number(const loader *L, json_t *v)
 {
     if (!json_is_string(v) || !cli_text_of(L, v))
         return NULL;
     const char *s = json_string_value(v);
-    char *end = NULL;
+    bool is_integer;
+    if (!plain_number(s, &is_integer))
+        return NULL;
     errno = 0;
-    long long ll = strtoll(s, &end, 10);
-    if (*s && *end == '\0' && errno == 0)
-        return json_integer(ll);
-    errno = 0;
-    double d = strtod(s, &end);
-    if (*s && *end == '\0' && errno == 0 && isfinite(d))
+    if (is_integer) {
+        long long ll = strtoll(s, NULL, 10);
+        if (errno == 0)
+            return json_integer(ll);
+        errno = 0;
+    }
+    double d = strtod(s, NULL);
+    if (errno == 0 && isfinite(d))
         return json_real(d);
     return NULL;
 }
@@ -467,6 +536,12 @@ static void load_config_value(loader *L, const ks_cfg_table *t, int i, json_t *v
             n++;
         if (!check_choice(L, v, d->choices, n, &choice))
             return;
+        /* zstd arrived in Kafka 2.1 (KIP-110). */
+        if (t == &ks_producer_configs && i == KS_PCFG_COMPRESSION_TYPE &&
+            strcmp(d->choices[choice], "zstd") == 0 && L->kv < KS_KV(2, 1, 0)) {
+            err(L, "compression.type \"zstd\" does not exist before Kafka 2.1 (KIP-110)");
+            return;
+        }
         val->i = choice;
         break;
     }
@@ -666,8 +741,14 @@ static void load_network(loader *L, json_t *root, ks_scenario *sc)
         ks_jpath_restore(&L->path, m);
     }
     double mbps;
-    if (get_real(L, obj, "bandwidth.mbps", 0.0, false, 1e9, &mbps))
+    if (get_real(L, obj, "bandwidth.mbps", 0.0, false, 1e9, &mbps)) {
         sc->network.bandwidth_bps = (uint64_t)ks_round_i64(mbps * 1e6);
+        if (mbps > 0 && sc->network.bandwidth_bps == 0) {
+            size_t m = ks_jpath_key(&L->path, "bandwidth.mbps");
+            err(L, "below 1 bit/s (0.000001 Mbit/s); use 0 for unlimited");
+            ks_jpath_restore(&L->path, m);
+        }
+    }
     ks_jpath_restore(&L->path, mark);
 }
 
@@ -777,7 +858,8 @@ static void load_workload(loader *L, json_t *obj, ks_workload_conf *w)
                 w->arrival = (ks_arrival)c;
             ks_jpath_restore(&L->path, m);
         }
-        get_real(L, obj, "rate.per.sec", 0.0, true, 1e9, &w->rate_per_sec);
+        /* 1e-6/s is one send() per 11.6 virtual days */
+        get_real(L, obj, "rate.per.sec", 1e-6, false, 1e9, &w->rate_per_sec);
         get_ms(L, obj, "start.ms", false, &w->start_ns);
         const char *key = NULL;
         if (get_string(L, obj, "key", true, &key))
@@ -826,6 +908,13 @@ static void load_producer(loader *L, json_t *p, ks_scenario *sc, uint32_t i)
     snprintf(defid, sizeof defid, "p%u", i + 1);
     if (!get_string(L, p, "id", false, &id))
         id = defid;
+    size_t idlen = strlen(id);
+    if (idlen == 0 || idlen > 100 ||
+        strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != idlen) {
+        size_t m = ks_jpath_key(&L->path, "id");
+        err(L, "\"%s\" is not a valid producer id: 1-100 characters of a-z A-Z 0-9 . _ -", id);
+        ks_jpath_restore(&L->path, m);
+    }
     for (uint32_t j = 0; j < i; j++) {
         if (sc->producers[j].id && strcmp(sc->producers[j].id, id) == 0) {
             size_t m = ks_jpath_key(&L->path, "id");
@@ -899,6 +988,16 @@ static void load_expect(loader *L, json_t *root, ks_scenario *sc)
     json_t *v;
     json_object_foreach(obj, k, v) {
         size_t m = ks_jpath_key(&L->path, k);
+        const char *text = cli_text_of(L, v);
+        if (text) {
+            /* --set expect.PATH=TEXT: read TEXT as JSON when it is JSON
+             * ("10", "true", "null"), else keep it as a string. */
+            json_error_t je;
+            json_t *parsed = json_loads(text, JSON_DECODE_ANY, &je);
+            if (parsed)
+                json_object_set_new(obj, k, parsed);
+            v = json_object_get(obj, k);
+        }
         if (json_is_object(v) && json_object_size(v) > 0) {
             size_t ops = 0;
             const char *ok;
@@ -977,14 +1076,15 @@ static char *default_name(const char *file)
 }
 
 /* Applies one --set; records string values for coercion. */
-static void apply_override(loader *L, json_t *root, const ks_override *o)
+static void apply_override(loader *L, json_t *root, const ks_override *o,
+                           const char *const *leaves)
 {
     json_t *value;
     const char *t = o->value;
     bool string_value = false;
     if (t[0] == '[' || t[0] == '{' || t[0] == '"') {
         json_error_t je;
-        value = json_loads(t, JSON_DECODE_ANY, &je);
+        value = json_loads(t, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
         if (!value) {
             ks_diag_error(L->diag, "--set %s=%s: the value is not valid JSON: %s (column %d)",
                           o->path, t, je.text, je.column);
@@ -1000,17 +1100,44 @@ static void apply_override(loader *L, json_t *root, const ks_override *o)
     }
     json_incref(value);
     char msg[256];
-    if (!ks_json_set(root, o->path, value, sections, msg, sizeof msg)) {
+    if (!ks_json_set(root, o->path, value, sections, leaves, msg, sizeof msg)) {
         ks_diag_error(L->diag, "--set %s=%s: %s", o->path, t, msg);
     } else if (L->n_cli < MAX_CLI_VALUES) {
-        /* the document holds a reference to `value`, so the pointer stays
-         * valid (and unique) while the document lives */
+        /* Keep a reference of our own: a later --set may replace the value
+         * in the document, and its address must not be reused by another
+         * value while we still compare addresses. Released at the end of
+         * the load. */
+        json_incref(value);
         L->cli[L->n_cli] = value;
         L->cli_from[L->n_cli] = o;
         L->cli_is_text[L->n_cli] = string_value;
         L->n_cli++;
     }
     json_decref(value);
+}
+
+/* Writes the default producer ids and the default topic into the
+ * document, so that --set paths can name them ("producers.p2...",
+ * "topics.events...") as the documentation says. */
+static void name_defaults(json_t *root)
+{
+    json_t *prods = json_object_get(root, "producers");
+    size_t i;
+    json_t *p;
+    json_array_foreach(prods, i, p) {
+        if (json_is_object(p) && !json_object_get(p, "id")) {
+            char id[32];
+            snprintf(id, sizeof id, "p%zu", i + 1);
+            json_object_set_new(p, "id", json_string(id));
+        }
+    }
+    if (!json_object_get(root, "topics")) {
+        json_t *t = json_object();
+        json_object_set_new(t, "name", json_string("events"));
+        json_t *arr = json_array();
+        json_array_append_new(arr, t);
+        json_object_set_new(root, "topics", arr);
+    }
 }
 
 ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_override *ovr,
@@ -1033,8 +1160,16 @@ ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_over
     L.diag = diag;
     ks_jpath_init(&L.path);
     unsigned errors_before = diag->count;
+    if (n_ovr > KS_MAX_OVERRIDES) {
+        ks_diag_error(diag, "more than %d --set overrides", KS_MAX_OVERRIDES);
+        json_decref(root);
+        return NULL;
+    }
+    name_defaults(root);
+    const char **leaves = n_ovr ? leaf_keys() : NULL;
     for (size_t i = 0; i < n_ovr; i++)
-        apply_override(&L, root, &ovr[i]);
+        apply_override(&L, root, &ovr[i], leaves);
+    free(leaves);
 
     ks_scenario *sc = calloc(1, sizeof *sc);
     if (!sc) {
@@ -1055,6 +1190,8 @@ ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_over
     load_topics(&L, root, sc);
     load_producers(&L, root, sc);
     load_expect(&L, root, sc);
+    for (size_t i = 0; i < L.n_cli; i++)
+        json_decref(L.cli[i]);
     if (diag->count > errors_before) {
         ks_scenario_free(sc);
         return NULL;

@@ -121,6 +121,9 @@ typedef struct ks_scenario {
     json_t *doc;      /* the document after --set, for messages */
 } ks_scenario;
 
+/* Most --set overrides one load takes. */
+#define KS_MAX_OVERRIDES 256
+
 /* One "--set path=value" override. */
 typedef struct ks_override {
     const char *path;
@@ -140,10 +143,16 @@ ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_over
                                size_t n_ovr, bool has_seed, uint64_t seed, ks_diag *diag);
 void ks_scenario_free(ks_scenario *sc);
 
-/* The resolved scenario as JSON: every value, defaults filled in, in a
- * fixed key order. It is itself a valid scenario that reruns the same
- * simulation; the trace header carries it. Caller owns the result. */
+/* The resolved scenario as JSON: every ksim value with defaults filled
+ * in, Kafka configs as set explicitly (kafka.version supplies the rest),
+ * in a fixed key order. It is itself a valid scenario that reruns the
+ * same simulation; the trace header carries it. Caller owns the result. */
 json_t *ks_scenario_to_json(const ks_scenario *sc);
+
+/* A config table's values as JSON: every key the Kafka version has, or
+ * only those set explicitly. */
+json_t *ks_config_json(const ks_cfg_table *t, const ks_cfg_value *vals, ks_kafka_version v,
+                       bool explicit_only);
 
 const char *ks_arrival_name(ks_arrival a);
 

@@ -1,8 +1,11 @@
 /*
  * scenario_json.c - the resolved scenario as JSON (see scenario.h).
  *
- * Every value is written, defaults included, in a fixed order, so the
- * output is both a record of what ran and a scenario file that reruns it.
+ * Every ksim value is written, defaults included, in a fixed order, so
+ * the output is both a record of what ran and a scenario file that reruns
+ * it. Kafka configs are written only where the scenario set them: Kafka
+ * itself treats a value set explicitly differently from its default
+ * (enable.idempotence), and kafka.version restores every default.
  */
 #include "sim/scenario.h"
 
@@ -23,13 +26,15 @@ static json_t *number_value(double d)
     return json_real(d);
 }
 
-/* Every key the Kafka version has, with its value. */
-static json_t *config_json(const ks_cfg_table *t, const ks_cfg_value *vals, ks_kafka_version v)
+json_t *ks_config_json(const ks_cfg_table *t, const ks_cfg_value *vals, ks_kafka_version v,
+                       bool explicit_only)
 {
     json_t *o = json_object();
     for (int i = 0; i < t->count; i++) {
         const ks_cfg_def *d = &t->defs[i];
         if ((d->since && v < d->since) || (d->until && v >= d->until))
+            continue;
+        if (explicit_only && !vals[i].set)
             continue;
         const ks_cfg_value *val = &vals[i];
         json_t *j = NULL;
@@ -101,7 +106,7 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
 
     json_t *br = json_object();
     json_object_set_new(br, "count", json_integer(sc->broker_count));
-    json_object_set_new(br, "config", config_json(&ks_broker_configs, sc->broker_config, sc->kafka_version));
+    json_object_set_new(br, "config", ks_config_json(&ks_broker_configs, sc->broker_config, sc->kafka_version, true));
     json_t *cost = json_object();
     json_object_set_new(cost, "request.us", number_value((double)sc->broker_cost.request_ns / 1e3));
     json_object_set_new(cost, "byte.ns", number_value((double)sc->broker_cost.byte_ps / 1e3));
@@ -131,7 +136,7 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
         json_object_set_new(p, "id", json_string(pc->id));
         json_object_set_new(p, "topic", json_string(sc->topics[pc->topic].name));
         json_object_set_new(p, "partitioner", json_string(ks_partitioner_choice_name(pc->partitioner)));
-        json_object_set_new(p, "config", config_json(&ks_producer_configs, pc->config, sc->kafka_version));
+        json_object_set_new(p, "config", ks_config_json(&ks_producer_configs, pc->config, sc->kafka_version, true));
         json_t *w = json_object();
         json_object_set_new(w, "records", json_integer((json_int_t)pc->workload.records));
         json_object_set_new(w, "arrival", json_string(ks_arrival_name(pc->workload.arrival)));

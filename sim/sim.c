@@ -128,12 +128,16 @@ ks_handle ks_sim_schedule(ks_sim *s, ks_time at, const ks_event *ev)
     assert((unsigned)ev->kind < (unsigned)KS_EV__COUNT);
     if (s->verdict != KS_SIM_RUNNING)
         return KS_HANDLE_NONE;
+    if (at < s->now) { /* a model's bug; never let time run backwards */
+        s->verdict = KS_SIM_INTERNAL_ERROR;
+        return KS_HANDLE_NONE;
+    }
     if (s->live >= s->limits.max_pending) {
         s->verdict = KS_SIM_MAX_PENDING;
         return KS_HANDLE_NONE;
     }
     if (s->next_seq >= SEQ_MAX) {
-        s->verdict = KS_SIM_MAX_EVENTS;
+        s->verdict = KS_SIM_SEQUENCE_EXHAUSTED;
         return KS_HANDLE_NONE;
     }
     if (s->free_head == UINT32_MAX && !grow(s)) {
@@ -167,7 +171,7 @@ ks_handle ks_sim_schedule(ks_sim *s, ks_time at, const ks_event *ev)
 ks_handle ks_sim_after(ks_sim *s, ks_time delay, const ks_event *ev)
 {
     assert(delay >= 0);
-    ks_time at = delay > KS_TIME_MAX - s->now ? KS_TIME_MAX : s->now + delay;
+    ks_time at = ks_time_add(s->now, delay);
     return ks_sim_schedule(s, at, ev);
 }
 

@@ -27,6 +27,18 @@ typedef int64_t ks_time;
 #define KS_NS_PER_S INT64_C(1000000000)
 #define KS_TIME_MAX INT64_MAX
 
+/* a + b for non-negative durations, saturating at KS_TIME_MAX: an event
+ * "never" is scheduled at KS_TIME_MAX and simply never runs within the
+ * limits, instead of wrapping into the past. */
+static inline ks_time ks_time_add(ks_time a, ks_time b)
+{
+    if (b > 0 && a > KS_TIME_MAX - b)
+        return KS_TIME_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
+}
+
 /* A scheduled event, for cancellation. 0 is "no event". A handle stays
  * safe to use after its event ran or was cancelled: cancel just fails. */
 typedef uint64_t ks_handle;
@@ -40,7 +52,9 @@ typedef uint64_t ks_handle;
     X(MAX_EVENTS, "max-events") /* limits.max.events reached */          \
     X(MAX_TIME, "max-time")     /* next event lies past limits.max.time */ \
     X(MAX_PENDING, "max-pending") /* too many events pending at once */  \
-    X(OUT_OF_MEMORY, "out-of-memory")
+    X(SEQUENCE_EXHAUSTED, "sequence-exhausted") /* 2^39 events scheduled */ \
+    X(OUT_OF_MEMORY, "out-of-memory")                                   \
+    X(INTERNAL_ERROR, "internal-error") /* a model scheduled into the past */
 
 typedef enum ks_sim_verdict {
 #define X(e, name) KS_SIM_##e,

@@ -92,7 +92,8 @@ static const bad_case bad_cases[] = {
     {"arrival typo", "{\"producers\": [{\"workload\": {\"arrival\": \"poison\"}}]}", NULL, NULL,
      "got \"poison\" (did you mean \"poisson\"?)"},
     {"zero rate", "{\"producers\": [{\"workload\": {\"rate.per.sec\": 0}}]}", NULL, NULL,
-     "t.json: $.producers[0].workload.rate.per.sec: expected a number > 0 and <= 1e+09, got 0"},
+     "t.json: $.producers[0].workload.rate.per.sec: expected a number >= 1e-06 and <= 1e+09, "
+     "got 0"},
     {"reserved section", "{\"faults\": [], " P1 "}", NULL, NULL,
      "t.json: $.faults: \"faults\" is reserved by the scenario format for a model this ksim"},
     {"newer scenario format", "{\"scenario.format\": 2, " P1 "}", NULL, NULL,
@@ -109,6 +110,35 @@ static const bad_case bad_cases[] = {
     {"--set value of the wrong type", "{" P1 "}", "producers.p1.config.linger.ms", "soon",
      "t.json: $.producers[0].config.linger.ms: expected an integer >= 0, got \"soon\" "
      "(from --set producers.p1.config.linger.ms=soon)"},
+    {"--set hex number", "{" P1 "}", "seed", "0x10",
+     "t.json: $.seed: expected an integer >= 0, got \"0x10\" (from --set seed=0x10)"},
+    {"--set number with a space", "{" P1 "}", "seed", " 7", "expected an integer >= 0, got \" 7\""},
+    {"--set JSON with a duplicate key", "{" P1 "}", "brokers", "{\"count\": 1, \"count\": 3}",
+     "--set brokers={\"count\": 1, \"count\": 3}: the value is not valid JSON: duplicate"},
+    {"--set a dotted key beside an object of its first segment",
+     "{\"network\": {\"latency\": {\"dist\": \"constant\", \"ms\": 1}}, " P1 "}",
+     "network.latency.ms", "2.5",
+     "give either \"latency.ms\" (constant) or \"latency\" (a distribution), not both"},
+    {"version with a space", "{\"kafka.version\": \" 3.9\", " P1 "}", NULL, NULL,
+     "expected a Kafka release from 2.0 to 4.1"},
+    {"version with a sign", "{\"kafka.version\": \"+3.9\", " P1 "}", NULL, NULL,
+     "expected a Kafka release from 2.0 to 4.1"},
+    {"version with a leading zero", "{\"kafka.version\": \"03.9\", " P1 "}", NULL, NULL,
+     "expected a Kafka release from 2.0 to 4.1"},
+    {"version with an impossible patch", "{\"kafka.version\": \"2.0.77\", " P1 "}", NULL, NULL,
+     "expected a Kafka release from 2.0 to 4.1"},
+    {"huge version", "{\"kafka.version\": \"9999999999.1\", " P1 "}", NULL, NULL,
+     "expected a Kafka release from 2.0 to 4.1"},
+    {"invalid producer id", "{\"producers\": [{\"id\": \"a b\"}]}", NULL, NULL,
+     "t.json: $.producers[0].id: \"a b\" is not a valid producer id"},
+    {"empty producer id", "{\"producers\": [{\"id\": \"\"}]}", NULL, NULL,
+     "\"\" is not a valid producer id"},
+    {"zstd before 2.1",
+     "{\"kafka.version\": \"2.0\", \"producers\": [{\"config\": {\"compression.type\": "
+     "\"zstd\"}}]}",
+     NULL, NULL, "compression.type \"zstd\" does not exist before Kafka 2.1 (KIP-110)"},
+    {"too small a bandwidth", "{\"network\": {\"bandwidth.mbps\": 1e-9}, " P1 "}", NULL, NULL,
+     "t.json: $.network.bandwidth.mbps: below 1 bit/s"},
     {"--set unknown key, suggestion", "{" P1 "}", "producers.p1.config.lingr.ms", "5",
      "unknown producer config \"lingr.ms\" (did you mean \"linger.ms\"?) (from --set "
      "producers.p1.config.lingr.ms=5)"},
@@ -288,6 +318,41 @@ static void test_overrides(void **state)
     sc = load_ok("{\"topics\": [{\"name\": \"my\"}, {\"name\": \"my.topic\"}], " P1 "}", o2, 2, d);
     ks_scenario_free(sc);
 
+    /* default producer ids and the default topic can be named by --set */
+    ks_override o3[] = {{"producers.p2.config.acks", "0"},
+                        {"topics.events.partitions", "4"},
+                        {"expect.records.acked", "10"}};
+    sc = load_ok("{\"producers\": [{}, {}]}", o3, 3, d);
+    assert_int_equal(sc->producers[1].config[KS_PCFG_ACKS].i, 0);
+    assert_int_equal(sc->topics[0].partitions, 4);
+    /* an expect value given as text is read as JSON: the number 10 */
+    assert_true(json_is_integer(json_object_get(sc->expect, "records.acked")));
+    ks_scenario_free(sc);
+
+    /* A value replaced by a later --set must not make a JSON string of a
+     * third --set count as command-line text, whatever the allocator
+     * does with the freed memory. */
+    ks_override o4[] = {{"producers.p1.workload.records", "abc"},
+                        {"producers.p1.workload.records", "def"},
+                        {"producers.p1.workload", "{\"records\": \"7\"}"}};
+    ks_diag_init(d);
+    assert_null(ks_scenario_parse("t.json", "{" P1 "}", o4, 3, false, 0, d));
+    assert_true(ks_diag_has(d, "expected an integer from 0 to 1099511627776, got \"7\""));
+
+    /* every override is converted, not just the first 64 */
+    ks_override many[100];
+    char keys[100][32];
+    for (int i = 0; i < 99; i++) {
+        snprintf(keys[i], sizeof keys[i], "expect.k%d", i);
+        many[i].path = keys[i];
+        many[i].value = "1";
+    }
+    many[99].path = "producers.p1.workload.records";
+    many[99].value = "5";
+    sc = load_ok("{" P1 "}", many, 100, d);
+    assert_int_equal(sc->producers[0].workload.records, 5);
+    ks_scenario_free(sc);
+
     /* --seed beats the file and --set */
     ks_diag_init(d);
     sc = ks_scenario_parse("t.json", "{\"seed\": 5, " P1 "}", NULL, 0, true, 11, d);
@@ -313,9 +378,14 @@ static void test_resolved_round_trip(void **state)
     json_t *b = ks_scenario_to_json(sc2);
     char *text2 = json_dumps(b, JSON_COMPACT);
     assert_string_equal(text, text2);
-    /* the resolved form names the Kafka version's defaults explicitly */
-    assert_non_null(strstr(text, "\"linger.ms\":0"));
-    assert_non_null(strstr(text, "\"enable.idempotence\":true"));
+    /* Kafka configs stay as the scenario set them: explicit ones are
+     * written, defaults come back from kafka.version, and a reloaded
+     * scenario tells the two apart as the original did */
+    assert_non_null(strstr(text, "\"config\":{\"acks\":\"1\"}"));
+    assert_null(strstr(text, "linger.ms"));
+    assert_true(sc2->producers[0].config[KS_PCFG_ACKS].set);
+    assert_false(sc2->producers[0].config[KS_PCFG_LINGER_MS].set);
+    assert_int_equal(sc2->producers[0].config[KS_PCFG_ENABLE_IDEMPOTENCE].i, 1);
     free(text);
     free(text2);
     json_decref(a);

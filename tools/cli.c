@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_OVERRIDES 256
+#define MAX_OVERRIDES KS_MAX_OVERRIDES
 
 static const char usage_main[] =
     "usage: ksim COMMAND [ARGS]\n"
