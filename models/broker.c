@@ -35,10 +35,11 @@ static void start(ks_world *w, ks_broker *b, uint32_t conn)
     if (c->q_head == KS_REQ_NONE)
         c->q_tail = KS_REQ_NONE;
     c->serving = true;
+    c->handling = true;
+    c->handle_start_ns = ks_sim_now(&w->sim);
     b->busy_threads++;
     b->queued--;
     ks_time cost = handling_ns(w, q);
-    b->busy_ns += cost;
     ks_event ev = {.kind = KS_EV_APPEND,
                    .u.request = {.conn = conn, .broker = b->index, .request = id}};
     ks_sim_after(&w->sim, cost, &ev);
@@ -147,20 +148,50 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
         append_batch(w, broker, q, &w->reqs.entries[e]);
         topic = w->sc->topics[w->partitions[w->reqs.entries[e].partition].topic].name;
     }
-    ks_broker_conn *c = &w->broker_conns[q->conn];
-    c->serving = false;
+    uint32_t conn = q->conn;
+    ks_broker_conn *c = &w->broker_conns[conn];
+    c->handling = false;
+    b->busy_ns += now - c->handle_start_ns;
     b->busy_threads--;
     if (q->expects_response) {
+        /* The thread is free now; the connection stays muted until the
+         * response (after any extra delay) has been written. */
         ks_time leaves = ks_time_add(now, w->sc->broker_cost.response_delay_ns);
-        ks_time arrival = ks_net_transit(&w->net, q->conn, KS_NET_RESPONSE, leaves,
-                                         response_bytes(topic ? topic : "", q->batches));
+        ks_time sent;
+        ks_time arrival = ks_net_transit(&w->net, conn, KS_NET_RESPONSE, leaves,
+                                         response_bytes(topic ? topic : "", q->batches), &sent);
+        ks_event done = {.kind = KS_EV_RESPONDED,
+                         .u.request = {.conn = conn, .broker = broker, .request = id}};
+        ks_sim_schedule(&w->sim, sent, &done);
         ks_event ev = {.kind = KS_EV_RESPONSE,
-                       .u.request = {.conn = q->conn, .broker = broker, .request = id}};
+                       .u.request = {.conn = conn, .broker = broker, .request = id}};
         ks_sim_schedule(&w->sim, arrival, &ev);
     } else {
-        ks_request_release(&w->reqs, id);
+        ks_request_release(&w->reqs, id); /* acks=0: nothing to answer */
+        ks_broker_on_responded(w, broker, conn);
+        return;
     }
-    if (c->q_head != KS_REQ_NONE)
-        wait_for_thread(w, b, q->conn);
     dispatch(w, b);
+}
+
+void ks_broker_on_responded(ks_world *w, uint32_t broker, uint32_t conn)
+{
+    ks_broker *b = &w->brokers[broker];
+    ks_broker_conn *c = &w->broker_conns[conn];
+    c->serving = false;
+    if (c->q_head != KS_REQ_NONE)
+        wait_for_thread(w, b, conn);
+    dispatch(w, b);
+}
+
+ks_time ks_broker_busy_ns(const ks_world *w, uint32_t broker)
+{
+    ks_time busy = w->brokers[broker].busy_ns;
+    ks_time now = ks_sim_now(&w->sim);
+    for (uint32_t i = 0; i < w->net.conn_count; i++) {
+        const ks_broker_conn *c = &w->broker_conns[i];
+        if (c->handling && w->net.conns[i].broker == broker)
+            busy += now - c->handle_start_ns;
+    }
+    return busy;
 }

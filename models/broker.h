@@ -4,7 +4,9 @@
  * Owns: each broker's request handler threads (num.io.threads), the
  * per-connection request queues and the partition logs' end offsets.
  * Like Kafka, a broker handles one request per connection at a time, in
- * arrival order, so responses on a connection leave in request order.
+ * arrival order, and takes the connection's next request only once the
+ * response to the previous one is written, so responses on a connection
+ * leave in request order.
  * Handling a request costs brokers.cost.request.us plus
  * brokers.cost.byte.ns per byte; when every thread is busy, connections
  * with requests wait their turn (first come, first served).
@@ -31,8 +33,11 @@ typedef struct ks_partition {
 
 typedef struct ks_broker_conn {
     uint32_t q_head, q_tail; /* queued request ids */
-    bool serving;            /* a handler thread works on its head request */
+    bool serving;            /* muted: a request of it is handled, or its
+                                response is not yet written */
+    bool handling;           /* a handler thread works on its request */
     bool waiting;            /* in the broker's queue for a thread */
+    ks_time handle_start_ns;
     uint32_t next_waiting;
 } ks_broker_conn;
 
@@ -43,7 +48,8 @@ typedef struct ks_broker {
     uint32_t wait_head, wait_tail; /* connections waiting for a thread */
     uint64_t requests;
     uint64_t bytes_in;
-    ks_time busy_ns;               /* summed over threads */
+    ks_time busy_ns;               /* handling time of finished requests,
+                                      summed over threads */
     uint32_t queue_len_max;        /* most requests queued at once */
     uint32_t queued;
 } ks_broker;
@@ -51,5 +57,8 @@ typedef struct ks_broker {
 /* Request handlers. `req` is a request pool index. */
 void ks_broker_on_arrive(struct ks_world *w, uint32_t broker, uint32_t req);
 void ks_broker_on_append(struct ks_world *w, uint32_t broker, uint32_t req);
+void ks_broker_on_responded(struct ks_world *w, uint32_t broker, uint32_t conn);
+/* Handler time up to now, including requests still being handled. */
+ks_time ks_broker_busy_ns(const struct ks_world *w, uint32_t broker);
 
 #endif

@@ -52,12 +52,15 @@ static ks_time wire_ns(uint64_t bytes, uint64_t bps)
     return ns > (unsigned __int128)KS_TIME_MAX ? KS_TIME_MAX : (ks_time)ns;
 }
 
-ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes)
+ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes,
+                       ks_time *sent_out)
 {
     ks_net_lane *l = &n->conns[conn].lane[dir];
     ks_time start = now > l->wire_free_ns ? now : l->wire_free_ns;
     ks_time sent = ks_time_add(start, wire_ns(bytes, n->bandwidth_bps));
     l->wire_free_ns = sent;
+    if (sent_out)
+        *sent_out = sent;
     ks_time arrival = ks_time_add(sent, ks_dist_draw(&n->latency, &l->rng));
     if (arrival < l->last_arrival_ns)
         arrival = l->last_arrival_ns; /* in-order delivery */

@@ -59,7 +59,9 @@ static inline uint32_t ks_net_conn_id(const ks_net *n, uint32_t producer, uint32
 }
 
 /* A message of `bytes` leaves on `dir` of connection `conn` at `now`:
- * returns when it arrives, and accounts for it. */
-ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes);
+ * returns when it arrives, and accounts for it. *sent (if not NULL)
+ * receives when its last byte left the sender. */
+ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes,
+                       ks_time *sent);
 
 #endif

@@ -492,7 +492,8 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
     p->requests++;
     p->batches += q->batches;
     ks_hist_add(&p->request_batches, q->batches);
-    ks_time arrival = ks_net_transit(&w->net, n->conn, KS_NET_REQUEST, now, q->request_bytes);
+    ks_time arrival =
+        ks_net_transit(&w->net, n->conn, KS_NET_REQUEST, now, q->request_bytes, NULL);
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, now, KS_TR_SEND)) {
         ks_trace_str(tr, "producer", p->conf->id);

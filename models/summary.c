@@ -65,11 +65,12 @@ static json_t *brokers_json(const ks_world *w)
         json_object_set_new(j, "id", json_integer(b));
         json_object_set_new(j, "requests", json_integer((json_int_t)br->requests));
         json_object_set_new(j, "bytes_in", json_integer((json_int_t)br->bytes_in));
-        json_object_set_new(j, "busy_ns", json_integer(br->busy_ns));
+        ks_time busy = ks_broker_busy_ns(w, b);
+        json_object_set_new(j, "busy_ns", json_integer(busy));
         /* utilisation in parts per million of (threads x run time) */
         json_int_t ppm = 0;
         if (now > 0)
-            ppm = (json_int_t)((unsigned __int128)br->busy_ns * 1000000u /
+            ppm = (json_int_t)((unsigned __int128)busy * 1000000u /
                                ((unsigned __int128)now * br->threads));
         json_object_set_new(j, "utilization_ppm", json_integer(ppm));
         json_object_set_new(j, "queue_max", json_integer(br->queue_len_max));

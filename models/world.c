@@ -251,6 +251,9 @@ static void dispatch(ks_world *w, const ks_event *ev)
     case KS_EV_APPEND:
         ks_broker_on_append(w, ev->u.request.broker, (uint32_t)ev->u.request.request);
         break;
+    case KS_EV_RESPONDED:
+        ks_broker_on_responded(w, ev->u.request.broker, ev->u.request.conn);
+        break;
     case KS_EV_RESPONSE: {
         uint32_t id = (uint32_t)ev->u.request.request;
         ks_producer_on_response(&w->producers[w->reqs.reqs[id].producer], w, id);

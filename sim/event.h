@@ -45,6 +45,8 @@ typedef struct ks_ev_request {
  *   sender    the producer's sender thread runs: ready check, drain, send
  *   arrive    a produce request reaches the broker (after link delay)
  *   append    the broker has processed a request and appends it
+ *   responded the broker has written a response: its connection takes the
+ *             next request
  *   response  a produce response reaches the producer
  */
 #define KS_EVENT_KINDS(X)                                   \
@@ -53,6 +55,7 @@ typedef struct ks_ev_request {
     X(SENDER, "sender", ks_ev_producer, producer)           \
     X(ARRIVE, "arrive", ks_ev_request, request)             \
     X(APPEND, "append", ks_ev_request, request)             \
+    X(RESPONDED, "responded", ks_ev_request, request)       \
     X(RESPONSE, "response", ks_ev_request, request)
 
 typedef enum ks_event_kind {

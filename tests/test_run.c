@@ -138,9 +138,9 @@ static void test_hello_exact(void **state)
     assert_int_equal(sum_int(&r, "latency_ns.min"), 2022546);
     assert_int_equal(sum_int(&r, "latency_ns.max"), 2022546);
     assert_int_equal(sum_int(&r, "network.request_bytes"), 2260);
-    /* per record: produce, sender (new batch), arrive, append, response,
-     * sender (after the response) */
-    assert_int_equal(sum_int(&r, "events"), 60);
+    /* per record: produce, sender (new batch), arrive, append, responded
+     * (response written), response, sender (after the response) */
+    assert_int_equal(sum_int(&r, "events"), 70);
     assert_int_equal(count_ev(&r, "header"), 1);
     assert_int_equal(count_ev(&r, "produce"), 10);
     assert_int_equal(count_ev(&r, "send"), 10);
@@ -275,6 +275,28 @@ static void test_broker_queueing(void **state)
     run_free(&r2);
 }
 
+/* A connection's next request waits until the response to the previous
+ * one has been written (Kafka mutes the channel until then), even with
+ * the handler thread free; and utilisation never exceeds 100 %. */
+static void test_delayed_response_holds_connection(void **state)
+{
+    (void)state;
+    ks_override o[] = {{"brokers.cost.response.delay.ms", "10"},
+                       {"producers.p1.workload.rate.per.sec", "100000"},
+                       {"producers.p1.workload.records", "3"}};
+    run r = run_text(HELLO, o, 3, KS_TL_RECORD);
+    int64_t a0 = nth_field(&r, "append", 0, "t"), a1 = nth_field(&r, "append", 1, "t");
+    assert_true(a1 - a0 >= 10000000); /* second request handled after the first response */
+    assert_true(sum_int(&r, "brokers.0.utilization_ppm") <= 1000000);
+    run_free(&r);
+    ks_override o2[] = {{"brokers.cost.request.us", "1000000"}, {"limits.max.time.ms", "100"}};
+    run r2 = run_text(HELLO, o2, 2, KS_TL_BATCH);
+    assert_string_equal(sum_str(&r2, "verdict"), "max-time");
+    assert_int_equal(sum_int(&r2, "brokers.0.busy_ns"), 100000000 - 1001808);
+    assert_true(sum_int(&r2, "brokers.0.utilization_ppm") <= 1000000);
+    run_free(&r2);
+}
+
 static void test_limits(void **state)
 {
     (void)state;
@@ -303,7 +325,7 @@ static void test_levels_do_not_change_results(void **state)
     assert_string_equal(s.summary_text, d.summary_text);
     assert_int_equal(count_ev(&s, "send"), 0);
     assert_int_equal(count_ev(&s, "header"), 1);
-    assert_int_equal(count_ev(&d, "event"), 60);
+    assert_int_equal(count_ev(&d, "event"), 70);
     run_free(&s);
     run_free(&d);
 }
@@ -335,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_acks_zero),
         cmocka_unit_test(test_in_flight_limit),
         cmocka_unit_test(test_broker_queueing),
+        cmocka_unit_test(test_delayed_response_holds_connection),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_levels_do_not_change_results),
         cmocka_unit_test(test_unsupported),
