@@ -18,22 +18,29 @@ bool ks_net_init(ks_net *n, ks_world *w)
     n->conns = calloc(n->conn_count, sizeof *n->conns);
     if (!n->conns)
         return false;
-    static const char *const dir_names[2] = {"request", "response"};
+    n->world = w;
     for (uint32_t p = 0; p < sc->producer_count; p++) {
         for (uint32_t b = 0; b < sc->broker_count; b++) {
             ks_net_conn *c = &n->conns[ks_net_conn_id(n, p, b)];
             c->producer = p;
             c->broker = b;
-            for (int d = 0; d < 2; d++) {
-                char name[160];
-                snprintf(name, sizeof name, "net.%s.broker%u.%s", sc->producers[p].id, b,
-                         dir_names[d]);
-                if (!ks_world_stream(w, &c->lane[d].rng, name))
-                    return false;
-            }
         }
     }
     return true;
+}
+
+/* Seeds a lane's stream the first time it carries a message. A stream's
+ * draws depend only on its name and the seed, so seeding late changes
+ * nothing but which streams the trace header lists: the ones in use. */
+static void seed_lane(ks_net *n, const ks_net_conn *c, ks_net_dir dir, ks_net_lane *l)
+{
+    static const char *const dir_names[2] = {"request", "response"};
+    char name[256]; /* producer ids are at most 100 characters */
+    snprintf(name, sizeof name, "net.%s.broker%u.%s", n->world->sc->producers[c->producer].id,
+             c->broker, dir_names[dir]);
+    if (!ks_world_stream(n->world, &l->rng, name))
+        ks_rng_stream(&l->rng, n->world->sc->seed, name); /* same draws, unlisted */
+    l->seeded = true;
 }
 
 void ks_net_free(ks_net *n)
@@ -56,6 +63,8 @@ ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, ui
                        ks_time *sent_out)
 {
     ks_net_lane *l = &n->conns[conn].lane[dir];
+    if (!l->seeded)
+        seed_lane(n, &n->conns[conn], dir, l);
     ks_time start = now > l->wire_free_ns ? now : l->wire_free_ns;
     ks_time sent = ks_time_add(start, wire_ns(bytes, n->bandwidth_bps));
     l->wire_free_ns = sent;

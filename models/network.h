@@ -28,6 +28,7 @@ typedef enum ks_net_dir { KS_NET_REQUEST = 0, KS_NET_RESPONSE = 1 } ks_net_dir;
 
 typedef struct ks_net_lane {
     ks_rng rng;
+    bool seeded;            /* its stream is created on first use */
     ks_time wire_free_ns;   /* when the sender side can start the next message */
     ks_time last_arrival_ns;
     uint64_t messages;
@@ -40,6 +41,7 @@ typedef struct ks_net_conn {
 } ks_net_conn;
 
 typedef struct ks_net {
+    struct ks_world *world; /* for stream registration */
     ks_dist latency;
     uint64_t bandwidth_bps; /* 0 = unlimited */
     uint32_t brokers;
@@ -47,9 +49,9 @@ typedef struct ks_net {
     ks_net_conn *conns;     /* index = producer * brokers + broker */
 } ks_net;
 
-/* Sets up every producer-broker connection; streams are named
- * "net.<producer id>.broker<b>.request" / ".response". Returns false on
- * allocation failure. */
+/* Sets up every producer-broker connection. Each direction's stream,
+ * "net.<producer id>.broker<b>.request" / ".response", is created when it
+ * first carries a message. Returns false on allocation failure. */
 bool ks_net_init(ks_net *n, struct ks_world *w);
 void ks_net_free(ks_net *n);
 

@@ -85,12 +85,21 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
     memset(p, 0, sizeof *p);
     p->index = index;
     p->conf = pc;
-    /* KafkaProducer names unnamed clients "producer-1", "producer-2", ... */
-    if (cfg[KS_PCFG_CLIENT_ID].s)
-        snprintf(p->client_id, sizeof p->client_id, "%s", cfg[KS_PCFG_CLIENT_ID].s);
+    /* Without client.id, KafkaProducer names the client
+     * "producer-<transactional.id>" or "producer-<n>" ([K] ProducerConfig.
+     * maybeOverrideClientId). */
+    const char *cid = cfg[KS_PCFG_CLIENT_ID].s, *tid = cfg[KS_PCFG_TRANSACTIONAL_ID].s;
+    size_t cap = 32 + (cid ? strlen(cid) : 0) + (tid ? strlen(tid) : 0);
+    p->client_id = malloc(cap);
+    if (!p->client_id)
+        return false;
+    if (cid)
+        snprintf(p->client_id, cap, "%s", cid);
+    else if (tid)
+        snprintf(p->client_id, cap, "producer-%s", tid);
     else
-        snprintf(p->client_id, sizeof p->client_id, "producer-%u", index + 1);
-    char name[160];
+        snprintf(p->client_id, cap, "producer-%u", index + 1);
+    char name[256]; /* producer ids are at most 100 characters */
     snprintf(name, sizeof name, "producer.%s.workload", pc->id);
     if (!ks_world_stream(w, &p->workload_rng, name))
         return false;
@@ -143,6 +152,12 @@ void ks_producer_free(ks_producer *p)
     free(p->queue);
     free(p->queue_ids);
     free(p->was_full);
+    free(p->client_id);
+    p->client_id = NULL;
+    ks_hist_free(&p->latency);
+    ks_hist_free(&p->batch_records);
+    ks_hist_free(&p->batch_bytes);
+    ks_hist_free(&p->request_batches);
     ks_acc_free(&p->acc);
     ks_partitioner_free(&p->part);
     p->nodes = NULL;

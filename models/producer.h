@@ -49,7 +49,7 @@ typedef struct ks_prod_node {
 typedef struct ks_producer {
     uint32_t index;
     const ks_producer_conf *conf;
-    char client_id[64];
+    char *client_id;
     ks_rng workload_rng;
     ks_rng partitioner_rng;
     uint32_t topic;           /* scenario topic index */

@@ -155,6 +155,7 @@ json_t *ks_world_summary(const ks_world *w)
     json_object_set_new(rec, "unresolved", json_integer((json_int_t)(produced - acked - failed)));
     json_object_set_new(o, "records", rec);
     json_object_set_new(o, "latency_ns", hist_json(&all));
+    ks_hist_free(&all);
 
     /* Throughput over the span from the first send() to the last ack, in
      * records and bytes per second of virtual time (integer division). */

@@ -8,8 +8,13 @@
  */
 #include "sim/detmath.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
+
+/* Determinism needs every double operation rounded to double: no x87
+ * excess precision (32-bit x86 without SSE2). */
+_Static_assert(FLT_EVAL_METHOD == 0, "ksim needs FLT_EVAL_METHOD == 0 (use SSE2 on x86)");
 
 /* ln 2 split so that k * LN2_HI is exact for |k| < 2^11. */
 static const double LN2_HI = 6.93147180369123816490e-01;

@@ -4,11 +4,42 @@
 #include "sim/histogram.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 void ks_hist_init(ks_hist *h)
 {
     memset(h, 0, sizeof *h);
+}
+
+void ks_hist_free(ks_hist *h)
+{
+    for (uint32_t o = 0; o < KS_HIST_OCTAVES; o++)
+        free(h->octave[o]);
+    ks_hist_init(h);
+}
+
+/* The counter of bucket b, allocating its octave; NULL without memory. */
+static uint64_t *slot(ks_hist *h, uint32_t b)
+{
+    if (b < KS_HIST_SUB)
+        return &h->exact[b];
+    uint32_t o = b / KS_HIST_SUB - 1u;
+    if (!h->octave[o]) {
+        h->octave[o] = calloc(KS_HIST_SUB, sizeof *h->octave[o]);
+        if (!h->octave[o])
+            return NULL;
+    }
+    return &h->octave[o][b % KS_HIST_SUB];
+}
+
+uint64_t ks_hist_count_at(const ks_hist *h, uint32_t b)
+{
+    assert(b < KS_HIST_BUCKETS);
+    if (b < KS_HIST_SUB)
+        return h->exact[b];
+    const uint64_t *oct = h->octave[b / KS_HIST_SUB - 1u];
+    return oct ? oct[b % KS_HIST_SUB] : 0;
 }
 
 static unsigned floor_log2(uint64_t v)
@@ -57,7 +88,11 @@ void ks_hist_add(ks_hist *h, int64_t v)
     uint64_t lo = h->sum_lo + (uint64_t)v;
     h->sum_hi += lo < h->sum_lo;
     h->sum_lo = lo;
-    h->buckets[ks_hist_bucket(v)]++;
+    uint64_t *c = slot(h, ks_hist_bucket(v));
+    if (c)
+        (*c)++;
+    else
+        h->dropped++;
 }
 
 void ks_hist_merge(ks_hist *dst, const ks_hist *src)
@@ -72,8 +107,22 @@ void ks_hist_merge(ks_hist *dst, const ks_hist *src)
     uint64_t lo = dst->sum_lo + src->sum_lo;
     dst->sum_hi += src->sum_hi + (lo < dst->sum_lo);
     dst->sum_lo = lo;
-    for (uint32_t i = 0; i < KS_HIST_BUCKETS; i++)
-        dst->buckets[i] += src->buckets[i];
+    dst->dropped += src->dropped;
+    for (uint32_t i = 0; i < KS_HIST_SUB; i++)
+        dst->exact[i] += src->exact[i];
+    for (uint32_t o = 0; o < KS_HIST_OCTAVES; o++) {
+        if (!src->octave[o])
+            continue;
+        for (uint32_t i = 0; i < KS_HIST_SUB; i++) {
+            if (!src->octave[o][i])
+                continue;
+            uint64_t *c = slot(dst, (o + 1u) * KS_HIST_SUB + i);
+            if (c)
+                *c += src->octave[o][i];
+            else
+                dst->dropped += src->octave[o][i];
+        }
+    }
 }
 
 int64_t ks_hist_quantile(const ks_hist *h, uint64_t num, uint64_t den)
@@ -87,7 +136,11 @@ int64_t ks_hist_quantile(const ks_hist *h, uint64_t num, uint64_t den)
         rank = 1;
     uint64_t seen = 0;
     for (uint32_t b = 0; b < KS_HIST_BUCKETS; b++) {
-        seen += h->buckets[b];
+        if (b >= KS_HIST_SUB && !h->octave[b / KS_HIST_SUB - 1u]) {
+            b += KS_HIST_SUB - 1u; /* a whole octave never used */
+            continue;
+        }
+        seen += ks_hist_count_at(h, b);
         if (seen >= rank) {
             int64_t lo, hi;
             ks_hist_bucket_range(b, &lo, &hi);

@@ -2,11 +2,14 @@
  * histogram.h - log-linear histogram of non-negative integers (latencies
  * in ns, sizes in bytes).
  *
- * Owns: fixed buckets, no allocation. Values below 2^KS_HIST_SUB_BITS are
- * counted exactly; above, each power of two is split into 2^KS_HIST_SUB_BITS
+ * Owns: its buckets. Values below 2^KS_HIST_SUB_BITS are counted exactly;
+ * above, each power of two (an octave) is split into 2^KS_HIST_SUB_BITS
  * equal buckets, so a reported percentile is within 1/256 (0.4 %) of the
- * true value. Histograms with the same layout merge by adding counts, so
- * per-producer histograms combine into one exactly.
+ * true value. An octave's buckets are allocated when a value first lands
+ * in it, so a histogram costs about 1 KiB per octave in use (latencies
+ * from 1 us to 1 s span 10), not the 59 KiB of every possible bucket.
+ * Histograms merge by adding counts, so per-producer histograms combine
+ * into one exactly. ks_hist_free releases the octaves.
  */
 #ifndef KS_HISTOGRAM_H
 #define KS_HISTOGRAM_H
@@ -19,18 +22,27 @@
 /* Exact buckets [0, SUB) then (63 - SUB_BITS + 1) octaves of SUB buckets. */
 #define KS_HIST_BUCKETS (KS_HIST_SUB * (64u - KS_HIST_SUB_BITS + 1u))
 
+#define KS_HIST_OCTAVES (KS_HIST_BUCKETS / KS_HIST_SUB - 1u)
+
 typedef struct ks_hist {
     uint64_t count;
     int64_t min, max;
     uint64_t sum_hi, sum_lo; /* 128-bit sum, for an exact mean */
-    uint64_t buckets[KS_HIST_BUCKETS];
+    uint64_t dropped;        /* values not counted in a bucket (no memory) */
+    uint64_t exact[KS_HIST_SUB];
+    uint64_t *octave[KS_HIST_OCTAVES];
 } ks_hist;
 
+/* Initialises an empty histogram (on memory that holds no octaves). */
 void ks_hist_init(ks_hist *h);
+/* Releases the octaves; the histogram is then empty. */
+void ks_hist_free(ks_hist *h);
 /* Records v (negative values are recorded as 0). */
 void ks_hist_add(ks_hist *h, int64_t v);
 /* Adds every count of src into dst. */
 void ks_hist_merge(ks_hist *dst, const ks_hist *src);
+/* The count in bucket b. */
+uint64_t ks_hist_count_at(const ks_hist *h, uint32_t b);
 /* The value at quantile num/den (e.g. 999/1000): the smallest bucket whose
  * cumulative count reaches ceil(count * num / den), reported as the
  * bucket's midpoint clamped to [min, max]. 0 when empty. */

@@ -1189,6 +1189,10 @@ ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_over
     load_network(&L, root, sc);
     load_topics(&L, root, sc);
     load_producers(&L, root, sc);
+    if ((uint64_t)sc->producer_count * sc->broker_count > 1000000u)
+        ks_diag_error(diag, "%s: $.producers: %u producers x %u brokers is more than the "
+                            "1000000 connections ksim simulates at once",
+                      file, sc->producer_count, sc->broker_count);
     load_expect(&L, root, sc);
     for (size_t i = 0; i < L.n_cli; i++)
         json_decref(L.cli[i]);

@@ -206,6 +206,32 @@ static void test_streams_independent(void **state)
     run_free(&b);
 }
 
+/* Long producer ids that share a prefix still get streams of their own. */
+static void test_long_ids_distinct_streams(void **state)
+{
+    (void)state;
+    char json[1024], a[101], b[101];
+    memset(a, 'a', 99);
+    memcpy(b, a, 99);
+    a[99] = '1';
+    b[99] = '2';
+    a[100] = b[100] = '\0';
+    snprintf(json, sizeof json,
+             "{\"seed\": 3, \"producers\": [{\"id\": \"%s\", \"workload\": {\"arrival\": "
+             "\"poisson\"}}, {\"id\": \"%s\", \"workload\": {\"arrival\": \"poisson\"}}]}",
+             a, b);
+    run r = run_text(json, NULL, 0, KS_TL_RECORD);
+    /* the producers' send() times differ: different workload streams */
+    assert_true(nth_field(&r, "produce", 1, "t") != nth_field(&r, "produce", 2, "t") ||
+                nth_field(&r, "produce", 3, "t") != nth_field(&r, "produce", 4, "t"));
+    char name[160];
+    snprintf(name, sizeof name, "\"name\":\"producer.%s.workload\"", a);
+    assert_non_null(strstr(r.trace, name));
+    snprintf(name, sizeof name, "\"name\":\"producer.%s.workload\"", b);
+    assert_non_null(strstr(r.trace, name));
+    run_free(&r);
+}
+
 /* acks=0: complete at send, offset -1, no response travels back. */
 static void test_acks_zero(void **state)
 {
@@ -354,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_hello_exact),
         cmocka_unit_test(test_same_scenario_same_bytes),
         cmocka_unit_test(test_streams_independent),
+        cmocka_unit_test(test_long_ids_distinct_streams),
         cmocka_unit_test(test_acks_zero),
         cmocka_unit_test(test_in_flight_limit),
         cmocka_unit_test(test_broker_queueing),
