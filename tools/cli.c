@@ -193,11 +193,38 @@ static int64_t jint(json_t *o, const char *path)
     return (int64_t)json_integer_value(jget(o, path));
 }
 
+/* Prints s as one shell word in single quotes (' becomes '\''). */
+static void print_quoted(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
 static void print_reproduce(FILE *f, const run_opts *o, const ks_scenario *sc)
 {
-    fprintf(f, "  reproduce  ksim run %s --seed %" PRIu64, o->scenario, sc->seed);
-    for (size_t i = 0; i < o->n_ovr; i++)
-        fprintf(f, " --set '%s=%s'", o->ovr[i].path, o->ovr[i].value);
+    fprintf(f, "  reproduce  ksim run ");
+    if (strcmp(o->scenario, "-") == 0)
+        fprintf(f, "SCENARIO.json");
+    else
+        print_quoted(f, o->scenario);
+    fprintf(f, " --seed %" PRIu64, sc->seed);
+    for (size_t i = 0; i < o->n_ovr; i++) {
+        char *arg = malloc(strlen(o->ovr[i].path) + strlen(o->ovr[i].value) + 2);
+        if (!arg)
+            break;
+        sprintf(arg, "%s=%s", o->ovr[i].path, o->ovr[i].value);
+        fprintf(f, " --set ");
+        print_quoted(f, arg);
+        free(arg);
+    }
+    if (strcmp(o->scenario, "-") == 0)
+        fprintf(f, "   (the scenario came from standard input: save it as SCENARIO.json)");
     fprintf(f, "\n");
 }
 
