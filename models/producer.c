@@ -116,11 +116,9 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
     p->max_in_flight = (uint32_t)cfg[KS_PCFG_MAX_IN_FLIGHT].i;
     p->max_request_size = (uint32_t)cfg[KS_PCFG_MAX_REQUEST_SIZE].i;
     p->max_block_ns = cfg[KS_PCFG_MAX_BLOCK_MS].i * KS_NS_PER_MS;
-    p->key_len = pc->workload.key ? (int64_t)strlen(pc->workload.key) : -1;
     ks_partitioner_kind kind = ks_producer_partitioner(pc, w->sc->kafka_version);
-    bool ignore_keys = cfg[KS_PCFG_PARTITIONER_IGNORE_KEYS].i != 0 &&
-                       kind == KS_PARTITIONER_UNIFORM_STICKY;
-    p->keyed = p->key_len >= 0 && !ignore_keys;
+    p->ignore_keys = cfg[KS_PCFG_PARTITIONER_IGNORE_KEYS].i != 0 &&
+                     kind == KS_PARTITIONER_UNIFORM_STICKY;
     /* 2.4-3.2: the partitioner is an object with onNewBatch, and
      * KafkaProducer asks the accumulator to abort before a new batch. */
     p->abort_on_new_batch = kind == KS_PARTITIONER_STICKY;
@@ -223,28 +221,28 @@ static void complete(ks_producer *p, ks_world *w, uint64_t record, ks_time produ
     trace_ack(p, w, record, partition, offset, latency, error ? error : "NONE");
 }
 
-static void trace_produce(ks_producer *p, ks_world *w, uint64_t record, int64_t partition)
+static void trace_produce(ks_producer *p, ks_world *w, const ks_send_rec *r, int64_t partition)
 {
     ks_trace *tr = w->trace;
-    const ks_workload_conf *wl = &p->conf->workload;
     if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_PRODUCE)) {
         ks_trace_str(tr, "producer", p->conf->id);
-        ks_trace_u64(tr, "record", record);
+        ks_trace_u64(tr, "record", r->id);
         ks_trace_str(tr, "topic", topic_name(w, p));
         ks_trace_i64(tr, "partition", partition);
-        ks_trace_str(tr, "key", wl->key);
-        ks_trace_u64(tr, "value_bytes", wl->value_bytes);
+        ks_trace_str(tr, "key", r->key);
+        ks_trace_u64(tr, "value_bytes", r->value_bytes);
         ks_trace_end(tr);
     }
+    if (p->first_count < sizeof p->first_partitions / sizeof p->first_partitions[0])
+        p->first_partitions[p->first_count++] = partition < 0 ? UINT32_MAX : (uint32_t)partition;
 }
 
-/* The partition for the next record (KafkaProducer.partition, or the
+/* The partition for a record (KafkaProducer.partition, or the
  * accumulator's built-in choice for keyless records from 3.3). */
-static uint32_t choose_partition(ks_producer *p)
+static uint32_t choose_partition(ks_producer *p, const ks_send_rec *r)
 {
-    if (p->keyed)
-        return ks_partition_for_key((const uint8_t *)p->conf->workload.key,
-                                    (size_t)p->key_len, p->partitions);
+    if (r->keyed)
+        return ks_partition_for_key((const uint8_t *)r->key, (size_t)r->key_len, p->partitions);
     switch (p->part.kind) {
     case KS_PARTITIONER_ROUND_ROBIN:
         return ks_rr_next(&p->part);
@@ -269,11 +267,11 @@ static uint32_t choose_partition(ks_producer *p)
     return 0;
 }
 
-static void after_append(ks_producer *p, ks_world *w, uint32_t partition,
+static void after_append(ks_producer *p, ks_world *w, const ks_send_rec *r,
                          const ks_append_result *res)
 {
-    if (!p->keyed && p->part.kind == KS_PARTITIONER_UNIFORM_STICKY)
-        ks_us_update(&p->part, res->appended, ks_acc_all_full(&p->acc, partition));
+    if (!r->keyed && p->part.kind == KS_PARTITIONER_UNIFORM_STICKY)
+        ks_us_update(&p->part, res->appended, ks_acc_all_full(&p->acc, r->partition));
     if (res->batch_is_full || res->new_batch)
         wake_sender(p, w, ks_sim_now(&w->sim));
 }
@@ -285,36 +283,31 @@ static void oom(ks_world *w)
 }
 
 /* Appends with a buffer already reserved (possibly after blocking). */
-static void append_new_batch(ks_producer *p, ks_world *w, uint64_t id, ks_time produced_ns,
-                             uint32_t partition, uint32_t alloc)
+static void append_new_batch(ks_producer *p, ks_world *w, const ks_send_rec *r, uint32_t alloc)
 {
-    const ks_workload_conf *wl = &p->conf->workload;
     ks_time now = ks_sim_now(&w->sim);
     /* Someone may have made room meanwhile (appendNewBatch tries first). */
-    ks_append_result res = ks_acc_try_append(&p->acc, partition, id, produced_ns, p->key_len,
-                                             wl->value_bytes);
+    ks_append_result res = ks_acc_try_append(&p->acc, r->partition, r->id, r->send_ns,
+                                             r->key_len, r->value_bytes);
     if (res.status == KS_APPEND_OK) {
         p->acc.memory_used -= alloc; /* the buffer goes back unused */
-    } else if (!ks_acc_new_batch(&p->acc, partition, id, produced_ns, now, p->key_len,
-                                 wl->value_bytes, alloc, &res)) {
+    } else if (!ks_acc_new_batch(&p->acc, r->partition, r->id, r->send_ns, now, r->key_len,
+                                 r->value_bytes, alloc, &res)) {
         oom(w);
         return;
     }
-    after_append(p, w, partition, &res);
+    after_append(p, w, r, &res);
 }
 
-static void start_blocking(ks_producer *p, ks_world *w, uint64_t id, ks_time produced_ns,
-                           uint32_t partition, uint32_t alloc)
+static void start_blocking(ks_producer *p, ks_world *w, const ks_send_rec *r, uint32_t alloc)
 {
     p->blocked = true;
     p->blocked_count++;
-    p->blocked_record = id;
-    p->blocked_send_ns = produced_ns;
+    p->blocked_rec = *r;
     p->blocked_since_ns = ks_sim_now(&w->sim);
-    p->blocked_partition = partition;
     p->blocked_alloc = alloc;
     ks_event ev = {.kind = KS_EV_TIMER,
-                   .u.timer = {.owner = p->index, .tag = KS_TIMER_BLOCK, .arg = id}};
+                   .u.timer = {.owner = p->index, .tag = KS_TIMER_BLOCK, .arg = r->id}};
     p->block_timer = ks_sim_after(&w->sim, p->max_block_ns, &ev);
     /* While a thread waits for memory every partition counts as ready. */
     wake_sender(p, w, ks_sim_now(&w->sim));
@@ -325,37 +318,42 @@ static void do_send(ks_producer *p, ks_world *w)
 {
     const ks_workload_conf *wl = &p->conf->workload;
     ks_time now = ks_sim_now(&w->sim);
-    uint64_t id = w->next_record_id++;
+    uint64_t n = p->produced;
+    ks_send_rec r = {.id = w->next_record_id++, .send_ns = now};
+    r.key = wl->keys[n % wl->key_count];
+    r.key_len = r.key ? (int64_t)strlen(r.key) : -1;
+    r.value_bytes = wl->value_bytes[n % wl->value_count];
+    r.keyed = r.key != NULL && !p->ignore_keys;
     if (p->produced == 0)
         p->first_produce_ns = now;
     p->produced++;
-    p->record_bytes += wl->value_bytes + (p->key_len > 0 ? (uint64_t)p->key_len : 0);
-    uint32_t upper = ks_record_upper_bound(p->key_len, wl->value_bytes);
+    p->record_bytes += r.value_bytes + (r.key_len > 0 ? (uint64_t)r.key_len : 0);
+    uint32_t upper = ks_record_upper_bound(r.key_len, r.value_bytes);
     /* KafkaProducer.ensureValidRecordSize */
     if (upper > p->max_request_size || upper > p->acc.memory_total) {
-        trace_produce(p, w, id, -1);
-        complete(p, w, id, now, KS_NONE, -1, "RecordTooLargeException");
+        trace_produce(p, w, &r, -1);
+        complete(p, w, r.id, now, KS_NONE, -1, "RecordTooLargeException");
         return;
     }
-    uint32_t partition = choose_partition(p);
-    ks_append_result res = ks_acc_try_append(&p->acc, partition, id, now, p->key_len,
-                                             wl->value_bytes);
+    r.partition = choose_partition(p, &r);
+    ks_append_result res = ks_acc_try_append(&p->acc, r.partition, r.id, now, r.key_len,
+                                             r.value_bytes);
     if (res.status != KS_APPEND_OK && p->abort_on_new_batch) {
         /* abortForNewBatch: onNewBatch, partition again, append again. */
-        ks_sticky_on_new_batch(&p->part, partition);
-        partition = choose_partition(p);
-        res = ks_acc_try_append(&p->acc, partition, id, now, p->key_len, wl->value_bytes);
+        ks_sticky_on_new_batch(&p->part, r.partition);
+        r.partition = choose_partition(p, &r);
+        res = ks_acc_try_append(&p->acc, r.partition, r.id, now, r.key_len, r.value_bytes);
     }
-    trace_produce(p, w, id, partition);
+    trace_produce(p, w, &r, r.partition);
     if (res.status == KS_APPEND_OK) {
-        after_append(p, w, partition, &res);
+        after_append(p, w, &r, &res);
         return;
     }
     uint32_t alloc = (uint64_t)p->acc.batch_size > upper ? (uint32_t)p->acc.batch_size : upper;
     if (ks_acc_reserve(&p->acc, alloc))
-        append_new_batch(p, w, id, now, partition, alloc);
+        append_new_batch(p, w, &r, alloc);
     else
-        start_blocking(p, w, id, now, partition, alloc);
+        start_blocking(p, w, &r, alloc);
 }
 
 /* Runs send() for arrivals that waited while the application blocked. */
@@ -376,8 +374,7 @@ static void try_unblock(ks_producer *p, ks_world *w)
     p->blocked_ns_total += ks_sim_now(&w->sim) - p->blocked_since_ns;
     ks_sim_cancel(&w->sim, p->block_timer);
     p->block_timer = KS_HANDLE_NONE;
-    append_new_batch(p, w, p->blocked_record, p->blocked_send_ns, p->blocked_partition,
-                     p->blocked_alloc);
+    append_new_batch(p, w, &p->blocked_rec, p->blocked_alloc);
     drain_backlog(p, w);
 }
 
@@ -390,7 +387,7 @@ void ks_producer_on_block_timeout(ks_producer *p, ks_world *w)
     p->blocked = false;
     p->blocked_ns_total += ks_sim_now(&w->sim) - p->blocked_since_ns;
     p->block_timer = KS_HANDLE_NONE;
-    complete(p, w, p->blocked_record, p->blocked_send_ns, p->blocked_partition, -1,
+    complete(p, w, p->blocked_rec.id, p->blocked_rec.send_ns, p->blocked_rec.partition, -1,
              "BufferExhaustedException");
     drain_backlog(p, w);
 }

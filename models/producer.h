@@ -36,6 +36,17 @@
 
 struct ks_world;
 
+/* One send() call in progress. */
+typedef struct ks_send_rec {
+    uint64_t id;
+    ks_time send_ns;      /* the application's send() (also the timestamp) */
+    const char *key;      /* NULL: no key */
+    int64_t key_len;      /* -1: no key */
+    uint32_t value_bytes;
+    uint32_t partition;
+    bool keyed;           /* partitioned by murmur2 of its key */
+} ks_send_rec;
+
 /* Per broker, as this producer sees it. */
 typedef struct ks_prod_node {
     uint32_t conn;          /* connection id */
@@ -64,8 +75,7 @@ typedef struct ks_producer {
     uint32_t max_in_flight;
     uint32_t max_request_size;
     ks_time max_block_ns;
-    int64_t key_len;          /* the workload's key; -1 = null */
-    bool keyed;               /* records go through murmur2 */
+    bool ignore_keys;         /* partitioner.ignore.keys with uniform_sticky */
     bool abort_on_new_batch;  /* 2.4-3.2 sticky: onNewBatch before a new batch */
     ks_time availability_timeout_ns;
     bool adaptive;
@@ -75,9 +85,8 @@ typedef struct ks_producer {
 
     /* the application thread */
     bool blocked;             /* inside send(), waiting for buffer memory */
-    uint64_t blocked_record;
-    ks_time blocked_since_ns, blocked_send_ns;
-    uint32_t blocked_partition;
+    ks_send_rec blocked_rec;
+    ks_time blocked_since_ns;
     uint32_t blocked_alloc;
     ks_handle block_timer;
     uint64_t backlog;         /* arrivals waiting while send() blocks */
@@ -92,6 +101,8 @@ typedef struct ks_producer {
     uint64_t next_correlation_id;
 
     /* results */
+    uint32_t first_partitions[64]; /* where the first records went */
+    uint32_t first_count;
     uint64_t produced, acked, failed;
     uint64_t requests, responses, batches;
     uint64_t record_bytes;    /* key + value bytes handed to send() */

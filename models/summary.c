@@ -38,6 +38,12 @@ static json_t *producers_json(const ks_world *w, ks_hist *all)
         json_object_set_new(j, "acked", json_integer((json_int_t)p->acked));
         json_object_set_new(j, "failed", json_integer((json_int_t)p->failed));
         json_object_set_new(j, "partitioner", json_string(ks_partitioner_name(p->part.kind)));
+        json_t *firsts = json_array();
+        for (uint32_t k = 0; k < p->first_count; k++)
+            json_array_append_new(firsts, p->first_partitions[k] == UINT32_MAX
+                                              ? json_integer(-1)
+                                              : json_integer(p->first_partitions[k]));
+        json_object_set_new(j, "first_partitions", firsts);
         json_object_set_new(j, "requests", json_integer((json_int_t)p->requests));
         json_object_set_new(j, "responses", json_integer((json_int_t)p->responses));
         json_object_set_new(j, "batches", json_integer((json_int_t)p->batches));

@@ -165,10 +165,8 @@ static json_t *derived_json(const ks_world *w)
         json_object_set_new(j, "id", json_string(p->conf->id));
         json_object_set_new(j, "client.id", json_string(p->client_id));
         json_object_set_new(j, "partitioner", json_string(ks_partitioner_name(p->part.kind)));
-        json_object_set_new(j, "keyed", json_boolean(p->keyed));
+        json_object_set_new(j, "ignore_keys", json_boolean(p->ignore_keys));
         json_object_set_new(j, "interval_ns", json_integer(p->conf->workload.interval_ns));
-        json_object_set_new(j, "record_upper_bound_bytes",
-                            json_integer(ks_record_upper_bound(p->key_len, p->conf->workload.value_bytes)));
         json_object_set_new(j, "config", ks_config_json(&ks_producer_configs, p->conf->config,
                                                         w->sc->kafka_version, false));
         json_array_append_new(prods, j);

@@ -833,18 +833,98 @@ static void load_topics(loader *L, json_t *root, ks_scenario *sc)
     ks_jpath_restore(&L->path, mark);
 }
 
+#define MAX_PATTERN 100000u
+
+/* "key": null | "k" | ["a", null, "b"] (cycled). */
+static void load_keys(loader *L, json_t *v, ks_workload_conf *w)
+{
+    if (!v)
+        return;
+    size_t mark = ks_jpath_key(&L->path, "key");
+    if (json_is_array(v)) {
+        size_t n = json_array_size(v);
+        if (n == 0 || n > MAX_PATTERN) {
+            err_got(L, v, "a key, null, or a non-empty array of keys and nulls");
+        } else {
+            char **keys = calloc(n, sizeof *keys);
+            if (!keys) {
+                err(L, "out of memory");
+            } else {
+                free(w->keys);
+                w->keys = keys;
+                w->key_count = (uint32_t)n;
+                w->key_list = true;
+                for (size_t i = 0; i < n; i++) {
+                    json_t *k = json_array_get(v, i);
+                    size_t m = ks_jpath_index(&L->path, i);
+                    if (json_is_string(k))
+                        keys[i] = ks_strdup(json_string_value(k));
+                    else if (!json_is_null(k))
+                        err_got(L, k, "a string or null");
+                    ks_jpath_restore(&L->path, m);
+                }
+            }
+        }
+    } else if (json_is_string(v) && !is_cli_null(L, v)) {
+        w->keys[0] = ks_strdup(json_string_value(v));
+    } else if (!json_is_null(v) && !is_cli_null(L, v)) {
+        err_got(L, v, "a key, null, or an array of keys and nulls");
+    }
+    ks_jpath_restore(&L->path, mark);
+}
+
+/* "value.bytes": 100 | [100, 20000] (cycled). */
+static void load_value_sizes(loader *L, json_t *v, ks_workload_conf *w)
+{
+    const int64_t max = 100 * 1024 * 1024;
+    if (!v)
+        return;
+    size_t mark = ks_jpath_key(&L->path, "value.bytes");
+    if (json_is_array(v)) {
+        size_t n = json_array_size(v);
+        uint32_t *sizes = n > 0 && n <= MAX_PATTERN ? calloc(n, sizeof *sizes) : NULL;
+        if (!sizes) {
+            err_got(L, v, "a size, or a non-empty array of sizes");
+        } else {
+            free(w->value_bytes);
+            w->value_bytes = sizes;
+            w->value_count = (uint32_t)n;
+            w->value_list = true;
+            for (size_t i = 0; i < n; i++) {
+                size_t m = ks_jpath_index(&L->path, i);
+                int64_t x;
+                if (check_int(L, json_array_get(v, i), 0, max, &x))
+                    sizes[i] = (uint32_t)x;
+                ks_jpath_restore(&L->path, m);
+            }
+        }
+    } else {
+        int64_t x;
+        if (check_int(L, v, 0, max, &x))
+            w->value_bytes[0] = (uint32_t)x;
+    }
+    ks_jpath_restore(&L->path, mark);
+}
+
 static void load_workload(loader *L, json_t *obj, ks_workload_conf *w)
 {
     static const char *const keys[] = {"records", "arrival", "rate.per.sec", "start.ms",
                                        "key", "value.bytes", NULL};
-    static const char *const planned[] = {"keys", "value.bytes.max", "burst.records",
-                                          "burst.interval.ms", NULL};
+    static const char *const planned[] = {"key.distribution", "value.distribution",
+                                          "burst.records", "burst.interval.ms", NULL};
     w->records = 10;
     w->arrival = KS_ARRIVAL_CONSTANT;
     w->rate_per_sec = 1000.0;
     w->start_ns = 0;
-    w->key = NULL;
-    w->value_bytes = 100;
+    w->keys = calloc(1, sizeof *w->keys);
+    w->key_count = 1;
+    w->value_bytes = calloc(1, sizeof *w->value_bytes);
+    w->value_count = 1;
+    if (!w->keys || !w->value_bytes) {
+        err(L, "out of memory");
+        return;
+    }
+    w->value_bytes[0] = 100;
     if (obj) {
         check_keys(L, obj, keys, planned);
         int64_t x;
@@ -861,10 +941,8 @@ static void load_workload(loader *L, json_t *obj, ks_workload_conf *w)
         /* 1e-6/s is one send() per 11.6 virtual days */
         get_real(L, obj, "rate.per.sec", 1e-6, false, 1e9, &w->rate_per_sec);
         get_ms(L, obj, "start.ms", false, &w->start_ns);
-        const char *key = NULL;
-        if (get_string(L, obj, "key", true, &key))
-            w->key = ks_strdup(key);
-        get_u32(L, obj, "value.bytes", 0, 100u * 1024u * 1024u, &w->value_bytes);
+        load_keys(L, member(obj, "key"), w);
+        load_value_sizes(L, member(obj, "value.bytes"), w);
     }
     w->interval_ns = ks_round_i64(1e9 / w->rate_per_sec);
     if (w->interval_ns < 1)
@@ -1257,7 +1335,11 @@ void ks_scenario_free(ks_scenario *sc)
     free(sc->topics);
     for (uint32_t i = 0; sc->producers && i < sc->producer_count; i++) {
         free(sc->producers[i].id);
-        free(sc->producers[i].workload.key);
+        ks_workload_conf *w = &sc->producers[i].workload;
+        for (uint32_t k = 0; w->keys && k < w->key_count; k++)
+            free(w->keys[k]);
+        free(w->keys);
+        free(w->value_bytes);
     }
     free(sc->producers);
     free(sc->file);

@@ -51,8 +51,14 @@ typedef struct ks_workload_conf {
     double rate_per_sec;    /* mean send() calls per second */
     ks_time interval_ns;    /* 1 / rate, rounded; the constant gap */
     ks_time start_ns;       /* first send() */
-    char *key;              /* NULL: keyless records */
-    uint32_t value_bytes;
+    /* Keys and value sizes of successive records, repeating: record i
+     * has keys[i % key_count] (NULL: no key) and value_bytes[i % n]. */
+    char **keys;
+    uint32_t key_count;     /* >= 1 */
+    bool key_list;          /* given as an array */
+    uint32_t *value_bytes;
+    uint32_t value_count;   /* >= 1 */
+    bool value_list;        /* given as an array */
 } ks_workload_conf;
 
 /* Keyless partitioner choice; the names match models/partitioner.h. */

@@ -142,8 +142,25 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
         json_object_set_new(w, "arrival", json_string(ks_arrival_name(pc->workload.arrival)));
         json_object_set_new(w, "rate.per.sec", number_value(pc->workload.rate_per_sec));
         json_object_set_new(w, "start.ms", ms_value(pc->workload.start_ns));
-        json_object_set_new(w, "key", pc->workload.key ? json_string(pc->workload.key) : json_null());
-        json_object_set_new(w, "value.bytes", json_integer(pc->workload.value_bytes));
+        const ks_workload_conf *wc = &pc->workload;
+        json_t *keys = json_array();
+        for (uint32_t k = 0; k < wc->key_count; k++)
+            json_array_append_new(keys, wc->keys[k] ? json_string(wc->keys[k]) : json_null());
+        if (wc->key_list) {
+            json_object_set_new(w, "key", keys);
+        } else {
+            json_object_set(w, "key", json_array_get(keys, 0));
+            json_decref(keys);
+        }
+        json_t *sizes = json_array();
+        for (uint32_t k = 0; k < wc->value_count; k++)
+            json_array_append_new(sizes, json_integer(wc->value_bytes[k]));
+        if (wc->value_list) {
+            json_object_set_new(w, "value.bytes", sizes);
+        } else {
+            json_object_set(w, "value.bytes", json_array_get(sizes, 0));
+            json_decref(sizes);
+        }
         json_object_set_new(p, "workload", w);
         json_array_append_new(prods, p);
     }

@@ -269,7 +269,8 @@ static void test_explicit_values(void **state)
     assert_int_equal(sc->producers[0].workload.records, 3);
     assert_int_equal(sc->producers[0].workload.interval_ns, 500000);
     assert_int_equal(sc->producers[0].workload.arrival, KS_ARRIVAL_POISSON);
-    assert_string_equal(sc->producers[0].workload.key, "k");
+    assert_string_equal(sc->producers[0].workload.keys[0], "k");
+    assert_int_equal(sc->producers[0].workload.key_count, 1);
     assert_int_equal(sc->network.latency.kind, KS_DIST_LOGNORMAL);
     assert_int_equal(sc->network.latency.a_ns, 250000);
     assert_int_equal(sc->network.bandwidth_bps, 100000000);
