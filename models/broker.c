@@ -17,12 +17,14 @@
 
 #define CONN_NONE UINT32_MAX
 
-/* Handling cost: fixed per request plus per byte, rounded to ns. */
-static ks_time handling_ns(const ks_world *w, const ks_request *q)
+/* Handling cost: per request, per partition batch appended, per byte
+ * (rounded to ns). */
+static ks_time handling_ns(const ks_world *w, uint32_t broker, const ks_request *q)
 {
-    const ks_broker_cost *c = &w->sc->broker_cost;
-    return c->request_ns +
-           (ks_time)(((uint64_t)q->request_bytes * (uint64_t)c->byte_ps + 500u) / 1000u);
+    const ks_broker_cost *c = &w->sc->broker_costs[broker];
+    ks_time bytes_ns =
+        (ks_time)(((uint64_t)q->request_bytes * (uint64_t)c->byte_ps + 500u) / 1000u);
+    return ks_time_add(ks_time_add(c->request_ns, (ks_time)q->batches * c->batch_ns), bytes_ns);
 }
 
 static void start(ks_world *w, ks_broker *b, uint32_t conn)
@@ -39,7 +41,7 @@ static void start(ks_world *w, ks_broker *b, uint32_t conn)
     c->handle_start_ns = ks_sim_now(&w->sim);
     b->busy_threads++;
     b->queued--;
-    ks_time cost = handling_ns(w, q);
+    ks_time cost = handling_ns(w, b->index, q);
     ks_event ev = {.kind = KS_EV_APPEND,
                    .u.request = {.conn = conn, .broker = b->index, .request = id}};
     ks_sim_after(&w->sim, cost, &ev);
@@ -156,7 +158,7 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
     if (q->expects_response) {
         /* The thread is free now; the connection stays muted until the
          * response (after any extra delay) has been written. */
-        ks_time leaves = ks_time_add(now, w->sc->broker_cost.response_delay_ns);
+        ks_time leaves = ks_time_add(now, w->sc->broker_costs[broker].response_delay_ns);
         ks_time sent;
         ks_time arrival = ks_net_transit(&w->net, conn, KS_NET_RESPONSE, leaves,
                                          response_bytes(topic ? topic : "", q->batches), &sent);

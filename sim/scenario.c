@@ -71,7 +71,7 @@ const char *ks_arrival_name(ks_arrival a)
  * are added from the config tables. */
 static const char *const ksim_dotted_keys[] = {
     "scenario.format", "kafka.version", "max.events", "max.time.ms", "max.pending.events",
-    "request.us", "byte.ns", "response.delay.ms", "latency.ms", "bandwidth.mbps",
+    "request.us", "batch.us", "byte.ns", "response.delay.ms", "latency.ms", "bandwidth.mbps",
     "min.ms", "max.ms", "mean.ms", "median.ms", "replication.factor", "rate.per.sec",
     "start.ms", "value.bytes", NULL};
 
@@ -620,12 +620,72 @@ static void load_limits(loader *L, json_t *root, ks_scenario *sc)
     ks_jpath_restore(&L->path, mark);
 }
 
+/* Reads a "cost" object over the values in *c. */
+static void load_cost(loader *L, json_t *cost, ks_broker_cost *c)
+{
+    static const char *const cost_keys[] = {"request.us", "batch.us", "byte.ns",
+                                            "response.delay.ms", NULL};
+    size_t m = ks_jpath_key(&L->path, "cost");
+    check_keys(L, cost, cost_keys, NULL);
+    double d;
+    if (get_real(L, cost, "request.us", 0.0, false, 1e9, &d))
+        c->request_ns = ks_round_i64(d * 1e3);
+    if (get_real(L, cost, "batch.us", 0.0, false, 1e9, &d))
+        c->batch_ns = ks_round_i64(d * 1e3);
+    if (get_real(L, cost, "byte.ns", 0.0, false, 1e6, &d))
+        c->byte_ps = ks_round_i64(d * 1e3);
+    get_ms(L, cost, "response.delay.ms", false, &c->response_delay_ns);
+    ks_jpath_restore(&L->path, m);
+}
+
+/* "overrides": [{"id": 2, "cost": {...}}]: per-broker costs (a slow
+ * broker) over the common ones. */
+static void load_broker_overrides(loader *L, json_t *arr, ks_scenario *sc)
+{
+    static const char *const keys[] = {"id", "cost", NULL};
+    size_t mark = ks_jpath_key(&L->path, "overrides");
+    if (!json_is_array(arr)) {
+        err_got(L, arr, "an array of {\"id\": broker, \"cost\": {...}}");
+        ks_jpath_restore(&L->path, mark);
+        return;
+    }
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o) {
+        size_t m = ks_jpath_index(&L->path, i);
+        uint32_t id = 0;
+        json_t *cost = NULL;
+        if (!json_is_object(o)) {
+            err_got(L, o, "an object {\"id\": broker, \"cost\": {...}}");
+        } else if (!member(o, "id")) {
+            check_keys(L, o, keys, NULL);
+            size_t m2 = ks_jpath_key(&L->path, "id");
+            err(L, "missing: the broker id this override is for");
+            ks_jpath_restore(&L->path, m2);
+        } else {
+            check_keys(L, o, keys, NULL);
+            if (get_u32(L, o, "id", 0, sc->broker_count - 1, &id) &&
+                get_object(L, o, "cost", &cost) && cost) {
+                if (sc->broker_overridden[id]) {
+                    size_t m2 = ks_jpath_key(&L->path, "id");
+                    err(L, "broker %u is overridden twice", id);
+                    ks_jpath_restore(&L->path, m2);
+                }
+                sc->broker_overridden[id] = true;
+                load_cost(L, cost, &sc->broker_costs[id]);
+            }
+        }
+        ks_jpath_restore(&L->path, m);
+    }
+    ks_jpath_restore(&L->path, mark);
+}
+
 static void load_brokers(loader *L, json_t *root, ks_scenario *sc)
 {
-    static const char *const keys[] = {"count", "config", "cost", NULL};
-    static const char *const cost_keys[] = {"request.us", "byte.ns", "response.delay.ms", NULL};
+    static const char *const keys[] = {"count", "config", "cost", "overrides", NULL};
     sc->broker_count = 1;
     sc->broker_cost.request_ns = 20 * KS_NS_PER_US;
+    sc->broker_cost.batch_ns = 10 * KS_NS_PER_US;
     sc->broker_cost.byte_ps = 1000;
     sc->broker_cost.response_delay_ns = 0;
     json_t *obj = NULL, *cfg = NULL, *cost = NULL;
@@ -640,17 +700,20 @@ static void load_brokers(loader *L, json_t *root, ks_scenario *sc)
     size_t m2 = ks_jpath_key(&L->path, "config");
     load_config(L, cfg, &ks_broker_configs, sc->broker_config);
     ks_jpath_restore(&L->path, m2);
-    if (cost) {
-        m2 = ks_jpath_key(&L->path, "cost");
-        check_keys(L, cost, cost_keys, NULL);
-        double d;
-        if (get_real(L, cost, "request.us", 0.0, false, 1e9, &d))
-            sc->broker_cost.request_ns = ks_round_i64(d * 1e3);
-        if (get_real(L, cost, "byte.ns", 0.0, false, 1e6, &d))
-            sc->broker_cost.byte_ps = ks_round_i64(d * 1e3);
-        get_ms(L, cost, "response.delay.ms", false, &sc->broker_cost.response_delay_ns);
-        ks_jpath_restore(&L->path, m2);
+    if (cost)
+        load_cost(L, cost, &sc->broker_cost);
+    sc->broker_costs = calloc(sc->broker_count, sizeof *sc->broker_costs);
+    sc->broker_overridden = calloc(sc->broker_count, sizeof *sc->broker_overridden);
+    if (!sc->broker_costs || !sc->broker_overridden) {
+        err(L, "out of memory");
+        ks_jpath_restore(&L->path, mark);
+        return;
     }
+    for (uint32_t b = 0; b < sc->broker_count; b++)
+        sc->broker_costs[b] = sc->broker_cost;
+    json_t *ov = member(obj, "overrides");
+    if (ov)
+        load_broker_overrides(L, ov, sc);
     ks_jpath_restore(&L->path, mark);
 }
 
@@ -1342,6 +1405,8 @@ void ks_scenario_free(ks_scenario *sc)
         free(w->value_bytes);
     }
     free(sc->producers);
+    free(sc->broker_costs);
+    free(sc->broker_overridden);
     free(sc->file);
     free(sc->name);
     free(sc->description);

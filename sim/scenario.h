@@ -88,6 +88,7 @@ typedef struct ks_producer_conf {
 /* Broker costs (docs/scenario.md, "cost model"). */
 typedef struct ks_broker_cost {
     ks_time request_ns;        /* fixed cost of handling one request */
+    ks_time batch_ns;          /* cost of each partition's batch appended */
     int64_t byte_ps;           /* cost per byte appended, picoseconds */
     ks_time response_delay_ns; /* added before every response leaves */
 } ks_broker_cost;
@@ -114,7 +115,9 @@ typedef struct ks_scenario {
 
     uint32_t broker_count;
     ks_cfg_value broker_config[KS_BCFG__COUNT];
-    ks_broker_cost broker_cost;
+    ks_broker_cost broker_cost;       /* brokers.cost, common to all */
+    ks_broker_cost *broker_costs;     /* per broker, with overrides */
+    bool *broker_overridden;          /* per broker: has an override */
 
     ks_network_conf network;
 

@@ -88,6 +88,16 @@ static json_t *dist_json(const ks_dist *d)
     return o;
 }
 
+static json_t *cost_json(const ks_broker_cost *c)
+{
+    json_t *cost = json_object();
+    json_object_set_new(cost, "request.us", number_value((double)c->request_ns / 1e3));
+    json_object_set_new(cost, "batch.us", number_value((double)c->batch_ns / 1e3));
+    json_object_set_new(cost, "byte.ns", number_value((double)c->byte_ps / 1e3));
+    json_object_set_new(cost, "response.delay.ms", ms_value(c->response_delay_ns));
+    return cost;
+}
+
 json_t *ks_scenario_to_json(const ks_scenario *sc)
 {
     json_t *o = json_object();
@@ -107,11 +117,20 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
     json_t *br = json_object();
     json_object_set_new(br, "count", json_integer(sc->broker_count));
     json_object_set_new(br, "config", ks_config_json(&ks_broker_configs, sc->broker_config, sc->kafka_version, true));
-    json_t *cost = json_object();
-    json_object_set_new(cost, "request.us", number_value((double)sc->broker_cost.request_ns / 1e3));
-    json_object_set_new(cost, "byte.ns", number_value((double)sc->broker_cost.byte_ps / 1e3));
-    json_object_set_new(cost, "response.delay.ms", ms_value(sc->broker_cost.response_delay_ns));
-    json_object_set_new(br, "cost", cost);
+    json_object_set_new(br, "cost", cost_json(&sc->broker_cost));
+    json_t *ovs = json_array();
+    for (uint32_t b = 0; b < sc->broker_count; b++) {
+        if (!sc->broker_overridden[b])
+            continue;
+        json_t *ov = json_object();
+        json_object_set_new(ov, "id", json_integer(b));
+        json_object_set_new(ov, "cost", cost_json(&sc->broker_costs[b]));
+        json_array_append_new(ovs, ov);
+    }
+    if (json_array_size(ovs) > 0)
+        json_object_set_new(br, "overrides", ovs);
+    else
+        json_decref(ovs);
     json_object_set_new(o, "brokers", br);
 
     json_t *net = json_object();

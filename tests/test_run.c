@@ -115,7 +115,7 @@ static int64_t nth_field(const run *r, const char *ev, size_t k, const char *fie
 
 #define HELLO                                                                                  \
     "{\"name\": \"hello\", \"seed\": 42, \"kafka.version\": \"3.9\","                         \
-    " \"brokers\": {\"count\": 1, \"cost\": {\"request.us\": 20, \"byte.ns\": 1}},"           \
+    " \"brokers\": {\"count\": 1, \"cost\": {\"request.us\": 20, \"batch.us\": 0, \"byte.ns\": 1}},"           \
     " \"network\": {\"latency.ms\": 1, \"bandwidth.mbps\": 1000},"                             \
     " \"topics\": [{\"name\": \"events\", \"partitions\": 1}],"                                \
     " \"producers\": [{\"id\": \"p1\", \"topic\": \"events\", \"config\": {\"acks\": \"all\"},"  \
@@ -282,7 +282,7 @@ static void test_broker_queueing(void **state)
     (void)state;
     const char *json =
         "{\"kafka.version\": \"3.9\", \"brokers\": {\"config\": {\"num.io.threads\": 1}, "
-        "\"cost\": {\"request.us\": 100, "
+        "\"cost\": {\"request.us\": 100, \"batch.us\": 0, "
         "\"byte.ns\": 0}}, \"network\": {\"latency.ms\": 1, \"bandwidth.mbps\": 0},"
         " \"producers\": [{\"id\": \"a\", \"workload\": {\"records\": 1}},"
         " {\"id\": \"b\", \"workload\": {\"records\": 1}}]}";
