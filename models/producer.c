@@ -133,6 +133,7 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
         return false;
     p->wake = KS_HANDLE_NONE;
     p->block_timer = KS_HANDLE_NONE;
+    p->app_timer = KS_HANDLE_NONE;
     ks_hist_init(&p->latency);
     ks_hist_init(&p->batch_records);
     ks_hist_init(&p->batch_bytes);
@@ -356,13 +357,36 @@ static void do_send(ks_producer *p, ks_world *w)
         start_blocking(p, w, &r, alloc);
 }
 
-/* Runs send() for arrivals that waited while the application blocked. */
+/* The application thread calls send() now and is busy for the record's
+ * CPU cost. */
+static void app_send(ks_producer *p, ks_world *w)
+{
+    do_send(p, w);
+    p->app_free_ns = ks_time_add(ks_sim_now(&w->sim), p->conf->cost.record_ns);
+}
+
+/* Runs send() for arrivals that waited while the application thread was
+ * blocked or busy; when it is busy, comes back once it is free. */
 static void drain_backlog(ks_producer *p, ks_world *w)
 {
     while (!p->blocked && p->backlog > 0 && w->sim.verdict == KS_SIM_RUNNING) {
+        if (ks_sim_now(&w->sim) < p->app_free_ns) {
+            if (p->app_timer == KS_HANDLE_NONE) {
+                ks_event ev = {.kind = KS_EV_TIMER,
+                               .u.timer = {.owner = p->index, .tag = KS_TIMER_APP}};
+                p->app_timer = ks_sim_schedule(&w->sim, p->app_free_ns, &ev);
+            }
+            return;
+        }
         p->backlog--;
-        do_send(p, w);
+        app_send(p, w);
     }
+}
+
+void ks_producer_on_app_free(ks_producer *p, ks_world *w)
+{
+    p->app_timer = KS_HANDLE_NONE;
+    drain_backlog(p, w);
 }
 
 /* Memory was freed: a blocked send() may go on. */
@@ -397,10 +421,12 @@ void ks_producer_on_produce(ks_producer *p, ks_world *w)
     const ks_workload_conf *wl = &p->conf->workload;
     ks_time now = ks_sim_now(&w->sim);
     p->arrivals++;
-    if (p->blocked)
+    if (p->blocked || p->backlog > 0 || now < p->app_free_ns) {
         p->backlog++;
-    else
-        do_send(p, w);
+        drain_backlog(p, w);
+    } else {
+        app_send(p, w);
+    }
     if (p->arrivals < wl->records) {
         ks_time gap = wl->interval_ns;
         if (wl->arrival == KS_ARRIVAL_POISSON)
@@ -457,7 +483,9 @@ static void complete_batch(ks_producer *p, ks_world *w, uint32_t bid, int64_t ba
     ks_acc_release(&p->acc, bid);
 }
 
-/* Sends the drained chain to `broker` as one ProduceRequest. */
+/* Sends the drained chain to `broker` as one ProduceRequest. The sender
+ * thread spends request.us + batch.us per batch building it; the request
+ * leaves when that is done. */
 static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t chain,
                          const bool *was_full)
 {
@@ -504,8 +532,14 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
     p->requests++;
     p->batches += q->batches;
     ks_hist_add(&p->request_batches, q->batches);
-    ks_time arrival =
-        ks_net_transit(&w->net, n->conn, KS_NET_REQUEST, now, q->request_bytes, NULL);
+    const ks_producer_cost *cost = &p->conf->cost;
+    ks_time start = p->sender_free_ns > now ? p->sender_free_ns : now;
+    p->sender_free_ns = ks_time_add(
+        start, ks_time_add(cost->request_ns, (ks_time)q->batches * cost->batch_ns));
+    p->sender_busy_ns += p->sender_free_ns - start;
+    q->sent_ns = p->sender_free_ns;
+    ks_time arrival = ks_net_transit(&w->net, n->conn, KS_NET_REQUEST, p->sender_free_ns,
+                                     q->request_bytes, NULL);
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, now, KS_TR_SEND)) {
         ks_trace_str(tr, "producer", p->conf->id);
@@ -580,6 +614,10 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
 {
     ks_time now = ks_sim_now(&w->sim);
     p->wake = KS_HANDLE_NONE;
+    if (now < p->sender_free_ns) { /* still building the last requests */
+        wake_sender(p, w, p->sender_free_ns);
+        return;
+    }
     ks_ready r = {p->node_ready, KS_TIME_MAX, p->queue, p->queue_ids, 0};
     ks_acc_ready(&p->acc, p->leader, now, p->blocked, &r);
     update_load_stats(p, &r);
@@ -610,8 +648,14 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
             send_request(p, w, b, chain, was_full);
         /* More batches may be waiting: look again once this request is
          * on the wire (Sender polls with timeout 0 while nodes are ready). */
-        if (count > 0 && node_has_batches(p, n) && lane->wire_free_ns < next)
-            next = lane->wire_free_ns > now ? lane->wire_free_ns : now;
+        if (count > 0 && node_has_batches(p, n)) {
+            ks_time again = lane->wire_free_ns > p->sender_free_ns ? lane->wire_free_ns
+                                                                   : p->sender_free_ns;
+            if (again < now)
+                again = now;
+            if (again < next)
+                next = again;
+        }
     }
     try_unblock(p, w); /* acks=0 completions may have freed memory */
     if (next != KS_TIME_MAX)

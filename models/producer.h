@@ -89,12 +89,16 @@ typedef struct ks_producer {
     ks_time blocked_since_ns;
     uint32_t blocked_alloc;
     ks_handle block_timer;
-    uint64_t backlog;         /* arrivals waiting while send() blocks */
+    uint64_t backlog;         /* arrivals waiting while send() blocks or
+                                 the application thread is busy */
     uint64_t arrivals;        /* arrivals so far */
+    ks_time app_free_ns;      /* the application thread's CPU is busy until */
+    ks_handle app_timer;
 
     /* the sender thread */
     ks_handle wake;
     ks_time wake_ns;
+    ks_time sender_free_ns;   /* its CPU is busy until */
     bool *node_ready;
     uint32_t *queue, *queue_ids;
     bool *was_full;           /* per partition, scratch for drain traces */
@@ -107,6 +111,7 @@ typedef struct ks_producer {
     uint64_t requests, responses, batches;
     uint64_t record_bytes;    /* key + value bytes handed to send() */
     uint64_t blocked_count;
+    ks_time sender_busy_ns;   /* CPU time of the sender thread */
     ks_time blocked_ns_total;
     ks_time first_produce_ns, last_ack_ns;
     ks_hist latency;          /* send() to outcome, ns */
@@ -123,6 +128,7 @@ void ks_producer_start(ks_producer *p, struct ks_world *w);
 void ks_producer_on_produce(ks_producer *p, struct ks_world *w);
 void ks_producer_on_sender(ks_producer *p, struct ks_world *w);
 void ks_producer_on_block_timeout(ks_producer *p, struct ks_world *w);
+void ks_producer_on_app_free(ks_producer *p, struct ks_world *w);
 void ks_producer_on_response(ks_producer *p, struct ks_world *w, uint32_t req);
 
 /* The keyless partitioner a producer uses: the scenario's choice, or the
@@ -131,6 +137,7 @@ void ks_producer_on_response(ks_producer *p, struct ks_world *w, uint32_t req);
 ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka_version v);
 
 /* Timer tags owned by producers (ks_ev_timer.tag). */
-#define KS_TIMER_BLOCK 1u
+#define KS_TIMER_BLOCK 1u /* max.block.ms ran out */
+#define KS_TIMER_APP 2u   /* the application thread is free again */
 
 #endif

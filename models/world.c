@@ -236,6 +236,8 @@ static void dispatch(ks_world *w, const ks_event *ev)
     case KS_EV_TIMER:
         if (ev->u.timer.tag == KS_TIMER_BLOCK)
             ks_producer_on_block_timeout(&w->producers[ev->u.timer.owner], w);
+        else if (ev->u.timer.tag == KS_TIMER_APP)
+            ks_producer_on_app_free(&w->producers[ev->u.timer.owner], w);
         break;
     case KS_EV_PRODUCE:
         ks_producer_on_produce(&w->producers[ev->u.producer.producer], w);

@@ -73,7 +73,7 @@ static const char *const ksim_dotted_keys[] = {
     "scenario.format", "kafka.version", "max.events", "max.time.ms", "max.pending.events",
     "request.us", "batch.us", "byte.ns", "response.delay.ms", "latency.ms", "bandwidth.mbps",
     "min.ms", "max.ms", "mean.ms", "median.ms", "replication.factor", "rate.per.sec",
-    "start.ms", "value.bytes", NULL};
+    "start.ms", "value.bytes", "record.us", NULL};
 
 /* Builds the NULL-terminated list of every dotted key (caller frees the
  * array, not the strings). */
@@ -1040,10 +1040,28 @@ static void load_producer_topic(loader *L, json_t *p, const ks_scenario *sc, uin
 
 static void load_producer(loader *L, json_t *p, ks_scenario *sc, uint32_t i)
 {
-    static const char *const keys[] = {"id", "topic", "partitioner", "config", "workload", NULL};
-    static const char *const planned[] = {"cost", "transactions", NULL};
+    static const char *const keys[] = {"id", "topic", "partitioner", "config", "workload",
+                                       "cost", NULL};
+    static const char *const planned[] = {"transactions", NULL};
+    static const char *const cost_keys[] = {"record.us", "batch.us", "request.us", NULL};
     ks_producer_conf *pc = &sc->producers[i];
     check_keys(L, p, keys, planned);
+    pc->cost.record_ns = 500;
+    pc->cost.batch_ns = 5 * KS_NS_PER_US;
+    pc->cost.request_ns = 10 * KS_NS_PER_US;
+    json_t *cost = NULL;
+    if (get_object(L, p, "cost", &cost) && cost) {
+        size_t mc = ks_jpath_key(&L->path, "cost");
+        check_keys(L, cost, cost_keys, NULL);
+        double d;
+        if (get_real(L, cost, "record.us", 0.0, false, 1e9, &d))
+            pc->cost.record_ns = ks_round_i64(d * 1e3);
+        if (get_real(L, cost, "batch.us", 0.0, false, 1e9, &d))
+            pc->cost.batch_ns = ks_round_i64(d * 1e3);
+        if (get_real(L, cost, "request.us", 0.0, false, 1e9, &d))
+            pc->cost.request_ns = ks_round_i64(d * 1e3);
+        ks_jpath_restore(&L->path, mc);
+    }
     const char *id = NULL;
     char defid[24];
     snprintf(defid, sizeof defid, "p%u", i + 1);

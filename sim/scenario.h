@@ -77,12 +77,20 @@ typedef enum ks_partitioner_choice {
 
 const char *ks_partitioner_choice_name(ks_partitioner_choice c);
 
+/* Producer CPU costs (docs/scenario.md, "cost model"). */
+typedef struct ks_producer_cost {
+    ks_time record_ns;   /* the application thread, per send() */
+    ks_time batch_ns;    /* the sender thread, per batch drained */
+    ks_time request_ns;  /* the sender thread, per request built */
+} ks_producer_cost;
+
 typedef struct ks_producer_conf {
     char *id;
     uint32_t topic;                      /* index into topics */
     ks_partitioner_choice partitioner;   /* for keyless records */
     ks_cfg_value config[KS_PCFG__COUNT];
     ks_workload_conf workload;
+    ks_producer_cost cost;
 } ks_producer_conf;
 
 /* Broker costs (docs/scenario.md, "cost model"). */

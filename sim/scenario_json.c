@@ -181,6 +181,11 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
             json_decref(sizes);
         }
         json_object_set_new(p, "workload", w);
+        json_t *pcost = json_object();
+        json_object_set_new(pcost, "record.us", number_value((double)pc->cost.record_ns / 1e3));
+        json_object_set_new(pcost, "batch.us", number_value((double)pc->cost.batch_ns / 1e3));
+        json_object_set_new(pcost, "request.us", number_value((double)pc->cost.request_ns / 1e3));
+        json_object_set_new(p, "cost", pcost);
         json_array_append_new(prods, p);
     }
     json_object_set_new(o, "producers", prods);

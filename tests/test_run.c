@@ -119,6 +119,7 @@ static int64_t nth_field(const run *r, const char *ev, size_t k, const char *fie
     " \"network\": {\"latency.ms\": 1, \"bandwidth.mbps\": 1000},"                             \
     " \"topics\": [{\"name\": \"events\", \"partitions\": 1}],"                                \
     " \"producers\": [{\"id\": \"p1\", \"topic\": \"events\", \"config\": {\"acks\": \"all\"},"  \
+    " \"cost\": {\"record.us\": 0, \"batch.us\": 0, \"request.us\": 0},"                \
     " \"workload\": {\"records\": 10, \"rate.per.sec\": 1000, \"value.bytes\": 100}}]}"
 
 /* The skeleton's numbers follow from the cost model alone:
@@ -284,8 +285,9 @@ static void test_broker_queueing(void **state)
         "{\"kafka.version\": \"3.9\", \"brokers\": {\"config\": {\"num.io.threads\": 1}, "
         "\"cost\": {\"request.us\": 100, \"batch.us\": 0, "
         "\"byte.ns\": 0}}, \"network\": {\"latency.ms\": 1, \"bandwidth.mbps\": 0},"
-        " \"producers\": [{\"id\": \"a\", \"workload\": {\"records\": 1}},"
-        " {\"id\": \"b\", \"workload\": {\"records\": 1}}]}";
+        " \"producers\": [{\"id\": \"a\", \"workload\": {\"records\": 1}, \"cost\": {\"request.us\": 0, "
+        "\"batch.us\": 0}}, {\"id\": \"b\", \"workload\": {\"records\": 1}, \"cost\": {\"request.us\": "
+        "0, \"batch.us\": 0}}]}";
     run r = run_text(json, NULL, 0, KS_TL_RECORD);
     assert_int_equal(nth_field(&r, "append", 0, "t"), 1000000 + 100000);
     assert_int_equal(nth_field(&r, "append", 1, "t"), 1000000 + 200000);
