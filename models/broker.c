@@ -125,6 +125,7 @@ static void append_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
     part->log_end_offset += rb->records;
     part->records += rb->records;
     part->batches++;
+    w->brokers[broker].records += rb->records;
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_APPEND)) {
         ks_trace_u64(tr, "broker", broker);

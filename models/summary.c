@@ -71,6 +71,7 @@ static json_t *brokers_json(const ks_world *w)
         json_t *j = json_object();
         json_object_set_new(j, "id", json_integer(b));
         json_object_set_new(j, "requests", json_integer((json_int_t)br->requests));
+        json_object_set_new(j, "records", json_integer((json_int_t)br->records));
         json_object_set_new(j, "bytes_in", json_integer((json_int_t)br->bytes_in));
         ks_time busy = ks_broker_busy_ns(w, b);
         json_object_set_new(j, "busy_ns", json_integer(busy));
