@@ -103,6 +103,105 @@ static void test_partition_for_key(void **state)
     assert_true(moved > 500 && moved < 900); /* about 3/4 move from 3 to 4 */
 }
 
+/* KIP-794: queue sizes 0, 3, 1 give weights 4, 1, 3 and the table 4, 5, 8. */
+static void test_load_stats_table(void **state)
+{
+    (void)state;
+    ks_rng rng;
+    ks_rng_stream(&rng, 1, "test");
+    ks_partitioner pp;
+    assert_true(ks_partitioner_init(&pp, KS_PARTITIONER_UNIFORM_STICKY, 3, 16384, &rng));
+    const uint32_t q[3] = {0, 3, 1}, ids[3] = {0, 1, 2};
+    ks_us_load_stats(&pp, q, ids, 3, true);
+    assert_int_equal(pp.stats_len, 3);
+    assert_int_equal(pp.cft[0], 4);
+    assert_int_equal(pp.cft[1], 5);
+    assert_int_equal(pp.cft[2], 8);
+    /* the weighted choice follows the weights: 4/8, 1/8, 3/8 */
+    uint32_t hits[3] = {0, 0, 0};
+    for (int i = 0; i < 80000; i++) {
+        pp.current = -1;
+        hits[ks_us_partition(&pp)]++;
+    }
+    assert_in_range(hits[0], 39000, 41000);
+    assert_in_range(hits[1], 9400, 10600);
+    assert_in_range(hits[2], 29000, 31000);
+    /* equal queues: no stats, a uniform choice */
+    const uint32_t eq[3] = {2, 2, 2};
+    ks_us_load_stats(&pp, eq, ids, 3, true);
+    assert_int_equal(pp.stats_len, 0);
+    /* not every partition has a queue yet: no stats */
+    ks_us_load_stats(&pp, q, ids, 3, false);
+    assert_int_equal(pp.stats_len, 0);
+    ks_partitioner_free(&pp);
+}
+
+/* Uniform sticky switches after batch.size bytes once the partition's
+ * batches are full, and unconditionally at twice that. */
+static void test_uniform_sticky_switch(void **state)
+{
+    (void)state;
+    ks_rng rng;
+    ks_rng_stream(&rng, 2, "test");
+    ks_partitioner pp;
+    assert_true(ks_partitioner_init(&pp, KS_PARTITIONER_UNIFORM_STICKY, 1000, 100, &rng));
+    ks_us_partition(&pp);
+    uint32_t sw = pp.switches;
+    ks_us_update(&pp, 99, true);
+    assert_int_equal(pp.switches, sw); /* below batch.size */
+    ks_us_update(&pp, 1, false);
+    assert_int_equal(pp.switches, sw); /* reached, but the batch is not full */
+    ks_us_update(&pp, 99, false);
+    assert_int_equal(pp.switches, sw); /* 199 < 200 */
+    ks_us_update(&pp, 1, false);
+    assert_int_equal(pp.switches, sw + 1); /* 2 x batch.size: switch anyway */
+    assert_int_equal(pp.produced_bytes, 0);
+    ks_us_update(&pp, 100, true);
+    assert_int_equal(pp.switches, sw + 2);
+    ks_partitioner_free(&pp);
+}
+
+/* KIP-480: the sticky partition changes only when a new batch is needed
+ * for it, and always to another partition. */
+static void test_sticky(void **state)
+{
+    (void)state;
+    ks_rng rng;
+    ks_rng_stream(&rng, 3, "test");
+    ks_partitioner pp;
+    assert_true(ks_partitioner_init(&pp, KS_PARTITIONER_STICKY, 4, 0, &rng));
+    uint32_t p = ks_sticky_partition(&pp);
+    assert_int_equal(ks_sticky_partition(&pp), p);
+    ks_sticky_on_new_batch(&pp, (p + 1) % 4); /* a new batch elsewhere: stay */
+    assert_int_equal(ks_sticky_partition(&pp), p);
+    for (int i = 0; i < 1000; i++) {
+        ks_sticky_on_new_batch(&pp, p);
+        uint32_t q = ks_sticky_partition(&pp);
+        assert_true(q != p && q < 4);
+        p = q;
+    }
+    ks_partitioner_free(&pp);
+    /* one partition: it stays */
+    assert_true(ks_partitioner_init(&pp, KS_PARTITIONER_STICKY, 1, 0, &rng));
+    ks_sticky_on_new_batch(&pp, ks_sticky_partition(&pp));
+    assert_int_equal(ks_sticky_partition(&pp), 0);
+    ks_partitioner_free(&pp);
+}
+
+/* Round-robin: consecutive partitions from a random start. */
+static void test_round_robin(void **state)
+{
+    (void)state;
+    ks_rng rng;
+    ks_rng_stream(&rng, 4, "test");
+    ks_partitioner pp;
+    assert_true(ks_partitioner_init(&pp, KS_PARTITIONER_ROUND_ROBIN, 3, 0, &rng));
+    uint32_t first = ks_rr_next(&pp);
+    for (uint32_t i = 1; i < 10; i++)
+        assert_int_equal(ks_rr_next(&pp), (first + i) % 3);
+    ks_partitioner_free(&pp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -110,6 +209,10 @@ int main(void)
         cmocka_unit_test(test_murmur2_tails_and_high_bytes),
         cmocka_unit_test(test_to_positive),
         cmocka_unit_test(test_partition_for_key),
+        cmocka_unit_test(test_load_stats_table),
+        cmocka_unit_test(test_uniform_sticky_switch),
+        cmocka_unit_test(test_sticky),
+        cmocka_unit_test(test_round_robin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,227 @@
+/*
+ * test_accumulator.c - the RecordAccumulator: record sizes, appends and
+ * batch closing, oversize records, the readiness table, drain order and
+ * its rotation, max.request.size, buffer memory.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "models/accumulator.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MS KS_NS_PER_MS
+
+/* DefaultRecord.sizeInBytes by hand: a null key, a 100-byte value, first
+ * record: attributes 1 + timestamp delta 1 + offset delta 1 + key length
+ * (-1) 1 + value length (100 -> zig-zag 200) 2 + 100 + header count 1 =
+ * 107, plus the length varint of 107 (zig-zag 214) 2 = 109. */
+static void test_record_sizes(void **state)
+{
+    (void)state;
+    assert_int_equal(ks_record_size_v2(-1, 100, 0, 0), 109);
+    assert_int_equal(ks_record_size_v2(-1, 10, 0, 0), 17);
+    assert_int_equal(ks_record_size_v2(3, 10, 0, 0), 20);   /* "abc" */
+    assert_int_equal(ks_record_size_v2(0, 10, 0, 0), 17);   /* empty key: length 0, no bytes */
+    assert_int_equal(ks_record_size_v2(-1, 100, 64, 0), 110); /* offset delta 64 takes 2 bytes */
+    assert_int_equal(ks_record_size_v2(-1, 100, 1, 1000), 110); /* timestamp delta 1000 ms */
+    /* upper bound: 61 + 21 + key/value with lengths + header count */
+    assert_int_equal(ks_record_upper_bound(-1, 100), 61 + 21 + 1 + 2 + 100 + 1);
+}
+
+static ks_acc *make(uint32_t partitions, int64_t batch_size, ks_time linger, uint64_t memory)
+{
+    ks_acc *a = malloc(sizeof *a);
+    assert_true(ks_acc_init(a, partitions, 2, batch_size, linger, memory));
+    return a;
+}
+
+static void destroy(ks_acc *a)
+{
+    ks_acc_free(a);
+    free(a);
+}
+
+/* send() as the producer does it: tail batch, else a new one. */
+static ks_append_result put(ks_acc *a, uint32_t p, uint64_t id, ks_time t, uint32_t value)
+{
+    ks_append_result r = ks_acc_try_append(a, p, id, t, -1, value);
+    if (r.status == KS_APPEND_OK)
+        return r;
+    uint32_t upper = ks_record_upper_bound(-1, value);
+    uint32_t alloc = (uint64_t)a->batch_size > upper ? (uint32_t)a->batch_size : upper;
+    assert_true(ks_acc_reserve(a, alloc));
+    assert_true(ks_acc_new_batch(a, p, id, t, t, -1, value, alloc, &r));
+    return r;
+}
+
+/* batch.size is an upper bound: a record that would pass it closes the
+ * batch and starts the next; an oversize record gets a batch of its own. */
+static void test_batches_close_before_batch_size(void **state)
+{
+    (void)state;
+    ks_acc *a = make(1, 4096, 50 * MS, 1 << 20);
+    /* 1000-byte values are 1009-byte records: 3 fit (3088), 4 do not (4097) */
+    ks_append_result r = put(a, 0, 0, 0, 1000);
+    assert_true(r.new_batch);
+    assert_false(r.batch_is_full);
+    put(a, 0, 1, 0, 1000);
+    r = put(a, 0, 2, 0, 1000);
+    assert_false(r.new_batch);
+    assert_int_equal(a->batches[a->dq[0].head].bytes, 3088);
+    r = put(a, 0, 3, 0, 1000);
+    assert_true(r.new_batch);
+    assert_true(r.batch_is_full); /* two batches: the head is sendable */
+    assert_int_equal(a->dq[0].size, 2);
+    assert_true(a->batches[a->dq[0].head].closed);
+    /* oversize: alone, with a write limit of its own size */
+    r = put(a, 0, 4, 0, 20000);
+    assert_true(r.new_batch);
+    const ks_batch *big = &a->batches[a->dq[0].tail];
+    assert_int_equal(big->records, 1);
+    assert_true(big->write_limit > 4096);
+    r = put(a, 0, 5, 0, 1000);
+    assert_true(r.new_batch); /* the oversize batch takes nothing more */
+    assert_int_equal(a->dq[0].size, 4);
+    destroy(a);
+}
+
+/* batch.size 0 disables batching: every record in a batch of its own. */
+static void test_batch_size_zero(void **state)
+{
+    (void)state;
+    ks_acc *a = make(1, 0, 0, 1 << 20);
+    for (uint64_t i = 0; i < 5; i++)
+        assert_true(put(a, 0, i, 0, 100).new_batch);
+    assert_int_equal(a->dq[0].size, 5);
+    destroy(a);
+}
+
+static const uint32_t leaders[4] = {0, 1, 0, 1};
+
+static bool ready_node(ks_acc *a, ks_time now, bool exhausted, uint32_t node, ks_time *next)
+{
+    bool nodes[2];
+    uint32_t q[4], ids[4];
+    ks_ready r = {nodes, 0, q, ids, 0};
+    ks_acc_ready(a, leaders, now, exhausted, &r);
+    *next = r.next_check_ns;
+    return nodes[node];
+}
+
+/* The readiness table of RecordAccumulator.ready. */
+static void test_readiness(void **state)
+{
+    (void)state;
+    ks_time next;
+    ks_acc *a = make(4, 1000, 10 * MS, 1 << 20);
+    put(a, 0, 0, 0, 100); /* partition 0 (broker 0), not full */
+    /* waited < linger: not ready; look again when linger runs out */
+    assert_false(ready_node(a, 4 * MS, false, 0, &next));
+    assert_int_equal(next, 10 * MS);
+    /* waited == linger: ready */
+    assert_true(ready_node(a, 10 * MS, false, 0, &next));
+    /* memory exhausted (a send() blocks): ready at once */
+    assert_true(ready_node(a, 1 * MS, true, 0, &next));
+    /* muted (max.in.flight 1, a batch in flight): not ready */
+    a->dq[0].muted = true;
+    assert_false(ready_node(a, 20 * MS, false, 0, &next));
+    a->dq[0].muted = false;
+    /* eight 109-byte records make 933 bytes, under the 1000 limit: the
+     * batch is not full, since the ninth might still fit... */
+    for (uint64_t i = 1; i < 8; i++)
+        put(a, 0, i, 0, 100);
+    assert_false(ready_node(a, 1 * MS, false, 0, &next));
+    /* ...the ninth does not: it closes the batch and opens a second one,
+     * and the head is ready before linger */
+    assert_true(put(a, 0, 8, 0, 100).new_batch);
+    assert_true(ready_node(a, 1 * MS, false, 0, &next));
+    /* broker 1 has nothing */
+    assert_false(ready_node(a, 1 * MS, false, 1, &next));
+    destroy(a);
+}
+
+/* Drain takes the head batch of every partition the broker leads, ready
+ * or not, and rotates its start as Kafka stores it: at the partition it
+ * looked at last. */
+static void test_drain_order_and_rotation(void **state)
+{
+    (void)state;
+    ks_acc *a = make(4, 1000, 10 * MS, 1 << 20);
+    const uint32_t parts0[2] = {0, 2};
+    put(a, 0, 0, 0, 100);
+    put(a, 2, 1, 0, 100);
+    put(a, 2, 2, 0, 100);
+    uint32_t n;
+    uint64_t bytes;
+    uint32_t chain = ks_acc_drain(a, 0, parts0, 2, 1 << 20, 0, &n, &bytes);
+    assert_int_equal(n, 2);
+    assert_int_equal(a->batches[chain].partition, 0); /* starts at index 0 */
+    assert_int_equal(a->batches[a->batches[chain].next].partition, 2);
+    assert_int_equal(a->batches[chain].records, 1);
+    assert_int_equal(a->batches[a->batches[chain].next].records, 2);
+    /* a full round stored index 1 (partition 2): the next drain starts there */
+    assert_int_equal(a->drain_index[0], 1);
+    put(a, 0, 3, 0, 100);
+    put(a, 2, 4, 0, 100);
+    chain = ks_acc_drain(a, 0, parts0, 2, 1 << 20, 0, &n, &bytes);
+    assert_int_equal(n, 2);
+    assert_int_equal(a->batches[chain].partition, 2);
+    destroy(a);
+}
+
+/* max.request.size: drain stops before exceeding it, but a lone batch
+ * larger than it still goes. */
+static void test_drain_max_request_size(void **state)
+{
+    (void)state;
+    ks_acc *a = make(4, 100000, 0, 1 << 20);
+    const uint32_t parts0[2] = {0, 2};
+    put(a, 0, 0, 0, 3000);
+    put(a, 2, 1, 0, 3000);
+    uint32_t n;
+    uint64_t bytes;
+    ks_acc_drain(a, 0, parts0, 2, 4000, 0, &n, &bytes);
+    assert_int_equal(n, 1); /* the second would pass 4000 bytes */
+    ks_acc_drain(a, 0, parts0, 2, 100, 0, &n, &bytes);
+    assert_int_equal(n, 1); /* alone, and larger than the limit: goes */
+    destroy(a);
+}
+
+static void test_buffer_memory(void **state)
+{
+    (void)state;
+    ks_acc *a = make(2, 1000, 0, 2500);
+    assert_true(ks_acc_reserve(a, 1000));
+    assert_true(ks_acc_reserve(a, 1000));
+    assert_false(ks_acc_reserve(a, 1000)); /* 3000 > 2500 */
+    assert_int_equal(a->memory_used, 2000);
+    ks_append_result r;
+    assert_true(ks_acc_new_batch(a, 0, 0, 0, 0, -1, 10, 1000, &r));
+    uint32_t n;
+    uint64_t bytes;
+    const uint32_t parts[1] = {0};
+    uint32_t b = ks_acc_drain(a, 0, parts, 1, 1 << 20, 0, &n, &bytes);
+    ks_acc_release(a, b);
+    assert_int_equal(a->memory_used, 1000);
+    assert_true(ks_acc_reserve(a, 1000));
+    destroy(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_record_sizes),
+        cmocka_unit_test(test_batches_close_before_batch_size),
+        cmocka_unit_test(test_batch_size_zero),
+        cmocka_unit_test(test_readiness),
+        cmocka_unit_test(test_drain_order_and_rotation),
+        cmocka_unit_test(test_drain_max_request_size),
+        cmocka_unit_test(test_buffer_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
