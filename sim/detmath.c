@@ -104,11 +104,12 @@ int64_t ks_round_i64(double x)
         return INT64_MIN;
     if (x >= 0x1.0p52 || x <= -0x1.0p52)
         return (int64_t)x; /* already an integer */
-    /* x - floor(x) is exact here, so the half-way test is too. */
-    if (x >= 0) {
-        double r = floor(x);
-        return (int64_t)r + (x - r >= 0.5);
-    }
-    double r = ceil(x);
-    return (int64_t)r - (r - x >= 0.5);
+    /* Truncation and x - t are exact here, so the half-way test is too. */
+    int64_t t = (int64_t)x;
+    double frac = x - (double)t;
+    if (frac >= 0.5)
+        return t + 1;
+    if (frac <= -0.5)
+        return t - 1;
+    return t;
 }

@@ -42,12 +42,17 @@ uint64_t ks_hist_count_at(const ks_hist *h, uint32_t b)
     return oct ? oct[b % KS_HIST_SUB] : 0;
 }
 
+/* v > 0 */
 static unsigned floor_log2(uint64_t v)
 {
+#if defined(__GNUC__) || defined(__clang__)
+    return 63u - (unsigned)__builtin_clzll(v);
+#else
     unsigned n = 0;
     while (v >>= 1)
         n++;
     return n;
+#endif
 }
 
 uint32_t ks_hist_bucket(int64_t v)
