@@ -26,6 +26,7 @@ typedef struct ks_partition {
     uint32_t topic;
     uint32_t index;          /* partition number within the topic */
     uint32_t leader;         /* broker index */
+    bool exists;             /* created (admin operations add partitions) */
     int64_t log_end_offset;
     uint64_t records;        /* data records appended */
     uint64_t batches;

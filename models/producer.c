@@ -52,29 +52,42 @@ static const char *topic_name(const ks_world *w, const ks_producer *p)
     return w->sc->topics[p->topic].name;
 }
 
-static bool init_nodes(ks_producer *p, ks_world *w)
+/* Each broker's list of the partitions it leads, among those known. */
+static void assign_parts(ks_producer *p)
 {
-    p->brokers = w->broker_count;
-    p->nodes = calloc(p->brokers, sizeof *p->nodes);
-    p->leader = calloc(p->partitions, sizeof *p->leader);
-    p->node_ready = calloc(p->brokers, sizeof *p->node_ready);
-    p->queue = calloc(p->partitions, sizeof *p->queue);
-    p->queue_ids = calloc(p->partitions, sizeof *p->queue_ids);
-    p->was_full = calloc(p->partitions, sizeof *p->was_full);
-    if (!p->nodes || !p->leader || !p->node_ready || !p->queue || !p->queue_ids || !p->was_full)
-        return false;
-    for (uint32_t i = 0; i < p->partitions; i++)
-        p->leader[i] = w->partitions[p->first_partition + i].leader;
     for (uint32_t b = 0; b < p->brokers; b++) {
         ks_prod_node *n = &p->nodes[b];
-        n->conn = ks_net_conn_id(&w->net, p->index, b);
-        n->parts = calloc(p->partitions, sizeof *n->parts);
-        if (!n->parts)
-            return false;
+        n->nparts = 0;
         for (uint32_t i = 0; i < p->partitions; i++)
             if (p->leader[i] == b)
                 n->parts[n->nparts++] = i;
     }
+}
+
+/* Arrays are sized for every partition the topic will ever have, so a
+ * metadata refresh that finds new partitions only changes counts. */
+static bool init_nodes(ks_producer *p, ks_world *w)
+{
+    uint32_t max = p->max_partitions;
+    p->brokers = w->broker_count;
+    p->nodes = calloc(p->brokers, sizeof *p->nodes);
+    p->leader = calloc(max, sizeof *p->leader);
+    p->node_ready = calloc(p->brokers, sizeof *p->node_ready);
+    p->queue = calloc(max, sizeof *p->queue);
+    p->queue_ids = calloc(max, sizeof *p->queue_ids);
+    p->was_full = calloc(max, sizeof *p->was_full);
+    if (!p->nodes || !p->leader || !p->node_ready || !p->queue || !p->queue_ids || !p->was_full)
+        return false;
+    for (uint32_t i = 0; i < max; i++)
+        p->leader[i] = w->partitions[p->first_partition + i].leader;
+    for (uint32_t b = 0; b < p->brokers; b++) {
+        ks_prod_node *n = &p->nodes[b];
+        n->conn = ks_net_conn_id(&w->net, p->index, b);
+        n->parts = calloc(max, sizeof *n->parts);
+        if (!n->parts)
+            return false;
+    }
+    assign_parts(p);
     return true;
 }
 
@@ -108,7 +121,10 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
         return false;
     p->topic = pc->topic;
     p->first_partition = w->topic_first_partition[pc->topic];
-    p->partitions = w->sc->topics[pc->topic].partitions;
+    p->partitions = w->topic_partitions[pc->topic];
+    p->max_partitions = w->sc->topics[pc->topic].max_partitions;
+    p->metadata_max_age_ns = cfg[KS_PCFG_METADATA_MAX_AGE_MS].i * KS_NS_PER_MS;
+    p->metadata_timer = KS_HANDLE_NONE;
     if (!init_nodes(p, w))
         return false;
 
@@ -124,13 +140,15 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
     p->abort_on_new_batch = kind == KS_PARTITIONER_STICKY;
     p->adaptive = cfg[KS_PCFG_PARTITIONER_ADAPTIVE].i != 0;
     p->availability_timeout_ns = cfg[KS_PCFG_PARTITIONER_AVAILABILITY_TIMEOUT_MS].i * KS_NS_PER_MS;
-    if (!ks_acc_init(&p->acc, p->partitions, p->brokers, cfg[KS_PCFG_BATCH_SIZE].i,
+    if (!ks_acc_init(&p->acc, p->max_partitions, p->brokers, cfg[KS_PCFG_BATCH_SIZE].i,
                      cfg[KS_PCFG_LINGER_MS].i * KS_NS_PER_MS,
                      (uint64_t)cfg[KS_PCFG_BUFFER_MEMORY].i))
         return false;
-    if (!ks_partitioner_init(&p->part, kind, p->partitions, cfg[KS_PCFG_BATCH_SIZE].i,
+    p->acc.partitions = p->partitions;
+    if (!ks_partitioner_init(&p->part, kind, p->max_partitions, cfg[KS_PCFG_BATCH_SIZE].i,
                              &p->partitioner_rng))
         return false;
+    p->part.partitions = p->partitions;
     p->wake = KS_HANDLE_NONE;
     p->block_timer = KS_HANDLE_NONE;
     p->app_timer = KS_HANDLE_NONE;
@@ -185,10 +203,49 @@ static void schedule_arrival(ks_producer *p, ks_world *w, ks_time at)
     ks_sim_schedule(&w->sim, at, &ev);
 }
 
+/* The next metadata refresh is worth scheduling while an admin
+ * operation may still change what the producer should see. */
+static void schedule_metadata(ks_producer *p, ks_world *w)
+{
+    const ks_scenario *sc = w->sc;
+    if (sc->admin_count == 0 || p->metadata_max_age_ns <= 0)
+        return;
+    ks_time now = ks_sim_now(&w->sim);
+    ks_time last_admin = sc->admin[sc->admin_count - 1].at_ns;
+    if (now > ks_time_add(last_admin, p->metadata_max_age_ns))
+        return;
+    ks_event ev = {.kind = KS_EV_TIMER, .u.timer = {.owner = p->index, .tag = KS_TIMER_METADATA}};
+    p->metadata_timer = ks_sim_after(&w->sim, p->metadata_max_age_ns, &ev);
+}
+
 void ks_producer_start(ks_producer *p, ks_world *w)
 {
     if (p->conf->workload.records > 0)
         schedule_arrival(p, w, p->conf->workload.start_ns);
+    schedule_metadata(p, w);
+}
+
+/* metadata.max.age.ms passed: the producer refreshes its metadata and
+ * sees partitions added since ([K] clients/.../Metadata.java). Keys are
+ * hashed over the new count from the next record on. */
+void ks_producer_on_metadata(ks_producer *p, ks_world *w)
+{
+    p->metadata_timer = KS_HANDLE_NONE;
+    uint32_t known = w->topic_partitions[p->topic];
+    if (known != p->partitions) {
+        p->partitions = known;
+        p->acc.partitions = known;
+        p->part.partitions = known;
+        assign_parts(p);
+        ks_trace *tr = w->trace;
+        if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_METADATA)) {
+            ks_trace_str(tr, "producer", p->conf->id);
+            ks_trace_str(tr, "topic", topic_name(w, p));
+            ks_trace_u64(tr, "partitions", known);
+            ks_trace_end(tr);
+        }
+    }
+    schedule_metadata(p, w);
 }
 
 static void trace_ack(ks_producer *p, ks_world *w, uint64_t record, uint32_t partition,

@@ -65,7 +65,10 @@ typedef struct ks_producer {
     ks_rng partitioner_rng;
     uint32_t topic;           /* scenario topic index */
     uint32_t first_partition; /* the world's index of partition 0 */
-    uint32_t partitions;
+    uint32_t partitions;      /* partitions it knows of (its metadata) */
+    uint32_t max_partitions;  /* the most the topic will have */
+    ks_time metadata_max_age_ns;
+    ks_handle metadata_timer;
     uint32_t *leader;         /* per partition: broker */
     uint32_t brokers;
     ks_prod_node *nodes;
@@ -129,6 +132,7 @@ void ks_producer_on_produce(ks_producer *p, struct ks_world *w);
 void ks_producer_on_sender(ks_producer *p, struct ks_world *w);
 void ks_producer_on_block_timeout(ks_producer *p, struct ks_world *w);
 void ks_producer_on_app_free(ks_producer *p, struct ks_world *w);
+void ks_producer_on_metadata(ks_producer *p, struct ks_world *w);
 void ks_producer_on_response(ks_producer *p, struct ks_world *w, uint32_t req);
 
 /* The keyless partitioner a producer uses: the scenario's choice, or the
@@ -139,5 +143,6 @@ ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka
 /* Timer tags owned by producers (ks_ev_timer.tag). */
 #define KS_TIMER_BLOCK 1u /* max.block.ms ran out */
 #define KS_TIMER_APP 2u   /* the application thread is free again */
+#define KS_TIMER_METADATA 3u /* metadata.max.age.ms passed */
 
 #endif

@@ -92,6 +92,8 @@ static json_t *partitions_json(const ks_world *w)
     json_t *o = json_object();
     for (uint32_t i = 0; i < w->partition_count; i++) {
         const ks_partition *p = &w->partitions[i];
+        if (!p->exists)
+            continue;
         char name[320];
         snprintf(name, sizeof name, "%s-%u", w->sc->topics[p->topic].name, p->index);
         json_t *j = json_object();

@@ -54,12 +54,15 @@ static bool build(ks_world *w, const ks_scenario *sc)
     w->broker_count = sc->broker_count;
     w->brokers = calloc(sc->broker_count, sizeof *w->brokers);
     w->topic_first_partition = calloc(sc->topic_count, sizeof *w->topic_first_partition);
+    w->topic_partitions = calloc(sc->topic_count, sizeof *w->topic_partitions);
+    /* Room for every partition the topic will have, so that partition
+     * indices never move when admin operations add some. */
     uint32_t parts = 0;
     for (uint32_t t = 0; t < sc->topic_count; t++)
-        parts += sc->topics[t].partitions;
+        parts += sc->topics[t].max_partitions;
     w->partition_count = parts;
     w->partitions = calloc(parts, sizeof *w->partitions);
-    if (!w->brokers || !w->topic_first_partition || !w->partitions)
+    if (!w->brokers || !w->topic_first_partition || !w->topic_partitions || !w->partitions)
         return false;
     if (!ks_net_init(&w->net, w))
         return false;
@@ -80,10 +83,12 @@ static bool build(ks_world *w, const ks_scenario *sc)
     uint32_t k = 0;
     for (uint32_t t = 0; t < sc->topic_count; t++) {
         w->topic_first_partition[t] = k;
-        for (uint32_t p = 0; p < sc->topics[t].partitions; p++, k++) {
+        w->topic_partitions[t] = sc->topics[t].partitions;
+        for (uint32_t p = 0; p < sc->topics[t].max_partitions; p++, k++) {
             w->partitions[k].topic = t;
             w->partitions[k].index = p;
             w->partitions[k].leader = k % sc->broker_count;
+            w->partitions[k].exists = p < sc->topics[t].partitions;
         }
     }
     w->producer_count = sc->producer_count;
@@ -131,6 +136,7 @@ void ks_world_free(ks_world *w)
     free(w->broker_conns);
     free(w->partitions);
     free(w->topic_first_partition);
+    free(w->topic_partitions);
     ks_net_free(&w->net);
     ks_request_pool_free(&w->reqs);
     for (uint32_t i = 0; i < w->stream_count; i++)
@@ -149,6 +155,8 @@ static json_t *derived_json(const ks_world *w)
     json_t *parts = json_array();
     for (uint32_t i = 0; i < w->partition_count; i++) {
         const ks_partition *p = &w->partitions[i];
+        if (!p->exists)
+            continue;
         json_t *j = json_object();
         json_object_set_new(j, "topic", json_string(w->sc->topics[p->topic].name));
         json_object_set_new(j, "partition", json_integer(p->index));
@@ -230,6 +238,24 @@ static void trace_event(ks_world *w, const ks_event *ev)
     ks_trace_end(tr);
 }
 
+/* An admin operation takes effect: the topic has more partitions now.
+ * Producers see them at their next metadata refresh. */
+static void admin(ks_world *w, uint32_t i)
+{
+    const ks_admin_op *op = &w->sc->admin[i];
+    uint32_t first = w->topic_first_partition[op->topic];
+    for (uint32_t p = w->topic_partitions[op->topic]; p < op->total; p++)
+        w->partitions[first + p].exists = true;
+    w->topic_partitions[op->topic] = op->total;
+    ks_trace *tr = w->trace;
+    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_ADMIN)) {
+        ks_trace_str(tr, "op", "create.partitions");
+        ks_trace_str(tr, "topic", w->sc->topics[op->topic].name);
+        ks_trace_u64(tr, "partitions", op->total);
+        ks_trace_end(tr);
+    }
+}
+
 static void dispatch(ks_world *w, const ks_event *ev)
 {
     switch (ev->kind) {
@@ -238,6 +264,8 @@ static void dispatch(ks_world *w, const ks_event *ev)
             ks_producer_on_block_timeout(&w->producers[ev->u.timer.owner], w);
         else if (ev->u.timer.tag == KS_TIMER_APP)
             ks_producer_on_app_free(&w->producers[ev->u.timer.owner], w);
+        else if (ev->u.timer.tag == KS_TIMER_METADATA)
+            ks_producer_on_metadata(&w->producers[ev->u.timer.owner], w);
         break;
     case KS_EV_PRODUCE:
         ks_producer_on_produce(&w->producers[ev->u.producer.producer], w);
@@ -250,6 +278,9 @@ static void dispatch(ks_world *w, const ks_event *ev)
         break;
     case KS_EV_APPEND:
         ks_broker_on_append(w, ev->u.request.broker, (uint32_t)ev->u.request.request);
+        break;
+    case KS_EV_ADMIN:
+        admin(w, ev->u.admin.op);
         break;
     case KS_EV_RESPONDED:
         ks_broker_on_responded(w, ev->u.request.broker, ev->u.request.conn);
@@ -267,6 +298,10 @@ static void dispatch(ks_world *w, const ks_event *ev)
 void ks_world_run(ks_world *w)
 {
     trace_header(w);
+    for (uint32_t i = 0; i < w->sc->admin_count; i++) {
+        ks_event ev = {.kind = KS_EV_ADMIN, .u.admin = {.op = i}};
+        ks_sim_schedule(&w->sim, w->sc->admin[i].at_ns, &ev);
+    }
     for (uint32_t i = 0; i < w->producer_count; i++)
         ks_producer_start(&w->producers[i], w);
     ks_event ev;

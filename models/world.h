@@ -34,6 +34,7 @@ typedef struct ks_world {
     uint32_t partition_count;
     ks_partition *partitions;     /* all topics' partitions, topic by topic */
     uint32_t *topic_first_partition;
+    uint32_t *topic_partitions;   /* partitions each topic has now */
     uint32_t producer_count;
     ks_producer *producers;
 

@@ -30,6 +30,11 @@ typedef struct ks_ev_producer {
     uint32_t producer;
 } ks_ev_producer;
 
+/* Admin operation number `op` of the scenario takes effect. */
+typedef struct ks_ev_admin {
+    uint32_t op;
+} ks_ev_admin;
+
 /* A request or response on the connection `conn` (a producer-broker
  * pair), identified by its correlation id `request`. */
 typedef struct ks_ev_request {
@@ -41,6 +46,7 @@ typedef struct ks_ev_request {
 /*
  * X(ENUM_SUFFIX, "trace name", payload type, union member)
  *   timer     generic timer
+ *   admin     an administrative operation (create.partitions) takes effect
  *   produce   the application hands a record to the producer
  *   sender    the producer's sender thread runs: ready check, drain, send
  *   arrive    a produce request reaches the broker (after link delay)
@@ -51,6 +57,7 @@ typedef struct ks_ev_request {
  */
 #define KS_EVENT_KINDS(X)                                   \
     X(TIMER, "timer", ks_ev_timer, timer)                   \
+    X(ADMIN, "admin", ks_ev_admin, admin)                   \
     X(PRODUCE, "produce", ks_ev_producer, producer)         \
     X(SENDER, "sender", ks_ev_producer, producer)           \
     X(ARRIVE, "arrive", ks_ev_request, request)             \
@@ -70,6 +77,7 @@ typedef struct ks_event {
     union {
         ks_ev_timer timer;
         ks_ev_producer producer;
+        ks_ev_admin admin;
         ks_ev_request request;
     } u;
 } ks_event;

@@ -80,6 +80,8 @@ static const ks_cfg_def producer_defs[KS_PCFG__COUNT] = {
     [KS_PCFG_PARTITIONER_IGNORE_KEYS] = {.type = KS_CFG_BOOL, .since = KS_KV(3, 3, 0),
         .read_by = "partitioner",
         .doc = "treat keyed records as keyless (KIP-794, 3.3)"},
+    [KS_PCFG_METADATA_MAX_AGE_MS] = {.type = KS_CFG_LONG, .max = LONG_MAX64, .def_old = 300000,
+        .read_by = "producer", .doc = "how often the producer refreshes its view of partitions"},
     [KS_PCFG_CLIENT_ID] = {.type = KS_CFG_STRING, .read_by = "network",
         .doc = "null = \"producer-N\" as KafkaProducer names it; sized into every request"},
 };

@@ -73,7 +73,7 @@ static const char *const ksim_dotted_keys[] = {
     "scenario.format", "kafka.version", "max.events", "max.time.ms", "max.pending.events",
     "request.us", "batch.us", "byte.ns", "response.delay.ms", "latency.ms", "bandwidth.mbps",
     "min.ms", "max.ms", "mean.ms", "median.ms", "replication.factor", "rate.per.sec",
-    "start.ms", "value.bytes", "record.us", NULL};
+    "start.ms", "value.bytes", "record.us", "at.ms", "create.partitions", NULL};
 
 /* Builds the NULL-terminated list of every dotted key (caller frees the
  * array, not the strings). */
@@ -1134,6 +1134,90 @@ static void load_producers(loader *L, json_t *root, ks_scenario *sc)
     ks_jpath_restore(&L->path, mark);
 }
 
+/* "admin": [{"at.ms": 500, "create.partitions": {"topic": "t", "total": 6}}] */
+static void load_admin(loader *L, json_t *root, ks_scenario *sc)
+{
+    static const char *const keys[] = {"at.ms", "create.partitions", NULL};
+    static const char *const cp_keys[] = {"topic", "total", NULL};
+    for (uint32_t t = 0; t < sc->topic_count; t++)
+        sc->topics[t].max_partitions = sc->topics[t].partitions;
+    json_t *arr = member(root, "admin");
+    if (!arr)
+        return;
+    size_t mark = ks_jpath_key(&L->path, "admin");
+    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+    if (!json_is_array(arr) || n > 10000) {
+        err_got(L, arr, "an array of at most 10000 admin operations");
+        ks_jpath_restore(&L->path, mark);
+        return;
+    }
+    sc->admin = calloc(n ? n : 1, sizeof *sc->admin);
+    if (!sc->admin) {
+        err(L, "out of memory");
+        ks_jpath_restore(&L->path, mark);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(arr, i), *cp = NULL;
+        size_t m = ks_jpath_index(&L->path, i);
+        ks_admin_op op = {0, 0, 0};
+        const char *topic = NULL;
+        int64_t total = 0;
+        if (!json_is_object(o)) {
+            err_got(L, o, "an admin operation object");
+        } else {
+            check_keys(L, o, keys, NULL);
+            get_ms(L, o, "at.ms", false, &op.at_ns);
+            if (!get_object(L, o, "create.partitions", &cp) || !cp) {
+                size_t m2 = ks_jpath_key(&L->path, "create.partitions");
+                err(L, "missing: the operation (create.partitions)");
+                ks_jpath_restore(&L->path, m2);
+            } else {
+                size_t m2 = ks_jpath_key(&L->path, "create.partitions");
+                check_keys(L, cp, cp_keys, NULL);
+                bool found = false;
+                if (get_string(L, cp, "topic", false, &topic)) {
+                    for (uint32_t t = 0; t < sc->topic_count && !found; t++) {
+                        if (sc->topics[t].name && strcmp(sc->topics[t].name, topic) == 0) {
+                            op.topic = t;
+                            found = true;
+                        }
+                    }
+                    if (!found) {
+                        size_t m3 = ks_jpath_key(&L->path, "topic");
+                        err(L, "no topic \"%s\" in topics", topic);
+                        ks_jpath_restore(&L->path, m3);
+                    }
+                }
+                if (get_int(L, cp, "total", 1, MAX_COUNT, &total) && found) {
+                    ks_topic_conf *tc = &sc->topics[op.topic];
+                    if ((uint32_t)total <= tc->max_partitions) {
+                        size_t m3 = ks_jpath_key(&L->path, "total");
+                        /* Kafka: INVALID_PARTITIONS, partitions can only grow */
+                        err(L, "topic \"%s\" has %u partitions by then; partitions can only be "
+                               "added (Kafka: INVALID_PARTITIONS)",
+                            tc->name, tc->max_partitions);
+                        ks_jpath_restore(&L->path, m3);
+                    } else {
+                        tc->max_partitions = (uint32_t)total;
+                        op.total = (uint32_t)total;
+                    }
+                }
+                ks_jpath_restore(&L->path, m2);
+            }
+        }
+        if (i > 0 && op.at_ns < sc->admin[i - 1].at_ns) {
+            size_t m2 = ks_jpath_key(&L->path, "at.ms");
+            err(L, "admin operations must be listed in time order");
+            ks_jpath_restore(&L->path, m2);
+        }
+        sc->admin[i] = op;
+        ks_jpath_restore(&L->path, m);
+    }
+    sc->admin_count = (uint32_t)n;
+    ks_jpath_restore(&L->path, mark);
+}
+
 /* Comparison operators an expectation may use. */
 static const char *const expect_ops[] = {"==", "!=", "<", "<=", ">", ">=", NULL};
 
@@ -1188,7 +1272,7 @@ static void load_top(loader *L, json_t *root, ks_scenario *sc)
 {
     static const char *const keys[] = {"scenario.format", "name", "description", "seed",
                                        "kafka.version", "limits", "brokers", "network",
-                                       "topics", "producers", "expect", NULL};
+                                       "topics", "producers", "admin", "expect", NULL};
     static const char *const planned[] = {"faults", "consumers", "transactions",
                                           "replication", NULL};
     check_keys(L, root, keys, planned);
@@ -1348,6 +1432,7 @@ ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_over
     load_network(&L, root, sc);
     load_topics(&L, root, sc);
     load_producers(&L, root, sc);
+    load_admin(&L, root, sc);
     if ((uint64_t)sc->producer_count * sc->broker_count > 1000000u)
         ks_diag_error(diag, "%s: $.producers: %u producers x %u brokers is more than the "
                             "1000000 connections ksim simulates at once",
@@ -1423,6 +1508,7 @@ void ks_scenario_free(ks_scenario *sc)
         free(w->value_bytes);
     }
     free(sc->producers);
+    free(sc->admin);
     free(sc->broker_costs);
     free(sc->broker_overridden);
     free(sc->file);

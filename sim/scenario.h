@@ -40,9 +40,19 @@ typedef enum ks_arrival {
 
 typedef struct ks_topic_conf {
     char *name;
-    uint32_t partitions;
+    uint32_t partitions;        /* at the start */
+    uint32_t max_partitions;    /* after every admin operation */
     uint32_t replication_factor;
 } ks_topic_conf;
+
+/* An administrative operation at a point of the run: so far
+ * create.partitions (AdminClient.createPartitions, NewPartitions.
+ * increaseTo(total)). */
+typedef struct ks_admin_op {
+    ks_time at_ns;
+    uint32_t topic;
+    uint32_t total;
+} ks_admin_op;
 
 /* What one producer's application does. */
 typedef struct ks_workload_conf {
@@ -133,6 +143,9 @@ typedef struct ks_scenario {
     ks_topic_conf *topics;
     uint32_t producer_count;
     ks_producer_conf *producers;
+
+    uint32_t admin_count;
+    ks_admin_op *admin;         /* in time order (stable for equal times) */
 
     json_t *expect;   /* the expect block as written, NULL if none */
     json_t *doc;      /* the document after --set, for messages */

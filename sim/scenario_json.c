@@ -189,6 +189,18 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
         json_array_append_new(prods, p);
     }
     json_object_set_new(o, "producers", prods);
+    if (sc->admin_count > 0) {
+        json_t *ops = json_array();
+        for (uint32_t i = 0; i < sc->admin_count; i++) {
+            json_t *op = json_object(), *cp = json_object();
+            json_object_set_new(op, "at.ms", ms_value(sc->admin[i].at_ns));
+            json_object_set_new(cp, "topic", json_string(sc->topics[sc->admin[i].topic].name));
+            json_object_set_new(cp, "total", json_integer(sc->admin[i].total));
+            json_object_set_new(op, "create.partitions", cp);
+            json_array_append_new(ops, op);
+        }
+        json_object_set_new(o, "admin", ops);
+    }
     if (sc->expect)
         json_object_set_new(o, "expect", json_deep_copy(sc->expect));
     return o;

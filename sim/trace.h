@@ -41,6 +41,8 @@ typedef enum ks_trace_level {
 #define KS_TRACE_KINDS(X)                 \
     X(HEADER, "header", SUMMARY)          \
     X(END, "end", SUMMARY)                \
+    X(ADMIN, "admin", BATCH)              \
+    X(METADATA, "metadata", BATCH)        \
     X(PRODUCE, "produce", RECORD)         \
     X(DRAIN, "drain", BATCH)              \
     X(SEND, "send", BATCH)                \

@@ -139,6 +139,19 @@ static const bad_case bad_cases[] = {
      NULL, NULL, "compression.type \"zstd\" does not exist before Kafka 2.1 (KIP-110)"},
     {"too small a bandwidth", "{\"network\": {\"bandwidth.mbps\": 1e-9}, " P1 "}", NULL, NULL,
      "t.json: $.network.bandwidth.mbps: below 1 bit/s"},
+    {"admin: partitions only grow",
+     "{\"topics\": [{\"name\": \"t\", \"partitions\": 4}], " P1 ", \"admin\": [{\"at.ms\": 5, "
+     "\"create.partitions\": {\"topic\": \"t\", \"total\": 3}}]}",
+     NULL, NULL,
+     "t.json: $.admin[0].create.partitions.total: topic \"t\" has 4 partitions by then; partitions "
+     "can only be added (Kafka: INVALID_PARTITIONS)"},
+    {"admin: unknown topic",
+     "{" P1 ", \"admin\": [{\"at.ms\": 5, \"create.partitions\": {\"topic\": \"x\", \"total\": 3}}]}",
+     NULL, NULL, "t.json: $.admin[0].create.partitions.topic: no topic \"x\" in topics"},
+    {"admin: out of order",
+     "{" P1 ", \"admin\": [{\"at.ms\": 5, \"create.partitions\": {\"topic\": \"events\", "
+     "\"total\": 3}}, {\"at.ms\": 1, \"create.partitions\": {\"topic\": \"events\", \"total\": 4}}]}",
+     NULL, NULL, "t.json: $.admin[1].at.ms: admin operations must be listed in time order"},
     {"--set unknown key, suggestion", "{" P1 "}", "producers.p1.config.lingr.ms", "5",
      "unknown producer config \"lingr.ms\" (did you mean \"linger.ms\"?) (from --set "
      "producers.p1.config.lingr.ms=5)"},
