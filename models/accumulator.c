@@ -143,6 +143,7 @@ static uint32_t batch_append(ks_acc *a, uint32_t bid, uint64_t record, ks_time s
     r->id = record;
     r->produced_ns = send_ns;
     r->next = KS_NONE;
+    r->bytes = value_len + (key_len > 0 ? (uint32_t)key_len : 0u);
     if (b->rec_tail == KS_NONE)
         b->rec_head = rec_slot;
     else

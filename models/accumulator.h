@@ -45,6 +45,7 @@ typedef struct ks_rec {
     uint64_t id;
     ks_time produced_ns; /* the application's send() */
     uint32_t next;       /* next record of the batch, or free list */
+    uint32_t bytes;      /* key + value */
 } ks_rec;
 
 typedef struct ks_batch {

@@ -266,16 +266,23 @@ static void trace_ack(ks_producer *p, ks_world *w, uint64_t record, uint32_t par
 
 /* The application learns a record's outcome now. */
 static void complete(ks_producer *p, ks_world *w, uint64_t record, ks_time produced_ns,
-                     uint32_t partition, int64_t offset, const char *error)
+                     uint32_t partition, int64_t offset, uint32_t bytes, const char *error)
 {
     ks_time now = ks_sim_now(&w->sim);
     ks_time latency = now - produced_ns;
-    if (error)
+    ks_bucket *bk = &w->metrics.cur;
+    if (error) {
         p->failed++;
-    else
+        bk->failed++;
+    } else {
         p->acked++;
+        bk->acked++;
+        bk->bytes += bytes;
+    }
     p->last_ack_ns = now;
     ks_hist_add(&p->latency, latency);
+    if (w->metrics.bucket_ns > 0)
+        ks_hist_add(&w->metrics.latency, latency);
     trace_ack(p, w, record, partition, offset, latency, error ? error : "NONE");
 }
 
@@ -385,12 +392,13 @@ static void do_send(ks_producer *p, ks_world *w)
     if (p->produced == 0)
         p->first_produce_ns = now;
     p->produced++;
+    w->metrics.cur.produced++;
     p->record_bytes += r.value_bytes + (r.key_len > 0 ? (uint64_t)r.key_len : 0);
     uint32_t upper = ks_record_upper_bound(r.key_len, r.value_bytes);
     /* KafkaProducer.ensureValidRecordSize */
     if (upper > p->max_request_size || upper > p->acc.memory_total) {
         trace_produce(p, w, &r, -1);
-        complete(p, w, r.id, now, KS_NONE, -1, "RecordTooLargeException");
+        complete(p, w, r.id, now, KS_NONE, -1, 0, "RecordTooLargeException");
         return;
     }
     r.partition = choose_partition(p, &r);
@@ -468,7 +476,7 @@ void ks_producer_on_block_timeout(ks_producer *p, ks_world *w)
     p->blocked = false;
     p->blocked_ns_total += ks_sim_now(&w->sim) - p->blocked_since_ns;
     p->block_timer = KS_HANDLE_NONE;
-    complete(p, w, p->blocked_rec.id, p->blocked_rec.send_ns, p->blocked_rec.partition, -1,
+    complete(p, w, p->blocked_rec.id, p->blocked_rec.send_ns, p->blocked_rec.partition, -1, 0,
              "BufferExhaustedException");
     drain_backlog(p, w);
 }
@@ -532,7 +540,7 @@ static void complete_batch(ks_producer *p, ks_world *w, uint32_t bid, int64_t ba
     int64_t offset = base_offset;
     for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
         const ks_rec *rec = &p->acc.recs[r];
-        complete(p, w, rec->id, rec->produced_ns, b->partition, offset, NULL);
+        complete(p, w, rec->id, rec->produced_ns, b->partition, offset, rec->bytes, NULL);
         if (offset >= 0)
             offset++;
     }
@@ -588,6 +596,8 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
     q->request_bytes = request_bytes(p, topic_name(w, p), q->batches, batch_bytes);
     p->requests++;
     p->batches += q->batches;
+    w->metrics.cur.requests++;
+    w->metrics.cur.batches += q->batches;
     ks_hist_add(&p->request_batches, q->batches);
     const ks_producer_cost *cost = &p->conf->cost;
     ks_time start = p->sender_free_ns > now ? p->sender_free_ns : now;

@@ -176,6 +176,7 @@ json_t *ks_world_summary(const ks_world *w)
                         json_integer(span ? (json_int_t)((double)acked * 1e9 / (double)span) : 0));
     json_object_set_new(thr, "bytes_per_sec",
                         json_integer(span ? (json_int_t)((double)bytes * 1e9 / (double)span) : 0));
+    json_object_set_new(thr, "series", ks_metrics_json(&w->metrics));
     json_object_set_new(o, "throughput", thr);
     json_object_set_new(o, "producers", prods);
     json_object_set_new(o, "brokers", brokers_json(w));

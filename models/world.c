@@ -116,6 +116,7 @@ ks_world *ks_world_create(const ks_scenario *sc, ks_trace *tr, ks_diag *diag)
                          .max_time_ns = sc->limits.max_time_ns,
                          .max_pending = sc->limits.max_pending};
     ks_sim_init(&w->sim, &lim);
+    ks_metrics_init(&w->metrics, sc->metrics_bucket_ns);
     ks_request_pool_init(&w->reqs);
     if (!build(w, sc)) {
         ks_diag_error(diag, "out of memory while building the simulation");
@@ -143,6 +144,7 @@ void ks_world_free(ks_world *w)
         free(w->stream_names[i]);
     free(w->stream_names);
     ks_sim_free(&w->sim);
+    ks_metrics_free(&w->metrics);
     free(w);
 }
 
@@ -279,6 +281,9 @@ static void dispatch(ks_world *w, const ks_event *ev)
     case KS_EV_APPEND:
         ks_broker_on_append(w, ev->u.request.broker, (uint32_t)ev->u.request.request);
         break;
+    case KS_EV_METRICS:
+        ks_metrics_on_tick(w);
+        break;
     case KS_EV_ADMIN:
         admin(w, ev->u.admin.op);
         break;
@@ -298,6 +303,7 @@ static void dispatch(ks_world *w, const ks_event *ev)
 void ks_world_run(ks_world *w)
 {
     trace_header(w);
+    ks_metrics_start(w);
     for (uint32_t i = 0; i < w->sc->admin_count; i++) {
         ks_event ev = {.kind = KS_EV_ADMIN, .u.admin = {.op = i}};
         ks_sim_schedule(&w->sim, w->sc->admin[i].at_ns, &ev);
@@ -311,5 +317,6 @@ void ks_world_run(ks_world *w)
             trace_event(w, &ev);
         dispatch(w, &ev);
     }
+    ks_metrics_finish(w);
     trace_end(w);
 }

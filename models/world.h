@@ -11,6 +11,7 @@
 #define KS_WORLD_H
 
 #include "models/broker.h"
+#include "models/metrics.h"
 #include "models/network.h"
 #include "models/producer.h"
 #include "models/request.h"
@@ -38,6 +39,7 @@ typedef struct ks_world {
     uint32_t producer_count;
     ks_producer *producers;
 
+    ks_metrics metrics;
     uint64_t next_record_id;
     bool out_of_memory;
 

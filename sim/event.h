@@ -47,6 +47,7 @@ typedef struct ks_ev_request {
  * X(ENUM_SUFFIX, "trace name", payload type, union member)
  *   timer     generic timer
  *   admin     an administrative operation (create.partitions) takes effect
+ *   metrics   a metrics bucket closes (a daemon: it keeps no run alive)
  *   produce   the application hands a record to the producer
  *   sender    the producer's sender thread runs: ready check, drain, send
  *   arrive    a produce request reaches the broker (after link delay)
@@ -58,6 +59,7 @@ typedef struct ks_ev_request {
 #define KS_EVENT_KINDS(X)                                   \
     X(TIMER, "timer", ks_ev_timer, timer)                   \
     X(ADMIN, "admin", ks_ev_admin, admin)                   \
+    X(METRICS, "metrics", ks_ev_timer, timer)               \
     X(PRODUCE, "produce", ks_ev_producer, producer)         \
     X(SENDER, "sender", ks_ev_producer, producer)           \
     X(ARRIVE, "arrive", ks_ev_request, request)             \

@@ -73,7 +73,7 @@ static const char *const ksim_dotted_keys[] = {
     "scenario.format", "kafka.version", "max.events", "max.time.ms", "max.pending.events",
     "request.us", "batch.us", "byte.ns", "response.delay.ms", "latency.ms", "bandwidth.mbps",
     "min.ms", "max.ms", "mean.ms", "median.ms", "replication.factor", "rate.per.sec",
-    "start.ms", "value.bytes", "record.us", "at.ms", "create.partitions", NULL};
+    "start.ms", "value.bytes", "record.us", "at.ms", "create.partitions", "bucket.ms", NULL};
 
 /* Builds the NULL-terminated list of every dotted key (caller frees the
  * array, not the strings). */
@@ -99,7 +99,7 @@ static const char **leaf_keys(void)
 
 /* Objects a --set may create on the way to a key. */
 static const char *const sections[] = {"limits", "brokers", "config", "cost", "network",
-                                       "workload", "expect", NULL};
+                                       "workload", "metrics", "expect", NULL};
 
 /* ---- messages ---------------------------------------------------------- */
 
@@ -599,6 +599,19 @@ static void load_config(loader *L, json_t *obj, const ks_cfg_table *t, ks_cfg_va
 }
 
 /* ---- sections ----------------------------------------------------------- */
+
+static void load_metrics(loader *L, json_t *root, ks_scenario *sc)
+{
+    static const char *const keys[] = {"bucket.ms", NULL};
+    sc->metrics_bucket_ns = 100 * KS_NS_PER_MS;
+    json_t *obj;
+    if (!get_object(L, root, "metrics", &obj) || !obj)
+        return;
+    size_t mark = ks_jpath_key(&L->path, "metrics");
+    check_keys(L, obj, keys, NULL);
+    get_ms(L, obj, "bucket.ms", false, &sc->metrics_bucket_ns);
+    ks_jpath_restore(&L->path, mark);
+}
 
 static void load_limits(loader *L, json_t *root, ks_scenario *sc)
 {
@@ -1272,7 +1285,8 @@ static void load_top(loader *L, json_t *root, ks_scenario *sc)
 {
     static const char *const keys[] = {"scenario.format", "name", "description", "seed",
                                        "kafka.version", "limits", "brokers", "network",
-                                       "topics", "producers", "admin", "expect", NULL};
+                                       "topics", "producers", "admin", "metrics", "expect",
+                                       NULL};
     static const char *const planned[] = {"faults", "consumers", "transactions",
                                           "replication", NULL};
     check_keys(L, root, keys, planned);
@@ -1428,6 +1442,7 @@ ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_over
     if (has_seed)
         sc->seed = seed;
     load_limits(&L, root, sc);
+    load_metrics(&L, root, sc);
     load_brokers(&L, root, sc);
     load_network(&L, root, sc);
     load_topics(&L, root, sc);

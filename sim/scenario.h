@@ -144,6 +144,8 @@ typedef struct ks_scenario {
     uint32_t producer_count;
     ks_producer_conf *producers;
 
+    ks_time metrics_bucket_ns;  /* metrics.bucket.ms; 0 = no series */
+
     uint32_t admin_count;
     ks_admin_op *admin;         /* in time order (stable for equal times) */
 

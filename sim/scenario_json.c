@@ -113,6 +113,9 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
     json_object_set_new(lim, "max.time.ms", ms_value(sc->limits.max_time_ns));
     json_object_set_new(lim, "max.pending.events", json_integer(sc->limits.max_pending));
     json_object_set_new(o, "limits", lim);
+    json_t *met = json_object();
+    json_object_set_new(met, "bucket.ms", ms_value(sc->metrics_bucket_ns));
+    json_object_set_new(o, "metrics", met);
 
     json_t *br = json_object();
     json_object_set_new(br, "count", json_integer(sc->broker_count));

@@ -34,6 +34,7 @@ struct ks_sim_entry {
 struct ks_sim_slot {
     uint64_t key; /* live: its key; cancelled: 0; free: FREE_BIT | next */
     ks_event ev;
+    bool daemon;  /* does not keep the run alive */
 };
 
 static const char *const verdict_names[] = {
@@ -122,7 +123,19 @@ static bool grow(ks_sim *s)
     return true;
 }
 
+static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon);
+
 ks_handle ks_sim_schedule(ks_sim *s, ks_time at, const ks_event *ev)
+{
+    return schedule(s, at, ev, false);
+}
+
+ks_handle ks_sim_schedule_daemon(ks_sim *s, ks_time at, const ks_event *ev)
+{
+    return schedule(s, at, ev, true);
+}
+
+static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon)
 {
     assert(at >= s->now);
     assert((unsigned)ev->kind < (unsigned)KS_EV__COUNT);
@@ -151,6 +164,8 @@ ks_handle ks_sim_schedule(ks_sim *s, ks_time at, const ks_event *ev)
     uint64_t key = (s->next_seq++ << SLOT_BITS) | slot;
     sl->key = key;
     sl->ev = *ev;
+    sl->daemon = daemon;
+    s->live_daemon += daemon;
 
     /* Sift up. */
     ks_sim_entry e = {at, key};
@@ -184,6 +199,7 @@ bool ks_sim_cancel(ks_sim *s, ks_handle h)
         return false;
     s->slots[slot].key = 0;
     s->live--;
+    s->live_daemon -= s->slots[slot].daemon;
     s->cancelled++;
     return true;
 }
@@ -227,7 +243,8 @@ bool ks_sim_next(ks_sim *s, ks_event *out)
     if (s->verdict != KS_SIM_RUNNING)
         return false;
     for (;;) {
-        if (s->heap_len == 0) {
+        /* Only daemons left (or nothing): the scenario has run out. */
+        if (s->heap_len == 0 || s->live == s->live_daemon) {
             s->verdict = KS_SIM_COMPLETE;
             return false;
         }
@@ -253,6 +270,7 @@ bool ks_sim_next(ks_sim *s, ks_event *out)
         free_slot(s, slot);
         s->now = top.t;
         s->live--;
+        s->live_daemon -= sl->daemon;
         s->dispatched++;
         s->dispatched_by_kind[out->kind]++;
         return true;

@@ -94,6 +94,7 @@ typedef struct ks_sim {
     uint32_t slots_cap;
     uint32_t free_head; /* free-list of slots, UINT32_MAX = empty */
     uint32_t live;      /* scheduled, not yet run nor cancelled */
+    uint32_t live_daemon; /* ... of which daemons */
 } ks_sim;
 
 /* Initialises an empty simulation at time 0. limits may be NULL. */
@@ -104,6 +105,10 @@ void ks_sim_free(ks_sim *s);
  * KS_HANDLE_NONE when it cannot be stored; then the run is over and
  * s->verdict says why. */
 ks_handle ks_sim_schedule(ks_sim *s, ks_time at, const ks_event *ev);
+/* Schedules a daemon: an event that runs like any other but does not keep
+ * the run alive. When only daemons are pending, the run is complete
+ * (periodic metrics use this). */
+ks_handle ks_sim_schedule_daemon(ks_sim *s, ks_time at, const ks_event *ev);
 /* Schedules `ev` at now + delay (delay >= 0). */
 ks_handle ks_sim_after(ks_sim *s, ks_time delay, const ks_event *ev);
 /* Cancels a pending event. Returns false if it already ran or was

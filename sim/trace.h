@@ -41,6 +41,7 @@ typedef enum ks_trace_level {
 #define KS_TRACE_KINDS(X)                 \
     X(HEADER, "header", SUMMARY)          \
     X(END, "end", SUMMARY)                \
+    X(METRICS, "metrics", SUMMARY)        \
     X(ADMIN, "admin", BATCH)              \
     X(METADATA, "metadata", BATCH)        \
     X(PRODUCE, "produce", RECORD)         \

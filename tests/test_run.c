@@ -325,6 +325,27 @@ static void test_delayed_response_holds_connection(void **state)
     run_free(&r2);
 }
 
+/* The throughput series adds up to the run's totals, one bucket per
+ * metrics.bucket.ms, and the ticks do not stretch the run. */
+static void test_metrics_series(void **state)
+{
+    (void)state;
+    ks_override o[] = {{"metrics.bucket.ms", "2"}};
+    run r = run_text(HELLO, o, 1, KS_TL_SUMMARY);
+    assert_int_equal(sum_int(&r, "time_ns"), 11022546);
+    assert_int_equal(sum_int(&r, "throughput.series.buckets"), 6); /* 5 whole + 1 partial */
+    ks_jref ref;
+    const char *rest;
+    assert_true(ks_json_lookup(r.summary, "throughput.series.acked", &ref, &rest));
+    int64_t total = 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(ref.value, i, v) total += json_integer_value(v);
+    assert_int_equal(total, 10);
+    assert_int_equal(count_ev(&r, "metrics"), 6);
+    run_free(&r);
+}
+
 static void test_limits(void **state)
 {
     (void)state;
@@ -387,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_in_flight_limit),
         cmocka_unit_test(test_broker_queueing),
         cmocka_unit_test(test_delayed_response_holds_connection),
+        cmocka_unit_test(test_metrics_series),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_levels_do_not_change_results),
         cmocka_unit_test(test_unsupported),

@@ -320,6 +320,40 @@ static void test_growth(void **state)
     ks_sim_free(&s);
 }
 
+/* Daemons run like other events but keep no run alive: when only
+ * daemons are pending, the run is complete and time stays where the last
+ * real event left it. */
+static void test_daemons(void **state)
+{
+    (void)state;
+    ks_sim s;
+    ks_sim_init(&s, NULL);
+    ks_event tick = timer(99), real = timer(1);
+    ks_sim_schedule_daemon(&s, 10, &tick);
+    ks_sim_schedule(&s, 25, &real);
+    ks_event ev;
+    assert_true(ks_sim_next(&s, &ev)); /* the tick at 10: a real event is pending */
+    assert_int_equal(ev.u.timer.arg, 99);
+    ks_sim_schedule_daemon(&s, 20, &tick);
+    assert_true(ks_sim_next(&s, &ev));
+    assert_int_equal(ks_sim_now(&s), 20);
+    ks_sim_schedule_daemon(&s, 30, &tick);
+    assert_true(ks_sim_next(&s, &ev)); /* the real event at 25 */
+    assert_int_equal(ev.u.timer.arg, 1);
+    assert_false(ks_sim_next(&s, &ev)); /* only the daemon at 30 is left */
+    assert_int_equal(s.verdict, KS_SIM_COMPLETE);
+    assert_int_equal(ks_sim_now(&s), 25);
+    ks_sim_free(&s);
+    /* a cancelled real event leaves only daemons: complete */
+    ks_sim_init(&s, NULL);
+    ks_sim_schedule_daemon(&s, 1, &tick);
+    ks_handle h = ks_sim_schedule(&s, 5, &real);
+    ks_sim_cancel(&s, h);
+    assert_false(ks_sim_next(&s, &ev));
+    assert_int_equal(s.verdict, KS_SIM_COMPLETE);
+    ks_sim_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -336,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_two_engines),
         cmocka_unit_test(test_kind_names),
         cmocka_unit_test(test_growth),
+        cmocka_unit_test(test_daemons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
