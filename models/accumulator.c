@@ -17,6 +17,8 @@ bool ks_acc_init(ks_acc *a, uint32_t partitions, uint32_t brokers, int64_t batch
     a->linger_ns = linger_ns;
     a->memory_total = buffer_memory;
     a->batch_free = a->rec_free = KS_NONE;
+    a->ratio = 1.0;
+    a->est_ratio = 1.0;
     a->dq = calloc(partitions, sizeof *a->dq);
     a->drain_index = calloc(brokers, sizeof *a->drain_index);
     if (!a->dq || !a->drain_index) {
@@ -70,6 +72,22 @@ uint32_t ks_record_upper_bound(int64_t key_len, uint32_t value_len)
     return KS_BATCH_OVERHEAD + 21u + varint_size(key_len < 0 ? -1 : key_len) +
            (key_len < 0 ? 0u : (uint32_t)key_len) + varint_size(value_len) + value_len +
            varint_size(0);
+}
+
+void ks_acc_set_compression(ks_acc *a, double ratio)
+{
+    a->compressed = true;
+    a->ratio = ratio;
+    a->est_ratio = 1.0; /* CompressionRatioEstimator's initial value */
+}
+
+/* MemoryRecordsBuilder.estimatedBytesWritten */
+static uint32_t estimated_bytes(const ks_acc *a, uint32_t raw)
+{
+    if (!a->compressed)
+        return KS_BATCH_OVERHEAD + raw;
+    /* COMPRESSION_RATE_ESTIMATION_FACTOR = 1.05 */
+    return KS_BATCH_OVERHEAD + (uint32_t)((double)raw * a->est_ratio * 1.05);
 }
 
 bool ks_batch_is_full(const ks_batch *b)
@@ -136,6 +154,7 @@ static uint32_t batch_append(ks_acc *a, uint32_t bid, uint64_t record, ks_time s
     if (b->records == 0)
         b->base_ts_ms = ts_ms;
     uint32_t size = ks_record_size_v2(key_len, value_len, b->records, ts_ms - b->base_ts_ms);
+    /* hasRoomFor: the new record counts uncompressed ("be conservative") */
     if (ks_batch_is_full(b) ||
         (b->records > 0 && (uint64_t)b->bytes + size > b->write_limit))
         return 0;
@@ -150,8 +169,10 @@ static uint32_t batch_append(ks_acc *a, uint32_t bid, uint64_t record, ks_time s
         a->recs[b->rec_tail].next = rec_slot;
     b->rec_tail = rec_slot;
     b->records++;
-    b->bytes += size;
-    return size;
+    uint32_t before = b->bytes;
+    b->raw += size;
+    b->bytes = estimated_bytes(a, b->raw);
+    return b->bytes > before ? b->bytes - before : 0u;
 }
 
 ks_append_result ks_acc_try_append(ks_acc *a, uint32_t partition, uint64_t record,
@@ -164,8 +185,9 @@ ks_append_result ks_acc_try_append(ks_acc *a, uint32_t partition, uint64_t recor
     uint32_t slot = alloc_rec(a);
     if (slot == KS_NONE)
         return res; /* treated as "no room"; the new batch path reports OOM */
+    uint32_t records_before = a->batches[d->tail].records;
     uint32_t added = batch_append(a, d->tail, record, send_ns, key_len, value_len, slot);
-    if (added == 0) {
+    if (a->batches[d->tail].records == records_before) {
         a->batches[d->tail].closed = true; /* closeForRecordAppends */
         a->recs[slot].next = a->rec_free;
         a->rec_free = slot;
@@ -205,9 +227,8 @@ bool ks_acc_new_batch(ks_acc *a, uint32_t partition, uint64_t record, ks_time se
     b->created_ns = now;
     b->rec_head = b->rec_tail = KS_NONE;
     b->next = KS_NONE;
-    uint32_t added = batch_append(a, bid, record, send_ns, key_len, value_len, slot);
-    assert(added > 0); /* an empty batch takes any record */
-    (void)added;
+    batch_append(a, bid, record, send_ns, key_len, value_len, slot);
+    assert(b->records == 1); /* an empty batch takes any record */
     ks_deque *d = &a->dq[partition];
     if (!d->exists) {
         d->exists = true;
@@ -256,6 +277,19 @@ void ks_acc_ready(ks_acc *a, const uint32_t *leader, ks_time now, bool exhausted
     }
 }
 
+/* ProducerBatch.close with compression: the batch's actual size, and the
+ * running estimate moved towards the observed ratio (Kafka's
+ * CompressionRatioEstimator.updateEstimation). */
+static void close_compressed(ks_acc *a, ks_batch *b)
+{
+    b->bytes = KS_BATCH_OVERHEAD + (uint32_t)((double)b->raw * a->ratio + 0.5);
+    double observed = a->ratio;
+    if (observed > a->est_ratio)
+        a->est_ratio = a->est_ratio + 0.05 > observed ? a->est_ratio + 0.05 : observed;
+    else if (observed < a->est_ratio)
+        a->est_ratio = a->est_ratio - 0.005 > observed ? a->est_ratio - 0.005 : observed;
+}
+
 uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_t nparts,
                       uint32_t max_request_size, ks_time now, uint32_t *count,
                       uint64_t *bytes)
@@ -288,6 +322,8 @@ uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_
         d->size--;
         b->closed = true;
         b->drained_ns = now;
+        if (a->compressed)
+            close_compressed(a, b);
         b->next = KS_NONE;
         if (last == KS_NONE)
             first = bid;

@@ -23,7 +23,12 @@
  *     and stops before exceeding max.request.size (a lone oversize batch
  *     still goes).
  * Sizes are the v2 record batch format: 61 bytes of batch header plus
- * each record's varint-encoded size.
+ * each record's varint-encoded size. With compression, a batch's size is
+ * estimated as Kafka's MemoryRecordsBuilder does: header + uncompressed
+ * bytes x estimated ratio x 1.05, the estimate starting at 1.0 and moving
+ * towards the observed ratio as batches close (CompressionRatioEstimator:
+ * 0.005 down per batch, 0.05 up); a drained batch's size is its actual
+ * compressed size.
  *
  * Never: chooses partitions (partitioner.c) or sends anything (producer.c).
  */
@@ -52,7 +57,10 @@ typedef struct ks_batch {
     uint64_t id;          /* per producer, from 0 */
     uint32_t partition;   /* within the producer's topic */
     uint32_t records;
-    uint32_t bytes;       /* estimated size: header + records */
+    uint32_t raw;         /* uncompressed record bytes */
+    uint32_t bytes;       /* estimated size (header + records, times the
+                             estimated compression ratio); once drained,
+                             the actual compressed size */
     uint32_t write_limit; /* buffer capacity */
     uint32_t alloc_bytes; /* taken from buffer.memory */
     uint32_t attempts;
@@ -86,6 +94,9 @@ typedef struct ks_acc {
     uint64_t memory_total;/* buffer.memory */
     uint64_t memory_used;
     uint64_t memory_used_max;
+    bool compressed;      /* compression.type is not none */
+    double ratio;         /* the data's actual compression ratio */
+    double est_ratio;     /* Kafka's running estimate, from 1.0 */
     uint32_t *drain_index;/* per broker */
     uint32_t brokers;
 } ks_acc;
@@ -154,6 +165,9 @@ void ks_acc_ready(ks_acc *a, const uint32_t *leader, ks_time now, bool exhausted
 uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_t nparts,
                       uint32_t max_request_size, ks_time now, uint32_t *count,
                       uint64_t *bytes);
+
+/* Sets the codec's actual compression ratio (compressed only). */
+void ks_acc_set_compression(ks_acc *a, double ratio);
 
 /* Gives a completed batch's memory and records back. */
 void ks_acc_release(ks_acc *a, uint32_t batch);

@@ -24,7 +24,14 @@ static ks_time handling_ns(const ks_world *w, uint32_t broker, const ks_request 
     const ks_broker_cost *c = &w->sc->broker_costs[broker];
     ks_time bytes_ns =
         (ks_time)(((uint64_t)q->request_bytes * (uint64_t)c->byte_ps + 500u) / 1000u);
-    return ks_time_add(ks_time_add(c->request_ns, (ks_time)q->batches * c->batch_ns), bytes_ns);
+    /* Compressed batches are decompressed to validate their records
+     * ([K] storage/.../LogValidator, the compressed path). */
+    uint64_t decompress_ps = 0;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next)
+        decompress_ps += (uint64_t)w->reqs.entries[e].raw * (uint64_t)w->reqs.entries[e].decompress_ps;
+    ks_time cost = ks_time_add(c->request_ns, (ks_time)q->batches * c->batch_ns);
+    cost = ks_time_add(cost, bytes_ns);
+    return ks_time_add(cost, (ks_time)((decompress_ps + 500u) / 1000u));
 }
 
 static void start(ks_world *w, ks_broker *b, uint32_t conn)

@@ -145,6 +145,8 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
                      (uint64_t)cfg[KS_PCFG_BUFFER_MEMORY].i))
         return false;
     p->acc.partitions = p->partitions;
+    if (cfg[KS_PCFG_COMPRESSION_TYPE].i != 0)
+        ks_acc_set_compression(&p->acc, pc->compression.ratio);
     if (!ks_partitioner_init(&p->part, kind, p->max_partitions, cfg[KS_PCFG_BATCH_SIZE].i,
                              &p->partitioner_rng))
         return false;
@@ -426,8 +428,17 @@ static void do_send(ks_producer *p, ks_world *w)
  * CPU cost. */
 static void app_send(ks_producer *p, ks_world *w)
 {
+    uint64_t n = p->produced;
+    const ks_workload_conf *wl = &p->conf->workload;
     do_send(p, w);
-    p->app_free_ns = ks_time_add(ks_sim_now(&w->sim), p->conf->cost.record_ns);
+    /* Records are compressed as they are appended (the batch's
+     * compression stream), on the application thread. */
+    uint64_t bytes = wl->value_bytes[n % wl->value_count];
+    const char *key = wl->keys[n % wl->key_count];
+    if (key)
+        bytes += strlen(key);
+    ks_time compress = (ks_time)((bytes * (uint64_t)p->conf->compression.compress_ps + 500u) / 1000u);
+    p->app_free_ns = ks_time_add(ks_sim_now(&w->sim), p->conf->cost.record_ns + compress);
 }
 
 /* Runs send() for arrivals that waited while the application thread was
@@ -583,6 +594,8 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
         rb->batch = bid;
         rb->records = b->records;
         rb->bytes = b->bytes;
+        rb->raw = b->raw;
+        rb->decompress_ps = p->acc.compressed ? p->conf->compression.decompress_ps : 0;
         rb->batch_seq = b->id;
         q->records += b->records;
         batch_bytes += b->bytes;

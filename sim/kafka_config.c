@@ -68,6 +68,7 @@ static const ks_cfg_def producer_defs[KS_PCFG__COUNT] = {
     [KS_PCFG_TRANSACTION_TIMEOUT_MS] = {.type = KS_CFG_INT, .min = 1, .max = INT_MAX32,
         .def_old = 60000, .doc = "coordinator aborts a transaction open longer than this"},
     [KS_PCFG_COMPRESSION_TYPE] = {.type = KS_CFG_ENUM, .choices = compression_choices,
+        .read_by = "accumulator",
         .doc = "per-batch codec; zstd from 2.1 (KIP-110)"},
     [KS_PCFG_PARTITIONER_CLASS] = {.type = KS_CFG_STRING,
         .doc = "null = the built-in partitioner of the version"},

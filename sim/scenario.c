@@ -73,7 +73,8 @@ static const char *const ksim_dotted_keys[] = {
     "scenario.format", "kafka.version", "max.events", "max.time.ms", "max.pending.events",
     "request.us", "batch.us", "byte.ns", "response.delay.ms", "latency.ms", "bandwidth.mbps",
     "min.ms", "max.ms", "mean.ms", "median.ms", "replication.factor", "rate.per.sec",
-    "start.ms", "value.bytes", "record.us", "at.ms", "create.partitions", "bucket.ms", NULL};
+    "start.ms", "value.bytes", "record.us", "at.ms", "create.partitions", "bucket.ms",
+    "compress.ns.per.byte", "decompress.ns.per.byte", NULL};
 
 /* Builds the NULL-terminated list of every dotted key (caller frees the
  * array, not the strings). */
@@ -1025,6 +1026,44 @@ static void load_workload(loader *L, json_t *obj, ks_workload_conf *w)
         w->interval_ns = 1;
 }
 
+/* Codec defaults: ratios for text-like records (JSON, logs), speeds of
+ * one modern core; order-of-magnitude figures from the codecs' published
+ * benchmarks, to be replaced with measurements of one's own data. Order:
+ * none gzip snappy lz4 zstd, as compression.type's choices. */
+static const ks_compression_conf codec_defaults[5] = {
+    {1.00, 0, 0},          /* none */
+    {0.25, 20000, 4000},   /* gzip: ~50 MB/s in, ~250 MB/s out */
+    {0.45, 2000, 1000},    /* snappy: ~500 MB/s, ~1 GB/s */
+    {0.45, 1500, 300},     /* lz4: ~650 MB/s, ~3 GB/s */
+    {0.28, 4000, 1000},    /* zstd level 3: ~250 MB/s, ~1 GB/s */
+};
+
+/* "compression": {"ratio", "compress.ns.per.byte", "decompress.ns.per.byte"}
+ * over the defaults of the producer's compression.type. */
+static void load_compression(loader *L, json_t *obj, ks_producer_conf *pc)
+{
+    static const char *const keys[] = {"ratio", "compress.ns.per.byte",
+                                       "decompress.ns.per.byte", NULL};
+    pc->compression = codec_defaults[pc->config[KS_PCFG_COMPRESSION_TYPE].i];
+    if (!obj)
+        return;
+    size_t m = ks_jpath_key(&L->path, "compression");
+    if (!json_is_object(obj)) {
+        err_got(L, obj, "an object");
+    } else {
+        check_keys(L, obj, keys, NULL);
+        double d;
+        get_real(L, obj, "ratio", 0.0, true, 1.0, &pc->compression.ratio);
+        if (get_real(L, obj, "compress.ns.per.byte", 0.0, false, 1e6, &d))
+            pc->compression.compress_ps = ks_round_i64(d * 1e3);
+        if (get_real(L, obj, "decompress.ns.per.byte", 0.0, false, 1e6, &d))
+            pc->compression.decompress_ps = ks_round_i64(d * 1e3);
+        if (pc->config[KS_PCFG_COMPRESSION_TYPE].i == 0 && pc->compression.ratio != 1.0)
+            err(L, "compression.type is none: a ratio other than 1 has no codec to come from");
+    }
+    ks_jpath_restore(&L->path, m);
+}
+
 /* Resolves a producer's "topic" to an index (default: the first topic). */
 static void load_producer_topic(loader *L, json_t *p, const ks_scenario *sc, uint32_t *topic_out)
 {
@@ -1054,7 +1093,7 @@ static void load_producer_topic(loader *L, json_t *p, const ks_scenario *sc, uin
 static void load_producer(loader *L, json_t *p, ks_scenario *sc, uint32_t i)
 {
     static const char *const keys[] = {"id", "topic", "partitioner", "config", "workload",
-                                       "cost", NULL};
+                                       "cost", "compression", NULL};
     static const char *const planned[] = {"transactions", NULL};
     static const char *const cost_keys[] = {"record.us", "batch.us", "request.us", NULL};
     ks_producer_conf *pc = &sc->producers[i];
@@ -1114,6 +1153,7 @@ static void load_producer(loader *L, json_t *p, ks_scenario *sc, uint32_t i)
     m = ks_jpath_key(&L->path, "workload");
     load_workload(L, wl, &pc->workload);
     ks_jpath_restore(&L->path, m);
+    load_compression(L, member(p, "compression"), pc);
 }
 
 static void load_producers(loader *L, json_t *root, ks_scenario *sc)

@@ -94,6 +94,14 @@ typedef struct ks_producer_cost {
     ks_time request_ns;  /* the sender thread, per request built */
 } ks_producer_cost;
 
+/* What compression.type does to this producer's data. Defaults depend on
+ * the codec (docs/scenario.md); a scenario may set its own. */
+typedef struct ks_compression_conf {
+    double ratio;              /* compressed / uncompressed record bytes */
+    int64_t compress_ps;       /* producer CPU per uncompressed byte, ps */
+    int64_t decompress_ps;     /* broker CPU per uncompressed byte, ps */
+} ks_compression_conf;
+
 typedef struct ks_producer_conf {
     char *id;
     uint32_t topic;                      /* index into topics */
@@ -101,6 +109,7 @@ typedef struct ks_producer_conf {
     ks_cfg_value config[KS_PCFG__COUNT];
     ks_workload_conf workload;
     ks_producer_cost cost;
+    ks_compression_conf compression;
 } ks_producer_conf;
 
 /* Broker costs (docs/scenario.md, "cost model"). */

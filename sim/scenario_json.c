@@ -189,6 +189,13 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
         json_object_set_new(pcost, "batch.us", number_value((double)pc->cost.batch_ns / 1e3));
         json_object_set_new(pcost, "request.us", number_value((double)pc->cost.request_ns / 1e3));
         json_object_set_new(p, "cost", pcost);
+        json_t *comp = json_object();
+        json_object_set_new(comp, "ratio", json_real(pc->compression.ratio));
+        json_object_set_new(comp, "compress.ns.per.byte",
+                            number_value((double)pc->compression.compress_ps / 1e3));
+        json_object_set_new(comp, "decompress.ns.per.byte",
+                            number_value((double)pc->compression.decompress_ps / 1e3));
+        json_object_set_new(p, "compression", comp);
         json_array_append_new(prods, p);
     }
     json_object_set_new(o, "producers", prods);

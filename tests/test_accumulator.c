@@ -212,6 +212,27 @@ static void test_buffer_memory(void **state)
     destroy(a);
 }
 
+/* With compression, a filling batch's size is estimated with Kafka's
+ * running ratio (from 1.0, times 1.05); a drained batch takes its actual
+ * compressed size and moves the estimate down by 0.005. */
+static void test_compression_estimate(void **state)
+{
+    (void)state;
+    ks_acc *a = make(1, 100000, 0, 1 << 20);
+    ks_acc_set_compression(a, 0.5);
+    put(a, 0, 0, 0, 1000); /* 1009-byte record */
+    const ks_batch *b = &a->batches[a->dq[0].head];
+    assert_int_equal(b->raw, 1009);
+    assert_int_equal(b->bytes, 61 + (uint32_t)(1009 * 1.0 * 1.05));
+    uint32_t n;
+    uint64_t bytes;
+    const uint32_t parts[1] = {0};
+    uint32_t id = ks_acc_drain(a, 0, parts, 1, 1 << 20, 0, &n, &bytes);
+    assert_int_equal(a->batches[id].bytes, 61 + 505); /* 1009 x 0.5, rounded */
+    assert_true(a->est_ratio > 0.994 && a->est_ratio < 0.996);
+    destroy(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_drain_order_and_rotation),
         cmocka_unit_test(test_drain_max_request_size),
         cmocka_unit_test(test_buffer_memory),
+        cmocka_unit_test(test_compression_estimate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

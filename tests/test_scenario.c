@@ -290,10 +290,14 @@ static void test_explicit_values(void **state)
     assert_int_equal(sc->broker_count, 3);
     assert_int_equal(sc->broker_cost.request_ns, 12500);
     assert_int_equal(sc->broker_cost.byte_ps, 250);
-    /* compression.type and transactional.id are read by no model yet: warned */
-    assert_true(d->warnings >= 2);
-    assert_true(ks_diag_has(d, "$.producers[0].config.compression.type: accepted, but no model"));
+    /* transactional.id is read by no model yet: warned; read keys are not */
+    assert_int_equal(d->warnings, 1);
+    assert_true(ks_diag_has(d, "$.producers[0].config.transactional.id: accepted, but no model"));
     assert_false(ks_diag_has(d, "$.producers[0].config.linger.ms: accepted"));
+    assert_false(ks_diag_has(d, "compression.type: accepted"));
+    /* zstd's defaults */
+    assert_true(sc->producers[0].compression.ratio < 0.5);
+    assert_true(sc->producers[0].compression.compress_ps > 0);
     ks_scenario_free(sc);
     free(d);
 }
