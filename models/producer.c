@@ -119,6 +119,28 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
     snprintf(name, sizeof name, "producer.%s.partitioner", pc->id);
     if (!ks_world_stream(w, &p->partitioner_rng, name))
         return false;
+    const ks_workload_conf *wl = &pc->workload;
+    if (wl->key_pick != KS_PICK_CYCLE) {
+        snprintf(name, sizeof name, "producer.%s.keys", pc->id);
+        if (!ks_world_stream(w, &p->keys_rng, name))
+            return false;
+    }
+    if (wl->value_pick != KS_PICK_CYCLE) {
+        snprintf(name, sizeof name, "producer.%s.values", pc->id);
+        if (!ks_world_stream(w, &p->values_rng, name))
+            return false;
+    }
+    if (wl->key_pick == KS_PICK_ZIPF) {
+        /* weight of rank k+1 is (k+1)^-s, with ksim's exp and log */
+        p->zipf_cdf = malloc((size_t)wl->key_space * sizeof *p->zipf_cdf);
+        if (!p->zipf_cdf)
+            return false;
+        double sum = 0.0;
+        for (uint32_t k = 0; k < wl->key_space; k++) {
+            sum += ks_exp(-wl->zipf_s * ks_log((double)(k + 1u)));
+            p->zipf_cdf[k] = sum;
+        }
+    }
     p->topic = pc->topic;
     p->first_partition = w->topic_first_partition[pc->topic];
     p->partitions = w->topic_partitions[pc->topic];
@@ -173,6 +195,8 @@ void ks_producer_free(ks_producer *p)
     free(p->was_full);
     free(p->client_id);
     p->client_id = NULL;
+    free(p->zipf_cdf);
+    p->zipf_cdf = NULL;
     ks_hist_free(&p->latency);
     ks_hist_free(&p->batch_records);
     ks_hist_free(&p->batch_bytes);
@@ -381,16 +405,49 @@ static void start_blocking(ks_producer *p, ks_world *w, const ks_send_rec *r, ui
 }
 
 /* One send() call by the application. */
-static void do_send(ks_producer *p, ks_world *w)
+/* The next record's key and value size: in turn from the workload's
+ * lists, or drawn from the producer's keys and values streams. */
+static void pick_record(ks_producer *p, ks_send_rec *r)
 {
     const ks_workload_conf *wl = &p->conf->workload;
-    ks_time now = ks_sim_now(&w->sim);
     uint64_t n = p->produced;
-    ks_send_rec r = {.id = w->next_record_id++, .send_ns = now};
-    r.key = wl->keys[n % wl->key_count];
-    r.key_len = r.key ? (int64_t)strlen(r.key) : -1;
-    r.value_bytes = wl->value_bytes[n % wl->value_count];
-    r.keyed = r.key != NULL && !p->ignore_keys;
+    if (wl->key_pick == KS_PICK_CYCLE) {
+        r->key = wl->keys[n % wl->key_count];
+    } else {
+        uint32_t k;
+        if (wl->key_pick == KS_PICK_UNIFORM) {
+            k = ks_rng_bounded(&p->keys_rng, wl->key_space);
+        } else {
+            /* the first rank whose cumulative weight reaches the draw */
+            double u = ks_rng_unit(&p->keys_rng) * p->zipf_cdf[wl->key_space - 1];
+            uint32_t lo = 0, hi = wl->key_space - 1;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (p->zipf_cdf[mid] > u)
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            k = lo;
+        }
+        snprintf(p->key_buf, sizeof p->key_buf, "%s%u", wl->key_prefix, k);
+        r->key = p->key_buf;
+    }
+    r->key_len = r->key ? (int64_t)strlen(r->key) : -1;
+    if (wl->value_pick == KS_PICK_UNIFORM)
+        r->value_bytes = wl->value_min +
+                         ks_rng_bounded(&p->values_rng, wl->value_max - wl->value_min + 1u);
+    else
+        r->value_bytes = wl->value_bytes[n % wl->value_count];
+    r->keyed = r->key != NULL && !p->ignore_keys;
+}
+
+static void do_send(ks_producer *p, ks_world *w, ks_send_rec rec)
+{
+    ks_time now = ks_sim_now(&w->sim);
+    ks_send_rec r = rec;
+    r.id = w->next_record_id++;
+    r.send_ns = now;
     if (p->produced == 0)
         p->first_produce_ns = now;
     p->produced++;
@@ -428,15 +485,12 @@ static void do_send(ks_producer *p, ks_world *w)
  * CPU cost. */
 static void app_send(ks_producer *p, ks_world *w)
 {
-    uint64_t n = p->produced;
-    const ks_workload_conf *wl = &p->conf->workload;
-    do_send(p, w);
+    ks_send_rec r = {0};
+    pick_record(p, &r);
+    uint64_t bytes = r.value_bytes + (r.key_len > 0 ? (uint64_t)r.key_len : 0u);
+    do_send(p, w, r);
     /* Records are compressed as they are appended (the batch's
      * compression stream), on the application thread. */
-    uint64_t bytes = wl->value_bytes[n % wl->value_count];
-    const char *key = wl->keys[n % wl->key_count];
-    if (key)
-        bytes += strlen(key);
     ks_time compress = (ks_time)((bytes * (uint64_t)p->conf->compression.compress_ps + 500u) / 1000u);
     p->app_free_ns = ks_time_add(ks_sim_now(&w->sim), p->conf->cost.record_ns + compress);
 }
@@ -492,17 +546,30 @@ void ks_producer_on_block_timeout(ks_producer *p, ks_world *w)
     drain_backlog(p, w);
 }
 
-void ks_producer_on_produce(ks_producer *p, ks_world *w)
+/* One record arrives at the application. */
+static void arrive(ks_producer *p, ks_world *w)
 {
-    const ks_workload_conf *wl = &p->conf->workload;
-    ks_time now = ks_sim_now(&w->sim);
     p->arrivals++;
-    if (p->blocked || p->backlog > 0 || now < p->app_free_ns) {
+    if (p->blocked || p->backlog > 0 || ks_sim_now(&w->sim) < p->app_free_ns) {
         p->backlog++;
         drain_backlog(p, w);
     } else {
         app_send(p, w);
     }
+}
+
+void ks_producer_on_produce(ks_producer *p, ks_world *w)
+{
+    const ks_workload_conf *wl = &p->conf->workload;
+    ks_time now = ks_sim_now(&w->sim);
+    if (wl->arrival == KS_ARRIVAL_BURST) {
+        for (uint32_t i = 0; i < wl->burst_records && p->arrivals < wl->records; i++)
+            arrive(p, w);
+        if (p->arrivals < wl->records)
+            schedule_arrival(p, w, ks_time_add(now, wl->burst_interval_ns));
+        return;
+    }
+    arrive(p, w);
     if (p->arrivals < wl->records) {
         ks_time gap = wl->interval_ns;
         if (wl->arrival == KS_ARRIVAL_POISSON)

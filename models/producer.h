@@ -63,6 +63,10 @@ typedef struct ks_producer {
     char *client_id;
     ks_rng workload_rng;
     ks_rng partitioner_rng;
+    ks_rng keys_rng;          /* drawn keys */
+    ks_rng values_rng;        /* drawn value sizes */
+    double *zipf_cdf;         /* Zipf keys: cumulative weights by rank */
+    char key_buf[128];        /* the drawn key of the record in send() */
     uint32_t topic;           /* scenario topic index */
     uint32_t first_partition; /* the world's index of partition 0 */
     uint32_t partitions;      /* partitions it knows of (its metadata) */

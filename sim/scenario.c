@@ -74,7 +74,8 @@ static const char *const ksim_dotted_keys[] = {
     "request.us", "batch.us", "byte.ns", "response.delay.ms", "latency.ms", "bandwidth.mbps",
     "min.ms", "max.ms", "mean.ms", "median.ms", "replication.factor", "rate.per.sec",
     "start.ms", "value.bytes", "record.us", "at.ms", "create.partitions", "bucket.ms",
-    "compress.ns.per.byte", "decompress.ns.per.byte", NULL};
+    "compress.ns.per.byte", "decompress.ns.per.byte", "burst.records", "burst.interval.ms",
+    NULL};
 
 /* Builds the NULL-terminated list of every dotted key (caller frees the
  * array, not the strings). */
@@ -912,13 +913,54 @@ static void load_topics(loader *L, json_t *root, ks_scenario *sc)
 
 #define MAX_PATTERN 100000u
 
-/* "key": null | "k" | ["a", null, "b"] (cycled). */
+/* "key": {"uniform": {"keys": K}} or {"zipf": {"keys": K, "s": 1.1}},
+ * each with an optional "prefix" (default "key-"). */
+static void load_key_distribution(loader *L, json_t *v, ks_workload_conf *w)
+{
+    static const char *const kinds[] = {"uniform", "zipf", NULL};
+    static const char *const k_uniform[] = {"keys", "prefix", NULL};
+    static const char *const k_zipf[] = {"keys", "s", "prefix", NULL};
+    check_keys(L, v, kinds, NULL);
+    json_t *u = member(v, "uniform"), *z = member(v, "zipf");
+    if ((u != NULL) == (z != NULL)) {
+        err(L, "expected exactly one of {\"uniform\": {...}} and {\"zipf\": {...}}");
+        return;
+    }
+    json_t *o = u ? u : z;
+    size_t m = ks_jpath_key(&L->path, u ? "uniform" : "zipf");
+    if (!json_is_object(o)) {
+        err_got(L, o, "an object");
+        ks_jpath_restore(&L->path, m);
+        return;
+    }
+    check_keys(L, o, u ? k_uniform : k_zipf, NULL);
+    w->key_pick = u ? KS_PICK_UNIFORM : KS_PICK_ZIPF;
+    w->key_space = 100;
+    w->zipf_s = 1.0;
+    get_u32(L, o, "keys", 1, 1000000, &w->key_space);
+    if (z)
+        get_real(L, o, "s", 0.0, true, 10.0, &w->zipf_s);
+    const char *prefix = "key-";
+    get_string(L, o, "prefix", false, &prefix);
+    if (strlen(prefix) > 100) {
+        size_t m2 = ks_jpath_key(&L->path, "prefix");
+        err(L, "at most 100 characters");
+        ks_jpath_restore(&L->path, m2);
+    } else {
+        w->key_prefix = ks_strdup(prefix);
+    }
+    ks_jpath_restore(&L->path, m);
+}
+
+/* "key": null | "k" | ["a", null, "b"] (cycled) | a distribution. */
 static void load_keys(loader *L, json_t *v, ks_workload_conf *w)
 {
     if (!v)
         return;
     size_t mark = ks_jpath_key(&L->path, "key");
-    if (json_is_array(v)) {
+    if (json_is_object(v)) {
+        load_key_distribution(L, v, w);
+    } else if (json_is_array(v)) {
         size_t n = json_array_size(v);
         if (n == 0 || n > MAX_PATTERN) {
             err_got(L, v, "a key, null, or a non-empty array of keys and nulls");
@@ -957,7 +999,27 @@ static void load_value_sizes(loader *L, json_t *v, ks_workload_conf *w)
     if (!v)
         return;
     size_t mark = ks_jpath_key(&L->path, "value.bytes");
-    if (json_is_array(v)) {
+    if (json_is_object(v)) {
+        /* {"uniform": {"min": a, "max": b}} */
+        static const char *const kinds[] = {"uniform", NULL};
+        static const char *const k_uniform[] = {"min", "max", NULL};
+        check_keys(L, v, kinds, NULL);
+        json_t *u = member(v, "uniform");
+        size_t m = ks_jpath_key(&L->path, "uniform");
+        if (!json_is_object(u)) {
+            err_got(L, u ? u : v, "{\"uniform\": {\"min\": bytes, \"max\": bytes}}");
+        } else {
+            check_keys(L, u, k_uniform, NULL);
+            w->value_pick = KS_PICK_UNIFORM;
+            w->value_min = 0;
+            w->value_max = 1000;
+            get_u32(L, u, "min", 0, (uint32_t)max, &w->value_min);
+            get_u32(L, u, "max", 0, (uint32_t)max, &w->value_max);
+            if (w->value_max < w->value_min)
+                err(L, "max must be >= min");
+        }
+        ks_jpath_restore(&L->path, m);
+    } else if (json_is_array(v)) {
         size_t n = json_array_size(v);
         uint32_t *sizes = n > 0 && n <= MAX_PATTERN ? calloc(n, sizeof *sizes) : NULL;
         if (!sizes) {
@@ -986,9 +1048,8 @@ static void load_value_sizes(loader *L, json_t *v, ks_workload_conf *w)
 static void load_workload(loader *L, json_t *obj, ks_workload_conf *w)
 {
     static const char *const keys[] = {"records", "arrival", "rate.per.sec", "start.ms",
-                                       "key", "value.bytes", NULL};
-    static const char *const planned[] = {"key.distribution", "value.distribution",
-                                          "burst.records", "burst.interval.ms", NULL};
+                                       "key", "value.bytes", "burst.records",
+                                       "burst.interval.ms", NULL};
     w->records = 10;
     w->arrival = KS_ARRIVAL_CONSTANT;
     w->rate_per_sec = 1000.0;
@@ -1003,7 +1064,7 @@ static void load_workload(loader *L, json_t *obj, ks_workload_conf *w)
     }
     w->value_bytes[0] = 100;
     if (obj) {
-        check_keys(L, obj, keys, planned);
+        check_keys(L, obj, keys, NULL);
         int64_t x;
         if (get_int(L, obj, "records", 0, INT64_C(1) << 40, &x))
             w->records = (uint64_t)x;
@@ -1020,6 +1081,15 @@ static void load_workload(loader *L, json_t *obj, ks_workload_conf *w)
         get_ms(L, obj, "start.ms", false, &w->start_ns);
         load_keys(L, member(obj, "key"), w);
         load_value_sizes(L, member(obj, "value.bytes"), w);
+    }
+    w->burst_records = 10;
+    w->burst_interval_ns = 100 * KS_NS_PER_MS;
+    if (obj) {
+        get_u32(L, obj, "burst.records", 1, 1000000, &w->burst_records);
+        get_ms(L, obj, "burst.interval.ms", true, &w->burst_interval_ns);
+        if (w->arrival != KS_ARRIVAL_BURST &&
+            (member(obj, "burst.records") || member(obj, "burst.interval.ms")))
+            err(L, "burst.records and burst.interval.ms need \"arrival\": \"burst\"");
     }
     w->interval_ns = ks_round_i64(1e9 / w->rate_per_sec);
     if (w->interval_ns < 1)
@@ -1561,6 +1631,7 @@ void ks_scenario_free(ks_scenario *sc)
             free(w->keys[k]);
         free(w->keys);
         free(w->value_bytes);
+        free(w->key_prefix);
     }
     free(sc->producers);
     free(sc->admin);

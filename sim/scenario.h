@@ -29,7 +29,11 @@
 
 #define KS_ARRIVALS(X)               \
     X(CONSTANT, "constant")          \
-    X(POISSON, "poisson")
+    X(POISSON, "poisson")            \
+    X(BURST, "burst")
+
+/* How a workload picks keys and value sizes. */
+typedef enum ks_pick { KS_PICK_CYCLE, KS_PICK_UNIFORM, KS_PICK_ZIPF } ks_pick;
 
 typedef enum ks_arrival {
 #define X(e, name) KS_ARRIVAL_##e,
@@ -69,6 +73,17 @@ typedef struct ks_workload_conf {
     uint32_t *value_bytes;
     uint32_t value_count;   /* >= 1 */
     bool value_list;        /* given as an array */
+    /* Or drawn: keys prefix + 0..key_space-1, uniformly or Zipf(s) (rank
+     * 1 the most frequent); value sizes uniform in [value_min, value_max]. */
+    ks_pick key_pick;
+    uint32_t key_space;
+    double zipf_s;
+    char *key_prefix;
+    ks_pick value_pick;
+    uint32_t value_min, value_max;
+    /* arrival "burst": burst_records send() calls every burst_interval_ns */
+    uint32_t burst_records;
+    ks_time burst_interval_ns;
 } ks_workload_conf;
 
 /* Keyless partitioner choice; the names match models/partitioner.h. */

@@ -164,11 +164,24 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
         json_object_set_new(w, "arrival", json_string(ks_arrival_name(pc->workload.arrival)));
         json_object_set_new(w, "rate.per.sec", number_value(pc->workload.rate_per_sec));
         json_object_set_new(w, "start.ms", ms_value(pc->workload.start_ns));
+        if (pc->workload.arrival == KS_ARRIVAL_BURST) {
+            json_object_set_new(w, "burst.records", json_integer(pc->workload.burst_records));
+            json_object_set_new(w, "burst.interval.ms", ms_value(pc->workload.burst_interval_ns));
+        }
         const ks_workload_conf *wc = &pc->workload;
         json_t *keys = json_array();
         for (uint32_t k = 0; k < wc->key_count; k++)
             json_array_append_new(keys, wc->keys[k] ? json_string(wc->keys[k]) : json_null());
-        if (wc->key_list) {
+        if (wc->key_pick != KS_PICK_CYCLE) {
+            json_t *kd = json_object(), *params = json_object();
+            json_object_set_new(params, "keys", json_integer(wc->key_space));
+            if (wc->key_pick == KS_PICK_ZIPF)
+                json_object_set_new(params, "s", json_real(wc->zipf_s));
+            json_object_set_new(params, "prefix", json_string(wc->key_prefix));
+            json_object_set_new(kd, wc->key_pick == KS_PICK_ZIPF ? "zipf" : "uniform", params);
+            json_object_set_new(w, "key", kd);
+            json_decref(keys);
+        } else if (wc->key_list) {
             json_object_set_new(w, "key", keys);
         } else {
             json_object_set(w, "key", json_array_get(keys, 0));
@@ -177,7 +190,14 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
         json_t *sizes = json_array();
         for (uint32_t k = 0; k < wc->value_count; k++)
             json_array_append_new(sizes, json_integer(wc->value_bytes[k]));
-        if (wc->value_list) {
+        if (wc->value_pick == KS_PICK_UNIFORM) {
+            json_t *vd = json_object(), *params = json_object();
+            json_object_set_new(params, "min", json_integer(wc->value_min));
+            json_object_set_new(params, "max", json_integer(wc->value_max));
+            json_object_set_new(vd, "uniform", params);
+            json_object_set_new(w, "value.bytes", vd);
+            json_decref(sizes);
+        } else if (wc->value_list) {
             json_object_set_new(w, "value.bytes", sizes);
         } else {
             json_object_set(w, "value.bytes", json_array_get(sizes, 0));

@@ -233,6 +233,37 @@ static void test_long_ids_distinct_streams(void **state)
     run_free(&r);
 }
 
+/* Drawn keys and value sizes, and bursts: Zipf makes the first rank the
+ * most frequent, uniform sizes stay in range, a burst sends its records
+ * at one instant; the same seed draws the same. */
+static void test_workload_distributions(void **state)
+{
+    (void)state;
+    ks_override o[] = {{"producers.p1.workload.records", "1000"},
+                       {"producers.p1.workload.key", "{\"zipf\": {\"keys\": 10, \"s\": 1.2}}"},
+                       {"producers.p1.workload.value.bytes", "{\"uniform\": {\"min\": 10, \"max\": 20}}"},
+                       {"producers.p1.workload.arrival", "burst"},
+                       {"producers.p1.workload.burst.records", "50"},
+                       {"producers.p1.workload.burst.interval.ms", "1"}};
+    run r = run_text(HELLO, o, 6, KS_TL_RECORD);
+    run r2 = run_text(HELLO, o, 6, KS_TL_RECORD);
+    assert_int_equal(r.trace_len, r2.trace_len);
+    assert_memory_equal(r.trace, r2.trace, r.trace_len);
+    size_t k0 = 0, k9 = 0;
+    for (const char *q = r.trace; (q = strstr(q, "\"key\":\"key-")); q++) {
+        k0 += q[11] == '0' && q[12] == '"';
+        k9 += q[11] == '9' && q[12] == '"';
+    }
+    assert_true(k0 > 300 && k9 < 100); /* rank 1 ~ 41 %, rank 10 ~ 2.6 % */
+    for (size_t i = 0; i < 1000; i += 97) {
+        int64_t v = nth_field(&r, "produce", i, "value_bytes");
+        assert_true(v >= 10 && v <= 20);
+        assert_int_equal(nth_field(&r, "produce", i, "t"), (int64_t)(i / 50) * 1000000);
+    }
+    run_free(&r);
+    run_free(&r2);
+}
+
 /* acks=0: complete at send, offset -1, no response travels back. */
 static void test_acks_zero(void **state)
 {
@@ -404,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_same_scenario_same_bytes),
         cmocka_unit_test(test_streams_independent),
         cmocka_unit_test(test_long_ids_distinct_streams),
+        cmocka_unit_test(test_workload_distributions),
         cmocka_unit_test(test_acks_zero),
         cmocka_unit_test(test_in_flight_limit),
         cmocka_unit_test(test_broker_queueing),

@@ -152,6 +152,20 @@ static const bad_case bad_cases[] = {
      "{" P1 ", \"admin\": [{\"at.ms\": 5, \"create.partitions\": {\"topic\": \"events\", "
      "\"total\": 3}}, {\"at.ms\": 1, \"create.partitions\": {\"topic\": \"events\", \"total\": 4}}]}",
      NULL, NULL, "t.json: $.admin[1].at.ms: admin operations must be listed in time order"},
+    {"key distribution: two at once",
+     "{\"producers\": [{\"workload\": {\"key\": {\"zipf\": {}, \"uniform\": {}}}}]}", NULL, NULL,
+     "t.json: $.producers[0].workload.key: expected exactly one of {\"uniform\": {...}} and "
+     "{\"zipf\": {...}}"},
+    {"key distribution: bad parameter",
+     "{\"producers\": [{\"workload\": {\"key\": {\"zipf\": {\"keys\": 0}}}}]}", NULL, NULL,
+     "t.json: $.producers[0].workload.key.zipf.keys: expected an integer from 1 to 1000000, got 0"},
+    {"value sizes: max below min",
+     "{\"producers\": [{\"workload\": {\"value.bytes\": {\"uniform\": {\"min\": 5, \"max\": "
+     "4}}}}]}",
+     NULL, NULL, "t.json: $.producers[0].workload.value.bytes.uniform: max must be >= min"},
+    {"burst keys without burst arrival",
+     "{\"producers\": [{\"workload\": {\"burst.records\": 5}}]}", NULL, NULL,
+     "burst.records and burst.interval.ms need \"arrival\": \"burst\""},
     {"--set unknown key, suggestion", "{" P1 "}", "producers.p1.config.lingr.ms", "5",
      "unknown producer config \"lingr.ms\" (did you mean \"linger.ms\"?) (from --set "
      "producers.p1.config.lingr.ms=5)"},
