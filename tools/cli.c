@@ -206,6 +206,38 @@ static void print_quoted(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+/* Requests and batches over all producers, and how the brokers shared
+ * the records. */
+static void print_traffic(FILE *f, json_t *summary)
+{
+    json_int_t requests = 0, batches = 0, records = 0;
+    const char *id;
+    json_t *p;
+    json_object_foreach(json_object_get(summary, "producers"), id, p) {
+        requests += json_integer_value(json_object_get(p, "requests"));
+        batches += json_integer_value(json_object_get(p, "batches"));
+        records += json_integer_value(json_object_get(p, "acked"));
+    }
+    if (batches > 0)
+        fprintf(f, "  batching   %lld requests, %lld batches, %.1f records per batch\n",
+                (long long)requests, (long long)batches, (double)records / (double)batches);
+    json_t *brokers = json_object_get(summary, "brokers");
+    if (json_array_size(brokers) < 2 || json_array_size(brokers) > 8)
+        return;
+    fprintf(f, "  brokers    records");
+    size_t i;
+    json_t *b;
+    json_array_foreach(brokers, i, b) {
+        fprintf(f, "%s%lld", i ? " / " : " ", (long long)json_integer_value(json_object_get(b, "records")));
+    }
+    fprintf(f, ", utilization");
+    json_array_foreach(brokers, i, b) {
+        fprintf(f, "%s%.1f%%", i ? " / " : " ",
+                (double)json_integer_value(json_object_get(b, "utilization_ppm")) / 1e4);
+    }
+    fprintf(f, "\n");
+}
+
 static void print_reproduce(FILE *f, const run_opts *o, const ks_scenario *sc)
 {
     fprintf(f, "  reproduce  ksim run ");
@@ -256,6 +288,7 @@ static void print_report(FILE *f, const run_opts *o, const ks_scenario *sc, json
         print_ms(f, span);
         fprintf(f, "\n");
     }
+    print_traffic(f, summary);
     if (er->checked > 0) {
         fprintf(f, "  expect     %zu of %zu held\n", er->checked - er->failed, er->checked);
         size_t i;
