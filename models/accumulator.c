@@ -81,13 +81,19 @@ void ks_acc_set_compression(ks_acc *a, double ratio)
     a->est_ratio = 1.0; /* CompressionRatioEstimator's initial value */
 }
 
-/* MemoryRecordsBuilder.estimatedBytesWritten */
-static uint32_t estimated_bytes(const ks_acc *a, uint32_t raw)
+void ks_acc_set_shared_drain_index(ks_acc *a, bool shared)
 {
-    if (!a->compressed)
-        return KS_BATCH_OVERHEAD + raw;
-    /* COMPRESSION_RATE_ESTIMATION_FACTOR = 1.05 */
-    return KS_BATCH_OVERHEAD + (uint32_t)((double)raw * a->est_ratio * 1.05);
+    a->shared_drain_index = shared;
+}
+
+/* MemoryRecordsBuilder.estimatedBytesWritten, with the ratio estimate the
+ * batch was created with (ProducerBatch takes a snapshot). */
+static uint32_t estimated_bytes(const ks_acc *a, const ks_batch *b)
+{
+    double est = !a->compressed ? (double)b->raw
+                                : (double)b->raw * b->est_ratio * 1.05; /* 1.05: ESTIMATION_FACTOR */
+    est += KS_BATCH_OVERHEAD;
+    return est >= 4294967295.0 ? UINT32_MAX : (uint32_t)est;
 }
 
 bool ks_batch_is_full(const ks_batch *b)
@@ -169,10 +175,9 @@ static uint32_t batch_append(ks_acc *a, uint32_t bid, uint64_t record, ks_time s
         a->recs[b->rec_tail].next = rec_slot;
     b->rec_tail = rec_slot;
     b->records++;
-    uint32_t before = b->bytes;
     b->raw += size;
-    b->bytes = estimated_bytes(a, b->raw);
-    return b->bytes > before ? b->bytes - before : 0u;
+    b->bytes = estimated_bytes(a, b);
+    return size;
 }
 
 ks_append_result ks_acc_try_append(ks_acc *a, uint32_t partition, uint64_t record,
@@ -186,7 +191,8 @@ ks_append_result ks_acc_try_append(ks_acc *a, uint32_t partition, uint64_t recor
     if (slot == KS_NONE)
         return res; /* treated as "no room"; the new batch path reports OOM */
     uint32_t records_before = a->batches[d->tail].records;
-    uint32_t added = batch_append(a, d->tail, record, send_ns, key_len, value_len, slot);
+    uint32_t bytes_before = a->batches[d->tail].bytes;
+    batch_append(a, d->tail, record, send_ns, key_len, value_len, slot);
     if (a->batches[d->tail].records == records_before) {
         a->batches[d->tail].closed = true; /* closeForRecordAppends */
         a->recs[slot].next = a->rec_free;
@@ -194,7 +200,7 @@ ks_append_result ks_acc_try_append(ks_acc *a, uint32_t partition, uint64_t recor
         return res;
     }
     res.status = KS_APPEND_OK;
-    res.appended = added;
+    res.appended = (int64_t)a->batches[d->tail].bytes - (int64_t)bytes_before;
     res.batch_is_full = d->size > 1 || ks_batch_is_full(&a->batches[d->tail]);
     return res;
 }
@@ -227,6 +233,7 @@ bool ks_acc_new_batch(ks_acc *a, uint32_t partition, uint64_t record, ks_time se
     b->created_ns = now;
     b->rec_head = b->rec_tail = KS_NONE;
     b->next = KS_NONE;
+    b->est_ratio = a->est_ratio;
     batch_append(a, bid, record, send_ns, key_len, value_len, slot);
     assert(b->records == 1); /* an empty batch takes any record */
     ks_deque *d = &a->dq[partition];
@@ -282,7 +289,8 @@ void ks_acc_ready(ks_acc *a, const uint32_t *leader, ks_time now, bool exhausted
  * CompressionRatioEstimator.updateEstimation). */
 static void close_compressed(ks_acc *a, ks_batch *b)
 {
-    b->bytes = KS_BATCH_OVERHEAD + (uint32_t)((double)b->raw * a->ratio + 0.5);
+    double actual = (double)KS_BATCH_OVERHEAD + (double)b->raw * a->ratio + 0.5;
+    b->bytes = actual >= 4294967295.0 ? UINT32_MAX : (uint32_t)actual;
     double observed = a->ratio;
     if (observed > a->est_ratio)
         a->est_ratio = a->est_ratio + 0.05 > observed ? a->est_ratio + 0.05 : observed;
@@ -301,14 +309,17 @@ uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_
         *bytes = 0;
         return KS_NONE;
     }
-    /* Kafka stores the index of the partition it is looking at before
-     * moving on, so a full round leaves the start one partition back. */
-    uint32_t idx = a->drain_index[broker] % nparts;
+    /* From 3.3 each broker has its own index, stored as the partition being
+     * looked at before moving on, so a full round leaves the start one
+     * partition back. Before, one index served every broker and moved
+     * past a partition before it was looked at. */
+    uint32_t idx = (a->shared_drain_index ? a->drain_index_all : a->drain_index[broker]) % nparts;
     uint32_t start = idx;
     do {
         uint32_t p = parts[idx];
         a->drain_index[broker] = idx;
         idx = (idx + 1) % nparts;
+        a->drain_index_all = idx;
         ks_deque *d = &a->dq[p];
         if (d->muted || d->head == KS_NONE)
             continue;

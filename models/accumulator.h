@@ -57,7 +57,8 @@ typedef struct ks_batch {
     uint64_t id;          /* per producer, from 0 */
     uint32_t partition;   /* within the producer's topic */
     uint32_t records;
-    uint32_t raw;         /* uncompressed record bytes */
+    uint64_t raw;         /* uncompressed record bytes */
+    double est_ratio;     /* the ratio estimate when it was created */
     uint32_t bytes;       /* estimated size (header + records, times the
                              estimated compression ratio); once drained,
                              the actual compressed size */
@@ -98,6 +99,8 @@ typedef struct ks_acc {
     double ratio;         /* the data's actual compression ratio */
     double est_ratio;     /* Kafka's running estimate, from 1.0 */
     uint32_t *drain_index;/* per broker */
+    bool shared_drain_index; /* before 3.3: one index for all brokers */
+    uint32_t drain_index_all;
     uint32_t brokers;
 } ks_acc;
 
@@ -124,7 +127,8 @@ typedef struct ks_append_result {
     ks_append_status status;
     bool batch_is_full;   /* deque holds > 1 batch or the batch is full */
     bool new_batch;       /* a new batch was created */
-    uint32_t appended;    /* bytes the estimated size grew by */
+    int64_t appended;     /* bytes the estimated size grew by (it can
+                             shrink when the estimate falls) */
 } ks_append_result;
 
 /* Tries the tail batch of `partition` (RecordAccumulator.tryAppend).
@@ -165,6 +169,10 @@ void ks_acc_ready(ks_acc *a, const uint32_t *leader, ks_time now, bool exhausted
 uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_t nparts,
                       uint32_t max_request_size, ks_time now, uint32_t *count,
                       uint64_t *bytes);
+
+/* Before Kafka 3.3 (KAFKA-13834) the accumulator had one drain index for
+ * all brokers, moved past each partition before looking at it. */
+void ks_acc_set_shared_drain_index(ks_acc *a, bool shared);
 
 /* Sets the codec's actual compression ratio (compressed only). */
 void ks_acc_set_compression(ks_acc *a, double ratio);

@@ -28,7 +28,7 @@ static ks_time handling_ns(const ks_world *w, uint32_t broker, const ks_request 
      * ([K] storage/.../LogValidator, the compressed path). */
     uint64_t decompress_ps = 0;
     for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next)
-        decompress_ps += (uint64_t)w->reqs.entries[e].raw * (uint64_t)w->reqs.entries[e].decompress_ps;
+        decompress_ps += w->reqs.entries[e].raw * (uint64_t)w->reqs.entries[e].decompress_ps;
     ks_time cost = ks_time_add(c->request_ns, (ks_time)q->batches * c->batch_ns);
     cost = ks_time_add(cost, bytes_ns);
     return ks_time_add(cost, (ks_time)((decompress_ps + 500u) / 1000u));

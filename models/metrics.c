@@ -88,7 +88,7 @@ static void close_bucket(ks_world *w, ks_time end)
     }
     m->count++;
     memset(&m->cur, 0, sizeof m->cur);
-    ks_hist_free(&m->latency);
+    ks_hist_reset(&m->latency);
     m->start_ns = end;
 }
 

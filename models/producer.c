@@ -167,6 +167,9 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
                      (uint64_t)cfg[KS_PCFG_BUFFER_MEMORY].i))
         return false;
     p->acc.partitions = p->partitions;
+    /* KAFKA-13834 (PR #12066, April 2022, so 3.3) gave each broker its own
+     * drain index; before, one index served all brokers. */
+    ks_acc_set_shared_drain_index(&p->acc, w->sc->kafka_version < KS_KV(3, 3, 0));
     if (cfg[KS_PCFG_COMPRESSION_TYPE].i != 0)
         ks_acc_set_compression(&p->acc, pc->compression.ratio);
     if (!ks_partitioner_init(&p->part, kind, p->max_partitions, cfg[KS_PCFG_BATCH_SIZE].i,
@@ -229,19 +232,24 @@ static void schedule_arrival(ks_producer *p, ks_world *w, ks_time at)
     ks_sim_schedule(&w->sim, at, &ev);
 }
 
-/* The next metadata refresh is worth scheduling while an admin
- * operation may still change what the producer should see. */
+/* The next metadata refresh, worth scheduling while an admin operation
+ * on the producer's topic may still change what it should see. It is a
+ * daemon: refreshing keeps no run alive. With metadata.max.age.ms 0 the
+ * producer refreshes on every poll; ksim then updates it when the
+ * operation happens (ks_producer_on_metadata from the world). */
 static void schedule_metadata(ks_producer *p, ks_world *w)
 {
     const ks_scenario *sc = w->sc;
-    if (sc->admin_count == 0 || p->metadata_max_age_ns <= 0)
+    if (p->metadata_max_age_ns <= 0)
         return;
-    ks_time now = ks_sim_now(&w->sim);
-    ks_time last_admin = sc->admin[sc->admin_count - 1].at_ns;
-    if (now > ks_time_add(last_admin, p->metadata_max_age_ns))
+    ks_time now = ks_sim_now(&w->sim), last = -1;
+    for (uint32_t i = 0; i < sc->admin_count; i++)
+        if (sc->admin[i].topic == p->topic)
+            last = sc->admin[i].at_ns;
+    if (last < 0 || now > last)
         return;
     ks_event ev = {.kind = KS_EV_TIMER, .u.timer = {.owner = p->index, .tag = KS_TIMER_METADATA}};
-    p->metadata_timer = ks_sim_after(&w->sim, p->metadata_max_age_ns, &ev);
+    p->metadata_timer = ks_sim_schedule_daemon(&w->sim, ks_time_add(now, p->metadata_max_age_ns), &ev);
 }
 
 void ks_producer_start(ks_producer *p, ks_world *w)
@@ -256,9 +264,13 @@ void ks_producer_start(ks_producer *p, ks_world *w)
  * hashed over the new count from the next record on. */
 void ks_producer_on_metadata(ks_producer *p, ks_world *w)
 {
+    if (p->metadata_timer != KS_HANDLE_NONE)
+        ks_sim_cancel(&w->sim, p->metadata_timer); /* called directly (age 0) */
     p->metadata_timer = KS_HANDLE_NONE;
     uint32_t known = w->topic_partitions[p->topic];
     if (known != p->partitions) {
+        for (uint32_t i = p->partitions; i < known; i++)
+            p->leader[i] = w->partitions[p->first_partition + i].leader;
         p->partitions = known;
         p->acc.partitions = known;
         p->part.partitions = known;
@@ -468,6 +480,17 @@ static void do_send(ks_producer *p, ks_world *w, ks_send_rec rec)
         ks_sticky_on_new_batch(&p->part, r.partition);
         r.partition = choose_partition(p, &r);
         res = ks_acc_try_append(&p->acc, r.partition, r.id, now, r.key_len, r.value_bytes);
+    } else if (res.status != KS_APPEND_OK && !r.keyed &&
+               p->part.kind == KS_PARTITIONER_UNIFORM_STICKY) {
+        /* The failed append closed the tail batch, so the partition's
+         * batches are all full now: a switch held back until then happens
+         * before the new batch is made, and the record goes to the new
+         * partition (RecordAccumulator.append re-checks partitionChanged
+         * after allocating). */
+        uint32_t before = r.partition;
+        r.partition = choose_partition(p, &r);
+        if (r.partition != before)
+            res = ks_acc_try_append(&p->acc, r.partition, r.id, now, r.key_len, r.value_bytes);
     }
     trace_produce(p, w, &r, r.partition);
     if (res.status == KS_APPEND_OK) {
@@ -475,6 +498,12 @@ static void do_send(ks_producer *p, ks_world *w, ks_send_rec rec)
         return;
     }
     uint32_t alloc = (uint64_t)p->acc.batch_size > upper ? (uint32_t)p->acc.batch_size : upper;
+    if (alloc > p->acc.memory_total) {
+        /* BufferPool.allocate: "Attempt to allocate X bytes, but there is
+         * a hard limit of Y on memory allocations" - thrown at once. */
+        complete(p, w, r.id, now, r.partition, -1, 0, "IllegalArgumentException");
+        return;
+    }
     if (ks_acc_reserve(&p->acc, alloc))
         append_new_batch(p, w, &r, alloc);
     else
@@ -685,8 +714,9 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
         start, ks_time_add(cost->request_ns, (ks_time)q->batches * cost->batch_ns));
     p->sender_busy_ns += p->sender_free_ns - start;
     q->sent_ns = p->sender_free_ns;
+    ks_time sent;
     ks_time arrival = ks_net_transit(&w->net, n->conn, KS_NET_REQUEST, p->sender_free_ns,
-                                     q->request_bytes, NULL);
+                                     q->request_bytes, &sent);
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, now, KS_TR_SEND)) {
         ks_trace_str(tr, "producer", p->conf->id);
@@ -705,14 +735,24 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
         n->in_flight++;
         return;
     }
-    /* acks=0: the request expects no response; its batches complete as
-     * soon as it is sent, offset unknown ([K] Sender.handleProduceResponse,
-     * "acks = 0" case). */
+    /* acks=0: the request expects no response; its batches complete once
+     * it has been written to the connection, offset unknown ([K]
+     * NetworkClient.handleCompletedSends, Sender's "acks = 0" case). */
+    ks_event done = {.kind = KS_EV_TIMER,
+                     .u.timer = {.owner = p->index, .tag = KS_TIMER_SENT, .arg = chain}};
+    ks_sim_schedule(&w->sim, sent, &done);
+}
+
+/* acks=0: a request has been written; its records are done. */
+void ks_producer_on_sent(ks_producer *p, ks_world *w, uint32_t chain)
+{
     for (uint32_t bid = chain; bid != KS_NONE;) {
         uint32_t next = ks_acc_batch(&p->acc, bid)->next;
         complete_batch(p, w, bid, -1);
         bid = next;
     }
+    try_unblock(p, w);
+    wake_sender(p, w, ks_sim_now(&w->sim));
 }
 
 /* Records, per partition of a broker, whether its head batch is
@@ -739,7 +779,9 @@ static void update_load_stats(ks_producer *p, const ks_ready *r)
     uint32_t len = 0;
     for (uint32_t i = 0; i < r->queue_len; i++) {
         const ks_prod_node *n = &p->nodes[p->leader[r->queue_ids[i]]];
-        if (p->availability_timeout_ns > 0 &&
+        /* RecordAccumulator.partitionReady leaves empty deques in the
+         * table (they `continue` before the exclusion) */
+        if (p->availability_timeout_ns > 0 && r->queue[i] > 0 &&
             n->ready_ns - n->drain_ns > p->availability_timeout_ns)
             continue;
         r->queue[len] = r->queue[i];
@@ -804,7 +846,6 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
                 next = again;
         }
     }
-    try_unblock(p, w); /* acks=0 completions may have freed memory */
     if (next != KS_TIME_MAX)
         wake_sender(p, w, next);
 }

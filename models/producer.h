@@ -137,6 +137,7 @@ void ks_producer_on_sender(ks_producer *p, struct ks_world *w);
 void ks_producer_on_block_timeout(ks_producer *p, struct ks_world *w);
 void ks_producer_on_app_free(ks_producer *p, struct ks_world *w);
 void ks_producer_on_metadata(ks_producer *p, struct ks_world *w);
+void ks_producer_on_sent(ks_producer *p, struct ks_world *w, uint32_t chain);
 void ks_producer_on_response(ks_producer *p, struct ks_world *w, uint32_t req);
 
 /* The keyless partitioner a producer uses: the scenario's choice, or the
@@ -148,5 +149,6 @@ ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka
 #define KS_TIMER_BLOCK 1u /* max.block.ms ran out */
 #define KS_TIMER_APP 2u   /* the application thread is free again */
 #define KS_TIMER_METADATA 3u /* metadata.max.age.ms passed */
+#define KS_TIMER_SENT 4u  /* acks=0: a request was written (arg: its batches) */
 
 #endif

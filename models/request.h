@@ -23,7 +23,7 @@ typedef struct ks_req_batch {
     uint32_t batch;         /* the producer's batch id (its own bookkeeping) */
     uint32_t records;
     uint32_t bytes;         /* the record batch as stored in the log */
-    uint32_t raw;           /* its records uncompressed */
+    uint64_t raw;           /* its records uncompressed */
     int64_t decompress_ps;  /* per raw byte, for the broker to validate it */
     uint64_t batch_seq;     /* the batch's number, for traces */
     int64_t base_offset;    /* -1 until appended */

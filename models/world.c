@@ -79,7 +79,8 @@ static bool build(ks_world *w, const ks_scenario *sc)
         w->brokers[b].wait_head = w->brokers[b].wait_tail = UINT32_MAX;
     }
     /* Leaders spread round-robin over brokers, continuing across topics,
-     * as a fresh cluster's assignment does in spirit. */
+     * as a fresh cluster's assignment does in spirit; partitions added
+     * later continue the same round-robin when they are created. */
     uint32_t k = 0;
     for (uint32_t t = 0; t < sc->topic_count; t++) {
         w->topic_first_partition[t] = k;
@@ -87,8 +88,9 @@ static bool build(ks_world *w, const ks_scenario *sc)
         for (uint32_t p = 0; p < sc->topics[t].max_partitions; p++, k++) {
             w->partitions[k].topic = t;
             w->partitions[k].index = p;
-            w->partitions[k].leader = k % sc->broker_count;
             w->partitions[k].exists = p < sc->topics[t].partitions;
+            if (w->partitions[k].exists)
+                w->partitions[k].leader = w->next_leader++ % sc->broker_count;
         }
     }
     w->producer_count = sc->producer_count;
@@ -246,8 +248,10 @@ static void admin(ks_world *w, uint32_t i)
 {
     const ks_admin_op *op = &w->sc->admin[i];
     uint32_t first = w->topic_first_partition[op->topic];
-    for (uint32_t p = w->topic_partitions[op->topic]; p < op->total; p++)
+    for (uint32_t p = w->topic_partitions[op->topic]; p < op->total; p++) {
         w->partitions[first + p].exists = true;
+        w->partitions[first + p].leader = w->next_leader++ % w->broker_count;
+    }
     w->topic_partitions[op->topic] = op->total;
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_ADMIN)) {
@@ -256,6 +260,10 @@ static void admin(ks_world *w, uint32_t i)
         ks_trace_u64(tr, "partitions", op->total);
         ks_trace_end(tr);
     }
+    /* metadata.max.age.ms 0: producers of the topic see it at once */
+    for (uint32_t j = 0; j < w->producer_count; j++)
+        if (w->producers[j].topic == op->topic && w->producers[j].metadata_max_age_ns <= 0)
+            ks_producer_on_metadata(&w->producers[j], w);
 }
 
 static void dispatch(ks_world *w, const ks_event *ev)
@@ -268,6 +276,8 @@ static void dispatch(ks_world *w, const ks_event *ev)
             ks_producer_on_app_free(&w->producers[ev->u.timer.owner], w);
         else if (ev->u.timer.tag == KS_TIMER_METADATA)
             ks_producer_on_metadata(&w->producers[ev->u.timer.owner], w);
+        else if (ev->u.timer.tag == KS_TIMER_SENT)
+            ks_producer_on_sent(&w->producers[ev->u.timer.owner], w, (uint32_t)ev->u.timer.arg);
         break;
     case KS_EV_PRODUCE:
         ks_producer_on_produce(&w->producers[ev->u.producer.producer], w);
@@ -305,8 +315,9 @@ void ks_world_run(ks_world *w)
     trace_header(w);
     ks_metrics_start(w);
     for (uint32_t i = 0; i < w->sc->admin_count; i++) {
+        /* a daemon: an operation after everything else is over is moot */
         ks_event ev = {.kind = KS_EV_ADMIN, .u.admin = {.op = i}};
-        ks_sim_schedule(&w->sim, w->sc->admin[i].at_ns, &ev);
+        ks_sim_schedule_daemon(&w->sim, w->sc->admin[i].at_ns, &ev);
     }
     for (uint32_t i = 0; i < w->producer_count; i++)
         ks_producer_start(&w->producers[i], w);

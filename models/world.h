@@ -41,6 +41,7 @@ typedef struct ks_world {
 
     ks_metrics metrics;
     uint64_t next_record_id;
+    uint32_t next_leader;         /* round-robin of partition leaders */
     bool out_of_memory;
 
     char **stream_names; /* every random stream, in creation order */

@@ -19,6 +19,18 @@ void ks_hist_free(ks_hist *h)
     ks_hist_init(h);
 }
 
+void ks_hist_reset(ks_hist *h)
+{
+    h->count = 0;
+    h->min = h->max = 0;
+    h->sum_hi = h->sum_lo = 0;
+    h->dropped = 0;
+    memset(h->exact, 0, sizeof h->exact);
+    for (uint32_t o = 0; o < KS_HIST_OCTAVES; o++)
+        if (h->octave[o])
+            memset(h->octave[o], 0, KS_HIST_SUB * sizeof *h->octave[o]);
+}
+
 /* The counter of bucket b, allocating its octave; NULL without memory. */
 static uint64_t *slot(ks_hist *h, uint32_t b)
 {

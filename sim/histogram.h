@@ -37,6 +37,8 @@ typedef struct ks_hist {
 void ks_hist_init(ks_hist *h);
 /* Releases the octaves; the histogram is then empty. */
 void ks_hist_free(ks_hist *h);
+/* Empties the histogram, keeping its octaves for reuse. */
+void ks_hist_reset(ks_hist *h);
 /* Records v (negative values are recorded as 0). */
 void ks_hist_add(ks_hist *h, int64_t v);
 /* Adds every count of src into dst. */

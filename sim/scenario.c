@@ -1123,7 +1123,7 @@ static void load_compression(loader *L, json_t *obj, ks_producer_conf *pc)
     } else {
         check_keys(L, obj, keys, NULL);
         double d;
-        get_real(L, obj, "ratio", 0.0, true, 1.0, &pc->compression.ratio);
+        get_real(L, obj, "ratio", 0.01, false, 1.0, &pc->compression.ratio);
         if (get_real(L, obj, "compress.ns.per.byte", 0.0, false, 1e6, &d))
             pc->compression.compress_ps = ks_round_i64(d * 1e3);
         if (get_real(L, obj, "decompress.ns.per.byte", 0.0, false, 1e6, &d))

@@ -264,7 +264,8 @@ static void test_workload_distributions(void **state)
     run_free(&r2);
 }
 
-/* acks=0: complete at send, offset -1, no response travels back. */
+/* acks=0: complete once the request is written (226 bytes at 1000
+ * Mbit/s: 1808 ns), offset -1, no response travels back. */
 static void test_acks_zero(void **state)
 {
     (void)state;
@@ -273,7 +274,8 @@ static void test_acks_zero(void **state)
     assert_int_equal(sum_int(&r, "records.acked"), 10);
     assert_int_equal(sum_int(&r, "producers.p1.responses"), 0);
     assert_int_equal(sum_int(&r, "network.responses"), 0);
-    assert_int_equal(sum_int(&r, "latency_ns.max"), 0);
+    assert_int_equal(sum_int(&r, "latency_ns.min"), 1808);
+    assert_int_equal(sum_int(&r, "latency_ns.max"), 1808);
     assert_int_equal(sum_int(&r, "partitions.events-0.log_end_offset"), 10);
     for (size_t k = 0; k < 10; k++)
         assert_int_equal(nth_field(&r, "ack", k, "offset"), -1);
@@ -377,6 +379,125 @@ static void test_metrics_series(void **state)
     run_free(&r);
 }
 
+/* buffer.memory used up: send() blocks up to max.block.ms, then fails
+ * with BufferExhaustedException; a batch larger than all of buffer.memory
+ * fails at once (IllegalArgumentException). */
+static void test_buffer_exhausted(void **state)
+{
+    (void)state;
+    /* 10 batches of 1000 bytes fit in 2500? two do; the link is slow, so
+     * memory frees slowly: some sends wait, some give up after 1 ms */
+    ks_override o[] = {{"producers.p1.config.batch.size", "1000"},
+                       {"producers.p1.config.buffer.memory", "2500"},
+                       {"producers.p1.config.max.block.ms", "1"},
+                       {"producers.p1.config.max.in.flight.requests.per.connection", "1"},
+                       {"producers.p1.workload.rate.per.sec", "100000"},
+                       {"producers.p1.workload.records", "50"},
+                       {"producers.p1.workload.value.bytes", "900"}};
+    run r = run_text(HELLO, o, 7, KS_TL_RECORD);
+    int64_t failed = sum_int(&r, "records.failed"), acked = sum_int(&r, "records.acked");
+    assert_int_equal(failed + acked, 50);
+    assert_true(failed > 0 && acked > 0);
+    assert_true(sum_int(&r, "producers.p1.blocked") >= failed);
+    assert_true(sum_int(&r, "producers.p1.buffer_used_max") <= 2500);
+    assert_non_null(strstr(r.trace, "\"error\":\"BufferExhaustedException\""));
+    run_free(&r);
+    ks_override o2[] = {{"producers.p1.config.batch.size", "100000"},
+                        {"producers.p1.config.buffer.memory", "50000"}};
+    run r2 = run_text(HELLO, o2, 2, KS_TL_RECORD);
+    assert_int_equal(sum_int(&r2, "records.failed"), 10);
+    assert_int_equal(sum_int(&r2, "producers.p1.blocked"), 0);
+    assert_non_null(strstr(r2.trace, "\"error\":\"IllegalArgumentException\""));
+    run_free(&r2);
+}
+
+/* Uniform sticky moves on when a record closes the partition's batch
+ * after batch.size bytes (RecordAccumulator re-checks partitionChanged):
+ * 10 kB records, one per 16 kB batch, go in pairs - the second passes
+ * batch.size bytes produced, the third closes its batch and moves. */
+static void test_uniform_switch_at_batch_close(void **state)
+{
+    (void)state;
+    ks_override o[] = {{"kafka.version", "3.9"},
+                       {"topics", "[{\"name\": \"events\", \"partitions\": 50}]"},
+                       {"producers.p1.workload.records", "30"},
+                       {"producers.p1.workload.value.bytes", "10000"},
+                       {"producers.p1.config.linger.ms", "1000"},
+                       {"producers.p1.config.partitioner.adaptive.partitioning.enable", "false"}};
+    run r = run_text(HELLO, o, 6, KS_TL_RECORD);
+    ks_jref ref;
+    const char *rest;
+    assert_true(ks_json_lookup(r.summary, "producers.p1.first_partitions", &ref, &rest));
+    for (size_t i = 0; i + 1 < 30; i += 2) /* pairs: two records, then a switch */
+        assert_int_equal(json_integer_value(json_array_get(ref.value, i)),
+                         json_integer_value(json_array_get(ref.value, i + 1)));
+    assert_int_equal(sum_int(&r, "producers.p1.batch_records.max"), 1);
+    assert_true(json_integer_value(json_array_get(ref.value, 1)) !=
+                json_integer_value(json_array_get(ref.value, 2)));
+    run_free(&r);
+}
+
+/* Partitions added later: the other topics' leaders stay as they are,
+ * and metadata refreshes (daemons) do not stretch the run. */
+static void test_admin_leaves_the_rest_alone(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"kafka.version\": \"3.9\", \"brokers\": {\"count\": 3},"
+        " \"topics\": [{\"name\": \"a\", \"partitions\": 3}, {\"name\": \"b\", \"partitions\": 1}],"
+        " \"producers\": [{\"topic\": \"b\", \"workload\": {\"records\": 5}}],"
+        " \"admin\": [{\"at.ms\": 1000000, \"create.partitions\": {\"topic\": \"a\", \"total\": 4}}]}";
+    run r = run_text(json, NULL, 0, KS_TL_RECORD);
+    assert_int_equal(sum_int(&r, "partitions.b-0.leader"), 0); /* 3 % 3 */
+    assert_true(sum_int(&r, "time_ns") < 1000000000); /* not stretched to the admin op */
+    run_free(&r);
+}
+
+/* Invariants of a busy run with every feature on: every record ends
+ * exactly once, offsets per partition are contiguous. */
+static void test_run_invariants(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"seed\": 9, \"kafka.version\": \"3.9\", \"brokers\": {\"count\": 3, \"overrides\": "
+        "[{\"id\": 1, \"cost\": {\"response.delay.ms\": 3}}]},"
+        " \"network\": {\"latency\": {\"dist\": \"exponential\", \"mean.ms\": 0.3}},"
+        " \"topics\": [{\"name\": \"t\", \"partitions\": 7}],"
+        " \"producers\": [{\"id\": \"a\", \"topic\": \"t\", \"config\": {\"linger.ms\": 2, "
+        "\"batch.size\": 3000, \"buffer.memory\": 20000, \"max.block.ms\": 5, "
+        "\"compression.type\": \"zstd\"}, \"workload\": {\"records\": 3000, \"arrival\": "
+        "\"poisson\", \"rate.per.sec\": 50000, \"key\": {\"zipf\": {\"keys\": 20}}, "
+        "\"value.bytes\": {\"uniform\": {\"min\": 10, \"max\": 900}}}},"
+        " {\"id\": \"b\", \"topic\": \"t\", \"config\": {\"acks\": \"0\", "
+        "\"max.in.flight.requests.per.connection\": 1}, \"workload\": {\"records\": 2000, "
+        "\"arrival\": \"burst\", \"burst.records\": 100, \"burst.interval.ms\": 5}}],"
+        " \"admin\": [{\"at.ms\": 20, \"create.partitions\": {\"topic\": \"t\", \"total\": 9}}]}";
+    run r = run_text(json, NULL, 0, KS_TL_RECORD);
+    assert_string_equal(sum_str(&r, "verdict"), "complete");
+    assert_int_equal(sum_int(&r, "records.produced"), 5000);
+    assert_int_equal(sum_int(&r, "records.acked") + sum_int(&r, "records.failed"), 5000);
+    assert_int_equal(count_ev(&r, "ack"), 5000);
+    /* each record id acked once */
+    static unsigned char seen[5000];
+    memset(seen, 0, sizeof seen);
+    for (const char *q = r.trace; (q = strstr(q, "\"ev\":\"ack\"")); q++) {
+        const char *f = strstr(q, "\"record\":");
+        long id = strtol(f + 9, NULL, 10);
+        assert_true(id >= 0 && id < 5000);
+        assert_int_equal(seen[id], 0);
+        seen[id] = 1;
+    }
+    /* offsets per partition: appends are contiguous from 0 */
+    int64_t next[9] = {0};
+    for (size_t k = 0; k < count_ev(&r, "append"); k++) {
+        int64_t part = nth_field(&r, "append", k, "partition");
+        assert_int_equal(nth_field(&r, "append", k, "offset"), next[part]);
+        next[part] += nth_field(&r, "append", k, "records");
+    }
+    assert_true(sum_int(&r, "producers.a.buffer_used_max") <= 20000);
+    run_free(&r);
+}
+
 static void test_limits(void **state)
 {
     (void)state;
@@ -441,6 +562,10 @@ int main(void)
         cmocka_unit_test(test_broker_queueing),
         cmocka_unit_test(test_delayed_response_holds_connection),
         cmocka_unit_test(test_metrics_series),
+        cmocka_unit_test(test_buffer_exhausted),
+        cmocka_unit_test(test_uniform_switch_at_batch_close),
+        cmocka_unit_test(test_admin_leaves_the_rest_alone),
+        cmocka_unit_test(test_run_invariants),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_levels_do_not_change_results),
         cmocka_unit_test(test_unsupported),
