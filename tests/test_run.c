@@ -23,7 +23,44 @@ typedef struct run {
     size_t trace_len;
     json_t *summary;
     char *summary_text;
+    char **lines;       /* the trace split into NUL-terminated lines */
+    size_t nlines;
+    /* nth_field's place, so walking k = 0, 1, 2... is linear */
+    char last_ev[32];
+    size_t last_k, last_line;
 } run;
+
+/* Splits a copy of the trace into lines (each scan below then stays within
+ * one line, which keeps the tests linear even under sanitizers). */
+static void split_lines(run *r)
+{
+    char *copy = malloc(r->trace_len + 1);
+    assert_non_null(copy);
+    memcpy(copy, r->trace, r->trace_len + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < r->trace_len; i++)
+        n += copy[i] == '\n';
+    r->lines = calloc(n + 1, sizeof *r->lines);
+    assert_non_null(r->lines);
+    char *line = copy;
+    for (size_t i = 0; i < r->trace_len; i++) {
+        if (copy[i] == '\n') {
+            copy[i] = '\0';
+            r->lines[r->nlines++] = line;
+            line = copy + i + 1;
+        }
+    }
+}
+
+/* True if a trace line is of kind `ev`: {"t":N,"ev":"<ev>",... */
+static bool line_is(const char *line, const char *ev)
+{
+    const char *p = strchr(line, ',');
+    if (!p || strncmp(p, ",\"ev\":\"", 7) != 0)
+        return false;
+    size_t n = strlen(ev);
+    return strncmp(p + 7, ev, n) == 0 && p[7 + n] == '"';
+}
 
 static run run_text(const char *json, const ks_override *o, size_t n, ks_trace_level level)
 {
@@ -49,6 +86,7 @@ static run run_text(const char *json, const ks_override *o, size_t n, ks_trace_l
     assert_int_equal(fread(r.trace, 1, (size_t)len, f), (size_t)len);
     r.trace_len = (size_t)len;
     fclose(f);
+    split_lines(&r);
     ks_world_free(w);
     ks_scenario_free(sc);
     free(tr);
@@ -58,6 +96,9 @@ static run run_text(const char *json, const ks_override *o, size_t n, ks_trace_l
 
 static void run_free(run *r)
 {
+    if (r->lines && r->nlines > 0)
+        free(r->lines[0]);
+    free(r->lines);
     free(r->trace);
     free(r->summary_text);
     json_decref(r->summary);
@@ -85,31 +126,35 @@ static const char *sum_str(const run *r, const char *path)
 /* Counts trace lines of one kind. */
 static size_t count_ev(const run *r, const char *ev)
 {
-    char needle[64];
-    snprintf(needle, sizeof needle, "\"ev\":\"%s\"", ev);
     size_t n = 0;
-    for (const char *p = r->trace; (p = strstr(p, needle)); p++)
-        n++;
+    for (size_t i = 0; i < r->nlines; i++)
+        n += line_is(r->lines[i], ev);
     return n;
 }
 
 /* The integer value of `field` in the k-th line of kind `ev`. */
-static int64_t nth_field(const run *r, const char *ev, size_t k, const char *field)
+static int64_t nth_field(run *r, const char *ev, size_t k, const char *field)
 {
-    char needle[64], key[64];
-    snprintf(needle, sizeof needle, "\"ev\":\"%s\"", ev);
-    snprintf(key, sizeof key, "\"%s\":", field);
-    const char *p = r->trace;
-    for (size_t i = 0; i <= k; i++) {
-        p = strstr(p, needle);
-        assert_non_null(p);
-        p++;
+    size_t i = 0, seen = 0;
+    if (strcmp(r->last_ev, ev) == 0 && k >= r->last_k) {
+        i = r->last_line;
+        seen = r->last_k;
     }
-    while (p > r->trace && p[-1] != '\n')
-        p--; /* back to the line's start: "t" comes before "ev" */
-    const char *eol = strchr(p, '\n');
-    const char *f = strstr(p, key);
-    assert_true(f && f < eol);
+    for (; i < r->nlines; i++) {
+        if (!line_is(r->lines[i], ev))
+            continue;
+        if (seen == k)
+            break;
+        seen++;
+    }
+    assert_true(i < r->nlines);
+    snprintf(r->last_ev, sizeof r->last_ev, "%s", ev);
+    r->last_k = k;
+    r->last_line = i;
+    char key[64];
+    snprintf(key, sizeof key, "\"%s\":", field);
+    const char *f = strstr(r->lines[i], key);
+    assert_non_null(f);
     return strtoll(f + strlen(key), NULL, 10);
 }
 
@@ -250,7 +295,10 @@ static void test_workload_distributions(void **state)
     assert_int_equal(r.trace_len, r2.trace_len);
     assert_memory_equal(r.trace, r2.trace, r.trace_len);
     size_t k0 = 0, k9 = 0;
-    for (const char *q = r.trace; (q = strstr(q, "\"key\":\"key-")); q++) {
+    for (size_t i = 0; i < r.nlines; i++) {
+        const char *q = strstr(r.lines[i], "\"key\":\"key-");
+        if (!q)
+            continue;
         k0 += q[11] == '0' && q[12] == '"';
         k9 += q[11] == '9' && q[12] == '"';
     }
@@ -480,8 +528,10 @@ static void test_run_invariants(void **state)
     /* each record id acked once */
     static unsigned char seen[5000];
     memset(seen, 0, sizeof seen);
-    for (const char *q = r.trace; (q = strstr(q, "\"ev\":\"ack\"")); q++) {
-        const char *f = strstr(q, "\"record\":");
+    for (size_t i = 0; i < r.nlines; i++) {
+        if (!line_is(r.lines[i], "ack"))
+            continue;
+        const char *f = strstr(r.lines[i], "\"record\":");
         long id = strtol(f + 9, NULL, 10);
         assert_true(id >= 0 && id < 5000);
         assert_int_equal(seen[id], 0);
