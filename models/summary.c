@@ -168,7 +168,7 @@ json_t *ks_world_summary(const ks_world *w)
     ks_hist_free(&all);
 
     /* Throughput over the span from the first send() to the last ack, in
-     * records and bytes per second of virtual time (integer division). */
+     * records and bytes per second of virtual time, by integer division. */
     json_t *thr = json_object();
     ks_time span = first >= 0 && last > first ? last - first : 0;
     json_object_set_new(thr, "span_ns", json_integer(span));

@@ -1,5 +1,5 @@
 /*
- * sim.c - the event queue and clock (see sim.h).
+ * sim.c - the event queue and the virtual clock; see sim.h.
  *
  * Layout, chosen for speed (DESIGN §8: keep events small, the queue
  * compact):
