@@ -1,9 +1,12 @@
 /*
- * test_run.c - whole runs in one process: exact outcomes of the walking
- * skeleton (offsets, latencies from the cost model), acks=0, in-flight
- * limits, broker queueing, limits and verdicts, and determinism: the same
- * scenario twice gives byte-identical traces; changing one component's
- * randomness leaves the others' draws alone.
+ * test_run.c - whole runs in one process: exact outcomes of the hello
+ * scenario (offsets, latencies from the cost model), acks=0, in-flight
+ * limits and muting, broker queueing and delayed responses, buffer memory
+ * exhaustion, uniform sticky switching, admin operations, workload
+ * distributions, metrics buckets, limits and verdicts, invariants of a
+ * busy run (every record ends once, offsets contiguous), and determinism:
+ * the same scenario twice gives byte-identical traces; changing one
+ * component's randomness leaves the others' draws alone.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -167,7 +170,7 @@ static int64_t nth_field(run *r, const char *ev, size_t k, const char *field)
     " \"cost\": {\"record.us\": 0, \"batch.us\": 0, \"request.us\": 0},"                \
     " \"workload\": {\"records\": 10, \"rate.per.sec\": 1000, \"value.bytes\": 100}}]}"
 
-/* The skeleton's numbers follow from the cost model alone:
+/* hello's numbers follow from the cost model alone:
  *   request 226 B: 40 B ProduceRequest framing + "producer-1" (10) +
  *     "events" (6) + batch 170 (61 header + 109 record);
  *   wire 226 B at 1000 Mbit/s = 1808 ns; one-way latency 1 ms;
