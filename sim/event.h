@@ -74,17 +74,19 @@ typedef enum ks_event_kind {
     KS_EV__COUNT
 } ks_event_kind;
 
+typedef union ks_event_payload {
+    ks_ev_timer timer;
+    ks_ev_producer producer;
+    ks_ev_admin admin;
+    ks_ev_request request;
+} ks_event_payload;
+
 typedef struct ks_event {
     ks_event_kind kind;
-    union {
-        ks_ev_timer timer;
-        ks_ev_producer producer;
-        ks_ev_admin admin;
-        ks_ev_request request;
-    } u;
+    ks_event_payload u;
 } ks_event;
 
-_Static_assert(sizeof(((ks_event *)0)->u) <= 24, "event payload must stay <= 24 bytes");
+_Static_assert(sizeof(ks_event_payload) <= 24, "event payload must stay <= 24 bytes");
 
 /* The trace name of an event kind ("timer", "produce", ...). */
 const char *ks_event_kind_name(ks_event_kind kind);

@@ -10,6 +10,7 @@
 #include "sim/rng.h"
 
 #include "sim/detmath.h"
+#include "sim/ziggurat_exp.h"
 
 #include <assert.h>
 #include <math.h>
@@ -112,9 +113,29 @@ double ks_rng_uniform(ks_rng *r, double lo, double hi)
     return v < hi ? v : nextafter(hi, lo);
 }
 
+/* Standard exponential by the ziggurat method (Marsaglia & Tsang 2000):
+ * 256 layers of equal area; about 99% of draws land inside a layer's
+ * rectangle and cost one multiplication, no logarithm. The layer and the
+ * position in it come from separate bits of one 64-bit draw. */
+static double exp_std(ks_rng *r)
+{
+    for (;;) {
+        uint64_t u = ks_rng_next64(r);
+        uint32_t iz = (uint32_t)(u >> 56);
+        uint32_t jz = (uint32_t)u;
+        if (jz < ks_zig_ke[iz])
+            return (double)jz * ks_zig_we[iz];
+        if (iz == 0) /* the tail beyond R is R + Exp(1) */
+            return KS_ZIG_EXP_R - ks_log(ks_rng_unit_open0(r));
+        double x = (double)jz * ks_zig_we[iz];
+        if (ks_zig_fe[iz] + ks_rng_unit(r) * (ks_zig_fe[iz - 1] - ks_zig_fe[iz]) < ks_exp(-x))
+            return x;
+    }
+}
+
 double ks_rng_exponential(ks_rng *r, double mean)
 {
-    return -mean * ks_log(ks_rng_unit_open0(r));
+    return mean * exp_std(r);
 }
 
 double ks_rng_normal(ks_rng *r)

@@ -46,7 +46,7 @@ double ks_rng_unit(ks_rng *r);
 double ks_rng_unit_open0(ks_rng *r);
 /* Uniform double in [lo, hi). */
 double ks_rng_uniform(ks_rng *r, double lo, double hi);
-/* Exponential with the given mean (inverse transform). */
+/* Exponential with the given mean (ziggurat method). */
 double ks_rng_exponential(ks_rng *r, double mean);
 /* Standard normal (Marsaglia's polar method; no cached second value, so
  * every call consumes a whole number of draws and stays replayable). */

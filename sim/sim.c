@@ -19,6 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#else
+#define unlikely(x) (x)
+#endif
+
 #define SLOT_BITS 24u
 #define SLOT_MASK ((UINT64_C(1) << SLOT_BITS) - 1u)
 /* Live keys stay below 2^63; free slots carry FREE_BIT | next-free, so no
@@ -32,10 +38,13 @@ struct ks_sim_entry {
 };
 
 struct ks_sim_slot {
-    uint64_t key; /* live: its key; cancelled: 0; free: FREE_BIT | next */
-    ks_event ev;
-    bool daemon;  /* does not keep the run alive */
+    uint64_t key;    /* live: its key; cancelled: 0; free: FREE_BIT | next */
+    uint32_t kind;   /* ks_event_kind */
+    uint32_t daemon; /* does not keep the run alive */
+    ks_event_payload u;
 };
+
+_Static_assert(sizeof(struct ks_sim_slot) <= 40, "slots stay small");
 
 static const char *const verdict_names[] = {
 #define X(e, name) name,
@@ -139,21 +148,21 @@ static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon
 {
     assert(at >= s->now);
     assert((unsigned)ev->kind < (unsigned)KS_EV__COUNT);
-    if (s->verdict != KS_SIM_RUNNING)
+    if (unlikely(s->verdict != KS_SIM_RUNNING))
         return KS_HANDLE_NONE;
-    if (at < s->now) { /* a model's bug; never let time run backwards */
+    if (unlikely(at < s->now)) { /* a model's bug; never let time run backwards */
         s->verdict = KS_SIM_INTERNAL_ERROR;
         return KS_HANDLE_NONE;
     }
-    if (s->live >= s->limits.max_pending) {
+    if (unlikely(s->live >= s->limits.max_pending)) {
         s->verdict = KS_SIM_MAX_PENDING;
         return KS_HANDLE_NONE;
     }
-    if (s->next_seq >= SEQ_MAX) {
+    if (unlikely(s->next_seq >= SEQ_MAX)) {
         s->verdict = KS_SIM_SEQUENCE_EXHAUSTED;
         return KS_HANDLE_NONE;
     }
-    if (s->free_head == UINT32_MAX && !grow(s)) {
+    if (unlikely(s->free_head == UINT32_MAX) && !grow(s)) {
         s->verdict = s->slots_cap >= KS_SIM_PENDING_MAX ? KS_SIM_MAX_PENDING
                                                          : KS_SIM_OUT_OF_MEMORY;
         return KS_HANDLE_NONE;
@@ -163,7 +172,8 @@ static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon
     s->free_head = (uint32_t)sl->key;
     uint64_t key = (s->next_seq++ << SLOT_BITS) | slot;
     sl->key = key;
-    sl->ev = *ev;
+    sl->kind = (uint32_t)ev->kind;
+    sl->u = ev->u;
     sl->daemon = daemon;
     s->live_daemon += daemon;
 
@@ -240,32 +250,33 @@ static void free_slot(ks_sim *s, uint32_t slot)
 
 bool ks_sim_next(ks_sim *s, ks_event *out)
 {
-    if (s->verdict != KS_SIM_RUNNING)
+    if (unlikely(s->verdict != KS_SIM_RUNNING))
         return false;
     for (;;) {
         /* Only daemons left (or nothing): the scenario has run out. */
-        if (s->heap_len == 0 || s->live == s->live_daemon) {
+        if (unlikely(s->live == s->live_daemon)) {
             s->verdict = KS_SIM_COMPLETE;
             return false;
         }
         ks_sim_entry top = s->heap[0];
         uint32_t slot = (uint32_t)(top.key & SLOT_MASK);
         ks_sim_slot *sl = &s->slots[slot];
-        if (sl->key != top.key) { /* cancelled */
+        if (unlikely(sl->key != top.key)) { /* cancelled */
             heap_pop(s);
             free_slot(s, slot);
             continue;
         }
-        if (top.t > s->time_limit) {
+        if (unlikely(top.t > s->time_limit)) {
             s->now = s->time_limit;
             s->verdict = KS_SIM_MAX_TIME;
             return false;
         }
-        if (s->dispatched >= s->event_limit) {
+        if (unlikely(s->dispatched >= s->event_limit)) {
             s->verdict = KS_SIM_MAX_EVENTS;
             return false;
         }
-        *out = sl->ev;
+        out->kind = (ks_event_kind)sl->kind;
+        out->u = sl->u;
         heap_pop(s);
         free_slot(s, slot);
         s->now = top.t;
