@@ -1,0 +1,43 @@
+/*
+ * kafka_errors.c - the error table of kafka_errors.h, generated from its
+ * X-macro list.
+ */
+#include "sim/kafka_errors.h"
+
+#include <assert.h>
+#include <string.h>
+
+typedef struct kerr_def {
+    int16_t code;
+    const char *name, *exception;
+    bool retriable, injectable;
+} kerr_def;
+
+static const kerr_def defs[] = {
+#define X(e, code, name, exc, retriable, injectable) {code, name, exc, retriable, injectable},
+    KS_KAFKA_ERRORS(X)
+#undef X
+};
+
+static const kerr_def *def(ks_kerr e)
+{
+    assert((unsigned)e < (unsigned)KS_KERR__COUNT);
+    return &defs[e];
+}
+
+int16_t ks_kerr_code(ks_kerr e) { return def(e)->code; }
+const char *ks_kerr_name(ks_kerr e) { return def(e)->name; }
+const char *ks_kerr_exception(ks_kerr e) { return def(e)->exception; }
+bool ks_kerr_retriable(ks_kerr e) { return def(e)->retriable; }
+bool ks_kerr_injectable(ks_kerr e) { return def(e)->injectable; }
+
+bool ks_kerr_find(const char *name, ks_kerr *out)
+{
+    for (int i = 0; i < KS_KERR__COUNT; i++) {
+        if (strcmp(defs[i].name, name) == 0) {
+            *out = (ks_kerr)i;
+            return true;
+        }
+    }
+    return false;
+}

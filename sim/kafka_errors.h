@@ -1,0 +1,57 @@
+/*
+ * kafka_errors.h - the Kafka protocol errors ksim models: code, name,
+ * the exception a Java client raises for it, and whether the client may
+ * retry it.
+ *
+ * Owns: one X-macro table ([K] clients/src/main/java/org/apache/kafka/
+ * common/protocol/Errors.java; retriable = the exception extends
+ * RetriableException). Scenario files name errors by their Kafka name
+ * (faults of type "append.error").
+ */
+#ifndef KS_KAFKA_ERRORS_H
+#define KS_KAFKA_ERRORS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* X(ENUM, code, "NAME", "ExceptionClass", retriable, injectable)
+ * injectable: a scenario may make a leader answer a produce batch with it. */
+#define KS_KAFKA_ERRORS(X)                                                                  \
+    X(NONE, 0, "NONE", NULL, false, false)                                                  \
+    X(UNKNOWN_SERVER_ERROR, -1, "UNKNOWN_SERVER_ERROR", "UnknownServerException", false, true) \
+    X(CORRUPT_MESSAGE, 2, "CORRUPT_MESSAGE", "CorruptRecordException", true, true)          \
+    X(UNKNOWN_TOPIC_OR_PARTITION, 3, "UNKNOWN_TOPIC_OR_PARTITION",                          \
+      "UnknownTopicOrPartitionException", true, true)                                       \
+    X(NOT_LEADER_OR_FOLLOWER, 6, "NOT_LEADER_OR_FOLLOWER", "NotLeaderOrFollowerException", true, true) \
+    X(REQUEST_TIMED_OUT, 7, "REQUEST_TIMED_OUT", "TimeoutException", true, true)            \
+    X(NETWORK_EXCEPTION, 13, "NETWORK_EXCEPTION", "NetworkException", true, false)          \
+    X(RECORD_LIST_TOO_LARGE, 18, "RECORD_LIST_TOO_LARGE", "RecordBatchTooLargeException", false, true) \
+    X(NOT_ENOUGH_REPLICAS, 19, "NOT_ENOUGH_REPLICAS", "NotEnoughReplicasException", true, true) \
+    X(NOT_ENOUGH_REPLICAS_AFTER_APPEND, 20, "NOT_ENOUGH_REPLICAS_AFTER_APPEND",             \
+      "NotEnoughReplicasAfterAppendException", true, true)                                  \
+    X(TOPIC_AUTHORIZATION_FAILED, 29, "TOPIC_AUTHORIZATION_FAILED",                         \
+      "TopicAuthorizationException", false, true)                                           \
+    X(OUT_OF_ORDER_SEQUENCE_NUMBER, 45, "OUT_OF_ORDER_SEQUENCE_NUMBER",                     \
+      "OutOfOrderSequenceException", false, false)                                          \
+    X(INVALID_PRODUCER_EPOCH, 47, "INVALID_PRODUCER_EPOCH", "InvalidProducerEpochException", false, false) \
+    X(KAFKA_STORAGE_ERROR, 56, "KAFKA_STORAGE_ERROR", "KafkaStorageException", true, true)  \
+    X(UNKNOWN_PRODUCER_ID, 59, "UNKNOWN_PRODUCER_ID", "UnknownProducerIdException", false, false) \
+    X(INVALID_RECORD, 87, "INVALID_RECORD", "InvalidRecordException", false, true)
+
+typedef enum ks_kerr {
+#define X(e, code, name, exc, retriable, injectable) KS_KERR_##e,
+    KS_KAFKA_ERRORS(X)
+#undef X
+    KS_KERR__COUNT
+} ks_kerr;
+
+int16_t ks_kerr_code(ks_kerr e);
+const char *ks_kerr_name(ks_kerr e);
+/* The Java exception's simple name; NULL for NONE. */
+const char *ks_kerr_exception(ks_kerr e);
+bool ks_kerr_retriable(ks_kerr e);
+bool ks_kerr_injectable(ks_kerr e);
+/* By name; false if unknown. */
+bool ks_kerr_find(const char *name, ks_kerr *out);
+
+#endif
