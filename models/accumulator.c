@@ -137,7 +137,9 @@ static uint32_t alloc_batch(ks_acc *a)
         ks_batch *b = realloc(a->batches, (size_t)cap * sizeof *b);
         if (!b)
             return KS_NONE;
+        memset(b + a->batch_cap, 0, (size_t)(cap - a->batch_cap) * sizeof *b);
         for (uint32_t i = cap; i-- > a->batch_cap;) {
+            b[i].state = KS_BATCH_FREE;
             b[i].next = a->batch_free;
             a->batch_free = i;
         }
@@ -233,6 +235,7 @@ bool ks_acc_new_batch(ks_acc *a, uint32_t partition, uint64_t record, ks_time se
     b->created_ns = now;
     b->rec_head = b->rec_tail = KS_NONE;
     b->next = KS_NONE;
+    b->state = KS_BATCH_QUEUED;
     b->est_ratio = a->est_ratio;
     batch_append(a, bid, record, send_ns, key_len, value_len, slot);
     assert(b->records == 1); /* an empty batch takes any record */
@@ -270,6 +273,12 @@ void ks_acc_ready(ks_acc *a, const uint32_t *leader, ks_time now, bool exhausted
         if (d->head == KS_NONE || r->node_ready[leader[p]] || d->muted)
             continue;
         const ks_batch *b = &a->batches[d->head];
+        if (b->attempts > 0 && now < b->retry_at_ns) {
+            /* backing off: ready once the backoff is over */
+            if (b->retry_at_ns < r->next_check_ns)
+                r->next_check_ns = b->retry_at_ns;
+            continue;
+        }
         ks_time waited = now - b->created_ns;
         bool full = d->size > 1 || ks_batch_is_full(b);
         bool expired = waited >= a->linger_ns;
@@ -299,8 +308,8 @@ static void close_compressed(ks_acc *a, ks_batch *b)
 }
 
 uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_t nparts,
-                      uint32_t max_request_size, ks_time now, uint32_t *count,
-                      uint64_t *bytes)
+                      uint32_t max_request_size, ks_time now, ks_acc_may_drain may,
+                      void *ctx, uint32_t *count, uint64_t *bytes)
 {
     uint32_t first = KS_NONE, last = KS_NONE;
     uint64_t size = 0;
@@ -324,6 +333,10 @@ uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_
         if (d->muted || d->head == KS_NONE)
             continue;
         ks_batch *b = &a->batches[d->head];
+        if (b->attempts > 0 && now < b->retry_at_ns)
+            continue; /* backing off */
+        if (may && !may(ctx, p, b))
+            continue;
         if (size + b->bytes > max_request_size && first != KS_NONE)
             break;
         uint32_t bid = d->head;
@@ -331,9 +344,11 @@ uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_
         if (d->head == KS_NONE)
             d->tail = KS_NONE;
         d->size--;
+        bool first_drain = b->attempts == 0;
         b->closed = true;
         b->drained_ns = now;
-        if (a->compressed)
+        b->state = KS_BATCH_IN_FLIGHT;
+        if (a->compressed && first_drain)
             close_compressed(a, b);
         b->next = KS_NONE;
         if (last == KS_NONE)
@@ -348,9 +363,56 @@ uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_
     return first;
 }
 
+void ks_acc_reenqueue(ks_acc *a, uint32_t bid, ks_time retry_at_ns, bool in_sequence_order)
+{
+    ks_batch *b = &a->batches[bid];
+    ks_deque *d = &a->dq[b->partition];
+    b->attempts++;
+    b->retry_at_ns = retry_at_ns;
+    b->state = KS_BATCH_QUEUED;
+    uint32_t prev = KS_NONE, cur = d->head;
+    if (in_sequence_order) {
+        while (cur != KS_NONE && a->batches[cur].has_seq &&
+               a->batches[cur].base_seq < b->base_seq) {
+            prev = cur;
+            cur = a->batches[cur].next;
+        }
+    }
+    b->next = cur;
+    if (prev == KS_NONE)
+        d->head = bid;
+    else
+        a->batches[prev].next = bid;
+    if (cur == KS_NONE)
+        d->tail = bid;
+    d->size++;
+}
+
+void ks_acc_remove(ks_acc *a, uint32_t bid)
+{
+    ks_batch *b = &a->batches[bid];
+    ks_deque *d = &a->dq[b->partition];
+    uint32_t prev = KS_NONE;
+    for (uint32_t cur = d->head; cur != KS_NONE; prev = cur, cur = a->batches[cur].next) {
+        if (cur != bid)
+            continue;
+        if (prev == KS_NONE)
+            d->head = b->next;
+        else
+            a->batches[prev].next = b->next;
+        if (d->tail == bid)
+            d->tail = prev;
+        d->size--;
+        b->next = KS_NONE;
+        return;
+    }
+    assert(!"batch not in its deque");
+}
+
 void ks_acc_release(ks_acc *a, uint32_t bid)
 {
     ks_batch *b = &a->batches[bid];
+    b->state = KS_BATCH_FREE;
     if (b->rec_tail != KS_NONE) {
         a->recs[b->rec_tail].next = a->rec_free;
         a->rec_free = b->rec_head;

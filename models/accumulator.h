@@ -64,14 +64,23 @@ typedef struct ks_batch {
                              the actual compressed size */
     uint32_t write_limit; /* buffer capacity */
     uint32_t alloc_bytes; /* taken from buffer.memory */
-    uint32_t attempts;
+    uint32_t attempts;    /* times re-enqueued for a retry (ProducerBatch.attempts) */
     ks_time created_ns;
+    ks_time retry_at_ns;  /* a retried batch backs off until then */
     ks_time drained_ns;
     int64_t base_ts_ms;   /* first record's timestamp */
     uint32_t rec_head, rec_tail;
     uint32_t next;        /* deque link while queued, request link once drained */
     bool closed;          /* closed for appends */
+    uint8_t state;        /* KS_BATCH_FREE / _QUEUED / _IN_FLIGHT */
+    bool has_seq;         /* idempotence: a sequence was assigned */
+    int16_t epoch;        /* ... under this producer epoch */
+    int32_t base_seq;
 } ks_batch;
+
+#define KS_BATCH_FREE 0
+#define KS_BATCH_QUEUED 1
+#define KS_BATCH_IN_FLIGHT 2
 
 typedef struct ks_deque {
     uint32_t head, tail, size;
@@ -163,12 +172,26 @@ typedef struct ks_ready {
 void ks_acc_ready(ks_acc *a, const uint32_t *leader, ks_time now, bool exhausted,
                   ks_ready *r);
 
+/* May drain take this partition's head batch? (The idempotent producer's
+ * ordering rules; NULL: always.) */
+typedef bool (*ks_acc_may_drain)(void *ctx, uint32_t partition, const ks_batch *head);
+
 /* Drains the head batches for one broker; `parts` lists the partitions it
- * leads, in partition order. Returns the first batch of a chain linked by
- * ks_batch.next (KS_NONE if none), with *count and *bytes set. */
+ * leads, in partition order. Heads that back off after a failed attempt,
+ * and those `may` refuses, stay. Returns the first batch of a chain linked
+ * by ks_batch.next (KS_NONE if none), with *count and *bytes set. */
 uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_t nparts,
-                      uint32_t max_request_size, ks_time now, uint32_t *count,
-                      uint64_t *bytes);
+                      uint32_t max_request_size, ks_time now, ks_acc_may_drain may,
+                      void *ctx, uint32_t *count, uint64_t *bytes);
+
+/* Puts a batch whose attempt failed back at the head of its deque, to be
+ * sent again from retry_at_ns (RecordAccumulator.reenqueue): first of all
+ * (addFirst) for a plain producer; for an idempotent one, among the
+ * batches with sequences at the head, in sequence order
+ * (insertInSequenceOrder). */
+void ks_acc_reenqueue(ks_acc *a, uint32_t batch, ks_time retry_at_ns, bool in_sequence_order);
+/* Takes a queued batch out of its deque (it expired there). */
+void ks_acc_remove(ks_acc *a, uint32_t batch);
 
 /* Before Kafka 3.3 (KAFKA-13834) the accumulator had one drain index for
  * all brokers, moved past each partition before looking at it. */

@@ -133,6 +133,8 @@ static void append_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
     part->records += rb->records;
     part->batches++;
     w->brokers[broker].records += rb->records;
+    ks_checker_appended(w->checker, q->producer, rb->batch_seq, q->correlation_id,
+                        rb->base_offset);
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_APPEND)) {
         ks_trace_u64(tr, "broker", broker);
@@ -144,8 +146,86 @@ static void append_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
         ks_trace_i64(tr, "offset", rb->base_offset);
         ks_trace_u64(tr, "records", rb->records);
         ks_trace_u64(tr, "bytes", rb->bytes);
+        if (q->producer_id >= 0) {
+            ks_trace_i64(tr, "producer_id", q->producer_id);
+            ks_trace_i64(tr, "epoch", rb->epoch);
+            ks_trace_i64(tr, "base_sequence", rb->base_seq);
+        }
         ks_trace_end(tr);
     }
+}
+
+/* The leader refuses a batch, or recognises it as a duplicate. */
+static void refuse_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb,
+                         const char *why, int32_t fault)
+{
+    const ks_partition *part = &w->partitions[rb->partition];
+    ks_checker_not_appended(w->checker, q->producer, rb->batch_seq, q->correlation_id, why);
+    ks_trace *tr = w->trace;
+    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_APPEND)) {
+        ks_trace_u64(tr, "broker", broker);
+        ks_trace_str(tr, "topic", w->sc->topics[part->topic].name);
+        ks_trace_u64(tr, "partition", part->index);
+        ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
+        ks_trace_u64(tr, "request", q->correlation_id);
+        ks_trace_u64(tr, "batch", rb->batch_seq);
+        ks_trace_i64(tr, "offset", rb->base_offset);
+        ks_trace_u64(tr, "records", rb->records);
+        ks_trace_u64(tr, "bytes", rb->bytes);
+        if (q->producer_id >= 0) {
+            ks_trace_i64(tr, "producer_id", q->producer_id);
+            ks_trace_i64(tr, "epoch", rb->epoch);
+            ks_trace_i64(tr, "base_sequence", rb->base_seq);
+        }
+        ks_trace_str(tr, "result", why);
+        if (fault >= 0)
+            ks_trace_i64(tr, "fault", fault);
+        ks_trace_end(tr);
+    }
+}
+
+/* One batch of a produce request: an injected error, the idempotent
+ * producer checks (models/producer_state.h), then the append. */
+static void handle_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb,
+                         ks_kerr injected, int32_t fault)
+{
+    ks_partition *part = &w->partitions[rb->partition];
+    if (injected != KS_KERR_NONE && injected != KS_KERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND) {
+        rb->error = injected;
+        refuse_batch(w, broker, q, rb, ks_kerr_name(injected), fault);
+        return;
+    }
+    if (q->producer_id >= 0) {
+        int32_t last_seq = (int32_t)(((int64_t)rb->base_seq + rb->records - 1) % 2147483648LL);
+        int64_t dup = -1;
+        ks_ps_verdict v = ks_ps_check(&part->ps, q->producer_id, rb->epoch, rb->base_seq,
+                                      last_seq, &dup);
+        if (v == KS_PS_DUPLICATE) {
+            /* answered with the original batch's offset and no error */
+            rb->base_offset = dup;
+            refuse_batch(w, broker, q, rb, "DUPLICATE", KS_NO_FAULT);
+            return;
+        }
+        if (v != KS_PS_APPEND) {
+            ks_kerr e = v == KS_PS_INVALID_PRODUCER_EPOCH ? KS_KERR_INVALID_PRODUCER_EPOCH
+                        : v == KS_PS_UNKNOWN_PRODUCER_ID  ? KS_KERR_UNKNOWN_PRODUCER_ID
+                                                          : KS_KERR_OUT_OF_ORDER_SEQUENCE_NUMBER;
+            rb->error = e;
+            refuse_batch(w, broker, q, rb, ks_kerr_name(e), KS_NO_FAULT);
+            return;
+        }
+        append_batch(w, broker, q, rb);
+        if (!ks_ps_update(&part->ps, q->producer_id, rb->epoch, rb->base_seq, last_seq,
+                          rb->base_offset)) {
+            w->out_of_memory = true;
+            ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+        }
+    } else {
+        append_batch(w, broker, q, rb);
+    }
+    /* NOT_ENOUGH_REPLICAS_AFTER_APPEND: in the log, yet answered with an
+     * error ([K] Partition.checkEnoughReplicasReachOffset). */
+    rb->error = injected;
 }
 
 void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
@@ -154,38 +234,54 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
     ks_request *q = &w->reqs.reqs[id];
     ks_time now = ks_sim_now(&w->sim);
     const char *topic = NULL;
+    ks_kerr injected = KS_KERR_NONE;
+    uint32_t struck = UINT32_MAX;
+    int32_t fault = ks_faults_append(w, id, now, &injected, &struck);
     for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        append_batch(w, broker, q, &w->reqs.entries[e]);
-        topic = w->sc->topics[w->partitions[w->reqs.entries[e].partition].topic].name;
+        ks_req_batch *rb = &w->reqs.entries[e];
+        bool hit = fault >= 0 && (struck == UINT32_MAX || struck == rb->partition);
+        handle_batch(w, broker, q, rb, hit ? injected : KS_KERR_NONE, hit ? fault : KS_NO_FAULT);
+        topic = w->sc->topics[w->partitions[rb->partition].topic].name;
     }
     uint32_t conn = q->conn;
     ks_broker_conn *c = &w->broker_conns[conn];
     c->handling = false;
     b->busy_ns += now - c->handle_start_ns;
     b->busy_threads--;
-    if (q->expects_response) {
-        /* The thread is free now; the connection stays muted until the
-         * response (after any extra delay) has been written. */
-        ks_time leaves = ks_time_add(now, w->sc->broker_costs[broker].response_delay_ns);
-        ks_time sent;
-        ks_time arrival = ks_net_transit(&w->net, conn, KS_NET_RESPONSE, leaves,
-                                         response_bytes(topic ? topic : "", q->batches), &sent);
-        ks_event done = {.kind = KS_EV_RESPONDED,
-                         .u.request = {.conn = conn, .broker = broker, .request = id}};
-        ks_sim_schedule(&w->sim, sent, &done);
+    if (!q->expects_response) {
+        ks_request_unref(&w->reqs, id); /* acks=0: nothing to answer */
+        ks_broker_on_responded(w, broker, conn, KS_REQ_NONE);
+        return;
+    }
+    /* The thread is free now; the connection stays muted until the
+     * response (after any extra delay) has been written. */
+    ks_time leaves = ks_time_add(now, w->sc->broker_costs[broker].response_delay_ns);
+    ks_time delay = 0, sent;
+    int32_t lost = ks_faults_response(w, id, leaves, &delay);
+    ks_time arrival = ks_net_transit(&w->net, conn, KS_NET_RESPONSE, leaves,
+                                     response_bytes(topic ? topic : "", q->batches), delay,
+                                     lost >= 0, &sent);
+    ks_event done = {.kind = KS_EV_RESPONDED,
+                     .u.request = {.conn = conn, .broker = broker, .request = id}};
+    ks_sim_schedule(&w->sim, sent, &done);
+    if (lost >= 0) {
+        /* lost on the way: the producer will not hear of it */
+        ks_checker_request_fate(w->checker, q->producer, q->correlation_id,
+                                KS_FATE_RESPONSE_DROPPED, lost);
+        q->fate_known = true;
+    } else {
+        q->refs++; /* the response event */
         ks_event ev = {.kind = KS_EV_RESPONSE,
                        .u.request = {.conn = conn, .broker = broker, .request = id}};
         ks_sim_schedule(&w->sim, arrival, &ev);
-    } else {
-        ks_request_release(&w->reqs, id); /* acks=0: nothing to answer */
-        ks_broker_on_responded(w, broker, conn);
-        return;
     }
     dispatch(w, b);
 }
 
-void ks_broker_on_responded(ks_world *w, uint32_t broker, uint32_t conn)
+void ks_broker_on_responded(ks_world *w, uint32_t broker, uint32_t conn, uint32_t req)
 {
+    if (req != KS_REQ_NONE)
+        ks_request_unref(&w->reqs, req); /* the broker is done with it */
     ks_broker *b = &w->brokers[broker];
     ks_broker_conn *c = &w->broker_conns[conn];
     c->serving = false;

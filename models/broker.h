@@ -14,6 +14,7 @@
 #ifndef KS_BROKER_H
 #define KS_BROKER_H
 
+#include "models/producer_state.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
@@ -28,6 +29,7 @@ typedef struct ks_partition {
     uint32_t leader;         /* broker index */
     bool exists;             /* created (admin operations add partitions) */
     int64_t log_end_offset;
+    ks_producer_state ps;    /* idempotent producers' state at the leader */
     uint64_t records;        /* data records appended */
     uint64_t batches;
 } ks_partition;
@@ -59,7 +61,8 @@ typedef struct ks_broker {
 /* Request handlers. `req` is a request pool index. */
 void ks_broker_on_arrive(struct ks_world *w, uint32_t broker, uint32_t req);
 void ks_broker_on_append(struct ks_world *w, uint32_t broker, uint32_t req);
-void ks_broker_on_responded(struct ks_world *w, uint32_t broker, uint32_t conn);
+/* The response to `req` is written (req KS_REQ_NONE: acks=0, none). */
+void ks_broker_on_responded(struct ks_world *w, uint32_t broker, uint32_t conn, uint32_t req);
 /* Handler time up to now, including requests still being handled. */
 ks_time ks_broker_busy_ns(const struct ks_world *w, uint32_t broker);
 

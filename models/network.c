@@ -60,7 +60,7 @@ static ks_time wire_ns(uint64_t bytes, uint64_t bps)
 }
 
 ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes,
-                       ks_time *sent_out)
+                       ks_time extra_ns, bool lost, ks_time *sent_out)
 {
     ks_net_lane *l = &n->conns[conn].lane[dir];
     if (!l->seeded)
@@ -71,9 +71,11 @@ ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, ui
     if (sent_out)
         *sent_out = sent;
     ks_time arrival = ks_time_add(sent, ks_dist_draw(&n->latency, &l->rng));
+    arrival = ks_time_add(arrival, extra_ns);
     if (arrival < l->last_arrival_ns)
         arrival = l->last_arrival_ns; /* in-order delivery */
-    l->last_arrival_ns = arrival;
+    if (!lost) /* a lost message holds nothing back */
+        l->last_arrival_ns = arrival;
     l->messages++;
     l->bytes += bytes;
     return arrival;

@@ -61,9 +61,11 @@ static inline uint32_t ks_net_conn_id(const ks_net *n, uint32_t producer, uint32
 }
 
 /* A message of `bytes` leaves on `dir` of connection `conn` at `now`:
- * returns when it arrives, and accounts for it. *sent (if not NULL)
- * receives when its last byte left the sender. */
+ * returns when it arrives, and accounts for it. extra_ns is a delay a
+ * fault adds (messages behind it wait too: the lane is in order); a
+ * `lost` message uses the wire and its latency draw but holds nothing
+ * back. *sent (if not NULL) receives when its last byte left the sender. */
 ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes,
-                       ks_time *sent);
+                       ks_time extra_ns, bool lost, ks_time *sent);
 
 #endif

@@ -83,6 +83,8 @@ static bool init_nodes(ks_producer *p, ks_world *w)
     for (uint32_t b = 0; b < p->brokers; b++) {
         ks_prod_node *n = &p->nodes[b];
         n->conn = ks_net_conn_id(&w->net, p->index, b);
+        n->fifo_head = n->fifo_tail = KS_REQ_NONE;
+        n->timeout_timer = KS_HANDLE_NONE;
         n->parts = calloc(max, sizeof *n->parts);
         if (!n->parts)
             return false;
@@ -150,8 +152,35 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
     if (!init_nodes(p, w))
         return false;
 
-    p->acks = (int)cfg[KS_PCFG_ACKS].i;
-    p->max_in_flight = (uint32_t)cfg[KS_PCFG_MAX_IN_FLIGHT].i;
+    /* KafkaProducer's constructor: idempotence, retry and timeout rules.
+     * When it throws, the producer never starts (ks_producer_start). */
+    if (!ks_producer_settings_resolve(cfg, w->sc->kafka_version, &p->set, p->config_error,
+                                      sizeof p->config_error) &&
+        p->config_error[0] == '\0')
+        snprintf(p->config_error, sizeof p->config_error, "ConfigException");
+    if (p->config_error[0]) {
+        memset(&p->set, 0, sizeof p->set);
+        p->set.acks = (int)cfg[KS_PCFG_ACKS].i;
+        p->set.max_in_flight = (uint32_t)cfg[KS_PCFG_MAX_IN_FLIGHT].i;
+        p->set.delivery_timeout_ns = KS_TIME_MAX;
+    }
+    p->producer_id = -1;
+    p->epoch = -1;
+    p->expiry_timer = KS_HANDLE_NONE;
+    if (p->set.exponential_backoff) {
+        snprintf(name, sizeof name, "producer.%s.retry", pc->id);
+        if (!ks_world_stream(w, &p->retry_rng, name))
+            return false;
+    }
+    if (p->set.idempotent) {
+        p->seq = calloc(p->max_partitions, sizeof *p->seq);
+        if (!p->seq)
+            return false;
+        for (uint32_t i = 0; i < p->max_partitions; i++)
+            p->seq[i].last_acked = -1;
+    }
+    p->acks = p->set.acks;
+    p->max_in_flight = p->set.max_in_flight;
     p->max_request_size = (uint32_t)cfg[KS_PCFG_MAX_REQUEST_SIZE].i;
     p->max_block_ns = cfg[KS_PCFG_MAX_BLOCK_MS].i * KS_NS_PER_MS;
     ks_partitioner_kind kind = ks_producer_partitioner(pc, w->sc->kafka_version);
@@ -196,6 +225,10 @@ void ks_producer_free(ks_producer *p)
     free(p->queue);
     free(p->queue_ids);
     free(p->was_full);
+    free(p->seq);
+    p->seq = NULL;
+    free(p->scratch_ids);
+    p->scratch_ids = NULL;
     free(p->client_id);
     p->client_id = NULL;
     free(p->zipf_cdf);
@@ -252,8 +285,63 @@ static void schedule_metadata(ks_producer *p, ks_world *w)
     p->metadata_timer = ks_sim_schedule_daemon(&w->sim, ks_time_add(now, p->metadata_max_age_ns), &ev);
 }
 
+static void trace_state(ks_producer *p, ks_world *w, const char *what, const char *error)
+{
+    ks_trace *tr = w->trace;
+    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_PRODUCER)) {
+        ks_trace_str(tr, "producer", p->conf->id);
+        ks_trace_str(tr, "what", what);
+        if (p->producer_id >= 0) {
+            ks_trace_i64(tr, "producer_id", p->producer_id);
+            ks_trace_i64(tr, "epoch", p->epoch);
+        }
+        if (error)
+            ks_trace_str(tr, "error", error);
+        ks_trace_end(tr);
+    }
+}
+
+/* InitProducerId without a transactional.id: a fresh producer id, epoch
+ * 0 ([K] TransactionManager.initializeTransactions / bumpIdempotentEpoch...
+ * for the idempotent producer). It goes to broker 0 as the least loaded
+ * node; the request costs the broker brokers.cost.request.us but does not
+ * queue behind produce requests. Until the answer comes, nothing is
+ * drained. */
+static void init_producer_id(ks_producer *p, ks_world *w)
+{
+    ks_time now = ks_sim_now(&w->sim);
+    uint32_t conn = p->nodes[0].conn;
+    /* InitProducerIdRequest: header + null transactional id + timeout;
+     * the response: header + error + pid + epoch */
+    ks_time at = ks_net_transit(&w->net, conn, KS_NET_REQUEST, now,
+                                24u + (uint32_t)strlen(p->client_id), 0, false, NULL);
+    at = ks_time_add(at, w->sc->broker_costs[0].request_ns);
+    at = ks_net_transit(&w->net, conn, KS_NET_RESPONSE, at, 24u, 0, false, NULL);
+    p->pid_pending = true;
+    ks_event ev = {.kind = KS_EV_TIMER, .u.timer = {.owner = p->index, .tag = KS_TIMER_PID}};
+    ks_sim_schedule(&w->sim, at, &ev);
+}
+
+void ks_producer_on_pid(ks_producer *p, ks_world *w)
+{
+    p->pid_pending = false;
+    p->producer_id = w->next_producer_id++;
+    p->epoch = 0;
+    for (uint32_t i = 0; i < p->max_partitions; i++)
+        p->seq[i].epoch = 0;
+    trace_state(p, w, "init_producer_id", NULL);
+    wake_sender(p, w, ks_sim_now(&w->sim));
+}
+
 void ks_producer_start(ks_producer *p, ks_world *w)
 {
+    if (p->config_error[0]) {
+        /* new KafkaProducer(...) threw: the application never sends */
+        trace_state(p, w, "config_exception", p->config_error);
+        return;
+    }
+    if (p->set.idempotent)
+        init_producer_id(p, w);
     if (p->conf->workload.records > 0)
         schedule_arrival(p, w, p->conf->workload.start_ns);
     schedule_metadata(p, w);
@@ -318,10 +406,22 @@ static void complete(ks_producer *p, ks_world *w, uint64_t record, ks_time produ
         bk->bytes += bytes;
     }
     p->last_ack_ns = now;
+    if (p->first_count > 0 && record <= p->first_ids[p->first_count - 1]) {
+        for (uint32_t k = 0; k < p->first_count; k++)
+            if (p->first_ids[k] == record)
+                p->first_offsets[k] = error ? KS_OFFSET_FAILED : offset;
+    }
     ks_hist_add(&p->latency, latency);
     if (w->metrics.bucket_ns > 0)
         ks_hist_add(&w->metrics.latency, latency);
     trace_ack(p, w, record, partition, offset, latency, error ? error : "NONE");
+}
+
+/* A record failed inside send(), before any batch held it. */
+static void told_alone(ks_producer *p, ks_world *w, uint64_t record, const char *error)
+{
+    ks_checker_told(w->checker, p->index, KS_CHECK_NO_BATCH, UINT32_MAX, KS_TOLD_FAILED, error,
+                    -1, &record, 1);
 }
 
 static void trace_produce(ks_producer *p, ks_world *w, const ks_send_rec *r, int64_t partition)
@@ -336,8 +436,11 @@ static void trace_produce(ks_producer *p, ks_world *w, const ks_send_rec *r, int
         ks_trace_u64(tr, "value_bytes", r->value_bytes);
         ks_trace_end(tr);
     }
-    if (p->first_count < sizeof p->first_partitions / sizeof p->first_partitions[0])
+    if (p->first_count < KS_FIRST_RECORDS) {
+        p->first_ids[p->first_count] = r->id;
+        p->first_offsets[p->first_count] = KS_OFFSET_UNTOLD;
         p->first_partitions[p->first_count++] = partition < 0 ? UINT32_MAX : (uint32_t)partition;
+    }
 }
 
 /* The partition for a record (KafkaProducer.partition, or the
@@ -370,11 +473,29 @@ static uint32_t choose_partition(ks_producer *p, const ks_send_rec *r)
     return 0;
 }
 
+/* The delivery.timeout.ms check runs at `at` (or earlier). It is a daemon:
+ * when nothing else is left to happen, no batch is waiting on it. */
+static void arm_expiry(ks_producer *p, ks_world *w, ks_time at)
+{
+    if (at == KS_TIME_MAX)
+        return;
+    if (p->expiry_timer != KS_HANDLE_NONE) {
+        if (p->expiry_ns <= at)
+            return;
+        ks_sim_cancel(&w->sim, p->expiry_timer);
+    }
+    ks_event ev = {.kind = KS_EV_TIMER, .u.timer = {.owner = p->index, .tag = KS_TIMER_EXPIRY}};
+    p->expiry_timer = ks_sim_schedule_daemon(&w->sim, at, &ev);
+    p->expiry_ns = at;
+}
+
 static void after_append(ks_producer *p, ks_world *w, const ks_send_rec *r,
                          const ks_append_result *res)
 {
     if (!r->keyed && p->part.kind == KS_PARTITIONER_UNIFORM_STICKY)
         ks_us_update(&p->part, res->appended, ks_acc_all_full(&p->acc, r->partition));
+    if (res->new_batch)
+        arm_expiry(p, w, ks_time_add(ks_sim_now(&w->sim), p->set.delivery_timeout_ns));
     if (res->batch_is_full || res->new_batch)
         wake_sender(p, w, ks_sim_now(&w->sim));
 }
@@ -470,6 +591,7 @@ static void do_send(ks_producer *p, ks_world *w, ks_send_rec rec)
     if (upper > p->max_request_size || upper > p->acc.memory_total) {
         trace_produce(p, w, &r, -1);
         complete(p, w, r.id, now, KS_NONE, -1, 0, "RecordTooLargeException");
+        told_alone(p, w, r.id, "RecordTooLargeException");
         return;
     }
     r.partition = choose_partition(p, &r);
@@ -502,6 +624,7 @@ static void do_send(ks_producer *p, ks_world *w, ks_send_rec rec)
         /* BufferPool.allocate: "Attempt to allocate X bytes, but there is
          * a hard limit of Y on memory allocations" - thrown at once. */
         complete(p, w, r.id, now, r.partition, -1, 0, "IllegalArgumentException");
+        told_alone(p, w, r.id, "IllegalArgumentException");
         return;
     }
     if (ks_acc_reserve(&p->acc, alloc))
@@ -572,6 +695,7 @@ void ks_producer_on_block_timeout(ks_producer *p, ks_world *w)
     p->block_timer = KS_HANDLE_NONE;
     complete(p, w, p->blocked_rec.id, p->blocked_rec.send_ns, p->blocked_rec.partition, -1, 0,
              "BufferExhaustedException");
+    told_alone(p, w, p->blocked_rec.id, "BufferExhaustedException");
     drain_backlog(p, w);
 }
 
@@ -640,19 +764,351 @@ static void trace_drain(ks_producer *p, ks_world *w, uint32_t broker, uint64_t c
     }
 }
 
-/* Completes every record of a batch and gives its memory back. */
-static void complete_batch(ks_producer *p, ks_world *w, uint32_t bid, int64_t base_offset)
+/* The record ids of a batch, in order, in p->scratch_ids. */
+static uint32_t batch_record_ids(ks_producer *p, ks_world *w, const ks_batch *b)
+{
+    if (b->records > p->scratch_cap) {
+        uint32_t cap = b->records > 64 ? b->records : 64;
+        uint64_t *ids = realloc(p->scratch_ids, cap * sizeof *ids);
+        if (!ids) {
+            oom(w);
+            return 0;
+        }
+        p->scratch_ids = ids;
+        p->scratch_cap = cap;
+    }
+    uint32_t n = 0;
+    for (uint32_t r = b->rec_head; r != KS_NONE && n < b->records; r = p->acc.recs[r].next)
+        p->scratch_ids[n++] = p->acc.recs[r].id;
+    return n;
+}
+
+/* Was the batch ever in a request? */
+static bool was_sent(const ks_batch *b)
+{
+    return b->state == KS_BATCH_IN_FLIGHT || b->attempts > 0;
+}
+
+/* Tells the application the outcome of every record of a batch
+ * (error NULL: success at base_offset, -1 when unknown), tells the
+ * checker, and gives the batch's memory back. */
+static void finish_batch(ks_producer *p, ks_world *w, uint32_t bid, int64_t base_offset,
+                         const char *error)
 {
     ks_batch *b = ks_acc_batch(&p->acc, bid);
+    uint32_t n = batch_record_ids(p, w, b);
+    ks_told told = error ? KS_TOLD_FAILED
+                         : base_offset >= 0 ? KS_TOLD_ACKED : KS_TOLD_ACKED_NO_OFFSET;
+    ks_checker_told(w->checker, p->index, was_sent(b) ? b->id : KS_CHECK_NO_BATCH,
+                    p->first_partition + b->partition, told, error, base_offset, p->scratch_ids, n);
     int64_t offset = base_offset;
     for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
         const ks_rec *rec = &p->acc.recs[r];
-        complete(p, w, rec->id, rec->produced_ns, b->partition, offset, rec->bytes, NULL);
+        complete(p, w, rec->id, rec->produced_ns, b->partition, error ? -1 : offset, rec->bytes,
+                 error);
         if (offset >= 0)
             offset++;
     }
-    p->acc.dq[b->partition].muted = false;
     ks_acc_release(&p->acc, bid);
+}
+
+static int32_t last_seq_of(const ks_batch *b)
+{
+    return (int32_t)(((int64_t)b->base_seq + b->records - 1) % 2147483648LL);
+}
+
+/* A batch that had been sent failed for good: an idempotent producer no
+ * longer knows where the partition's sequence stands
+ * (TransactionManager.markSequenceUnresolved). */
+static void mark_unresolved(ks_producer *p, const ks_batch *b)
+{
+    if (!p->seq || !b->has_seq)
+        return;
+    ks_seq_state *sq = &p->seq[b->partition];
+    int32_t last = last_seq_of(b);
+    if (!sq->unresolved || last > sq->unresolved_seq)
+        sq->unresolved_seq = last;
+    sq->unresolved = true;
+}
+
+static void trace_retry(ks_producer *p, ks_world *w, const ks_batch *b, ks_kerr err,
+                        ks_time backoff)
+{
+    ks_trace *tr = w->trace;
+    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_RETRY)) {
+        ks_trace_str(tr, "producer", p->conf->id);
+        ks_trace_str(tr, "topic", topic_name(w, p));
+        ks_trace_u64(tr, "partition", b->partition);
+        ks_trace_u64(tr, "batch", b->id);
+        ks_trace_u64(tr, "attempt", b->attempts + 2u); /* the one to come */
+        ks_trace_str(tr, "error", ks_kerr_name(err));
+        ks_trace_i64(tr, "backoff_ns", backoff);
+        if (b->has_seq)
+            ks_trace_i64(tr, "base_sequence", b->base_seq);
+        ks_trace_end(tr);
+    }
+}
+
+/* Sender.canRetry, with TransactionManager.canRetry for idempotent
+ * producers: an OUT_OF_ORDER_SEQUENCE_NUMBER is retried when the batch is
+ * not the next one the broker expects (an earlier batch failed, so this
+ * one will land once that one has); for the next expected batch it means
+ * a real gap. */
+static bool can_retry(const ks_producer *p, const ks_batch *b, ks_kerr err, ks_time now)
+{
+    if (now - b->created_ns >= p->set.delivery_timeout_ns)
+        return false; /* hasReachedDeliveryTimeout */
+    if ((int64_t)b->attempts >= p->set.retries)
+        return false;
+    if (p->seq && err == KS_KERR_OUT_OF_ORDER_SEQUENCE_NUMBER) {
+        const ks_seq_state *sq = &p->seq[b->partition];
+        int32_t next = sq->last_acked == INT32_MAX ? 0 : sq->last_acked + 1;
+        return !sq->unresolved && b->base_seq != next;
+    }
+    return ks_kerr_retriable(err);
+}
+
+/* The leader answered a batch with an error, or its request was lost
+ * with the connection: retry it, or fail it (Sender.completeBatch). */
+static void batch_error(ks_producer *p, ks_world *w, uint32_t bid, ks_kerr err)
+{
+    ks_time now = ks_sim_now(&w->sim);
+    ks_batch *b = ks_acc_batch(&p->acc, bid);
+    if (p->seq && b->has_seq && b->epoch == p->seq[b->partition].epoch)
+        p->seq[b->partition].in_flight--;
+    if (can_retry(p, b, err, now)) {
+        ks_time backoff = ks_retry_backoff_ns(&p->set, b->attempts + 1u, &p->retry_rng);
+        trace_retry(p, w, b, err, backoff);
+        ks_acc_reenqueue(&p->acc, bid, ks_time_add(now, backoff), p->seq != NULL);
+        p->retries++;
+        return;
+    }
+    mark_unresolved(p, b);
+    finish_batch(p, w, bid, -1, ks_kerr_exception(err));
+}
+
+/* The leader appended a batch (or recognised it as a duplicate). */
+static void batch_success(ks_producer *p, ks_world *w, uint32_t bid, int64_t base_offset)
+{
+    ks_batch *b = ks_acc_batch(&p->acc, bid);
+    if (p->seq && b->has_seq) {
+        ks_seq_state *sq = &p->seq[b->partition];
+        if (b->epoch == sq->epoch) {
+            sq->in_flight--;
+            int32_t last = last_seq_of(b);
+            if (last > sq->last_acked)
+                sq->last_acked = last;
+        }
+    }
+    finish_batch(p, w, bid, base_offset, NULL);
+}
+
+/* A response is handled: every batch it answers, unless the batch has
+ * meanwhile expired (then the answer comes too late to matter). */
+static void handle_response(ks_producer *p, ks_world *w, const ks_request *q)
+{
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        const ks_req_batch *rb = &w->reqs.entries[e];
+        ks_batch *b = ks_acc_batch(&p->acc, rb->batch);
+        p->acc.dq[rb->partition - p->first_partition].muted = false;
+        if (b->state != KS_BATCH_IN_FLIGHT || b->id != rb->batch_seq)
+            continue;
+        if (rb->error == KS_KERR_NONE)
+            batch_success(p, w, rb->batch, rb->base_offset);
+        else
+            batch_error(p, w, rb->batch, rb->error);
+    }
+}
+
+/* request.timeout.ms for the oldest request on a connection. The timer
+ * is lazy: when it fires for a request already answered, it re-arms for
+ * the one now oldest. */
+static void arm_timeout(ks_producer *p, ks_world *w, uint32_t broker)
+{
+    ks_prod_node *n = &p->nodes[broker];
+    if (n->fifo_head == KS_REQ_NONE || n->timeout_timer != KS_HANDLE_NONE)
+        return;
+    ks_time at = ks_time_add(w->reqs.reqs[n->fifo_head].sent_ns, p->set.request_timeout_ns);
+    ks_event ev = {.kind = KS_EV_TIMER,
+                   .u.timer = {.owner = p->index, .tag = KS_TIMER_REQUEST_TIMEOUT, .arg = broker}};
+    n->timeout_timer = ks_sim_schedule(&w->sim, at, &ev);
+}
+
+/* Takes the oldest request off the connection's in-flight list. */
+static uint32_t pop_in_flight(ks_producer *p, ks_world *w, ks_prod_node *n)
+{
+    uint32_t id = n->fifo_head;
+    n->fifo_head = w->reqs.reqs[id].pnext;
+    if (n->fifo_head == KS_REQ_NONE)
+        n->fifo_tail = KS_REQ_NONE;
+    assert(n->in_flight > 0);
+    n->in_flight--;
+    (void)p;
+    return id;
+}
+
+/* NetworkClient closes the connection: every request in flight on it
+ * fails with NETWORK_EXCEPTION, oldest first (InFlightRequests.clearAll
+ * iterates oldest first), and each failed batch is retried or failed.
+ * Responses still on the way are ignored when they arrive. The producer
+ * reconnects after reconnect.backoff.ms. */
+static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool timed_out)
+{
+    ks_prod_node *n = &p->nodes[broker];
+    ks_time now = ks_sim_now(&w->sim);
+    n->gen++;
+    n->ready_at_ns = ks_time_add(now, p->conf->config[KS_PCFG_RECONNECT_BACKOFF_MS].i * KS_NS_PER_MS);
+    p->connection_closes++;
+    ks_trace *tr = w->trace;
+    if (tr && ks_trace_begin(tr, now, KS_TR_PRODUCER)) {
+        ks_trace_str(tr, "producer", p->conf->id);
+        ks_trace_str(tr, "what", "disconnect");
+        ks_trace_u64(tr, "broker", broker);
+        ks_trace_u64(tr, "in_flight", n->in_flight);
+        ks_trace_str(tr, "error", timed_out ? "request timed out" : "connection closed");
+        ks_trace_end(tr);
+    }
+    bool first = true;
+    while (n->fifo_head != KS_REQ_NONE) {
+        uint32_t id = pop_in_flight(p, w, n);
+        ks_request *q = &w->reqs.reqs[id];
+        if (!q->fate_known)
+            ks_checker_request_fate(w->checker, p->index, q->correlation_id,
+                                    first && timed_out ? KS_FATE_TIMED_OUT : KS_FATE_DISCARDED,
+                                    KS_CHECK_NO_FAULT);
+        q->fate_known = true;
+        first = false;
+        for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+            ks_req_batch *rb = &w->reqs.entries[e];
+            ks_batch *b = ks_acc_batch(&p->acc, rb->batch);
+            p->acc.dq[rb->partition - p->first_partition].muted = false;
+            if (b->state == KS_BATCH_IN_FLIGHT && b->id == rb->batch_seq)
+                batch_error(p, w, rb->batch, KS_KERR_NETWORK_EXCEPTION);
+        }
+        ks_request_unref(&w->reqs, id); /* the producer's hold */
+    }
+    if (n->timeout_timer != KS_HANDLE_NONE)
+        ks_sim_cancel(&w->sim, n->timeout_timer);
+    n->timeout_timer = KS_HANDLE_NONE;
+    try_unblock(p, w);
+    wake_sender(p, w, now);
+}
+
+void ks_producer_on_request_timeout(ks_producer *p, ks_world *w, uint32_t broker)
+{
+    ks_prod_node *n = &p->nodes[broker];
+    n->timeout_timer = KS_HANDLE_NONE;
+    if (n->fifo_head == KS_REQ_NONE)
+        return;
+    ks_time deadline =
+        ks_time_add(w->reqs.reqs[n->fifo_head].sent_ns, p->set.request_timeout_ns);
+    if (deadline <= ks_sim_now(&w->sim))
+        close_connection(p, w, broker, true);
+    else
+        arm_timeout(p, w, broker);
+}
+
+/* delivery.timeout.ms: batches older than it fail with TimeoutException,
+ * queued or in flight (Sender.sendProducerData: expiredBatches and
+ * getExpiredInflightBatches). An expired batch in flight may still be
+ * written; its answer is then ignored. */
+void ks_producer_on_expiry(ks_producer *p, ks_world *w)
+{
+    ks_time now = ks_sim_now(&w->sim), next = KS_TIME_MAX;
+    p->expiry_timer = KS_HANDLE_NONE;
+    for (uint32_t bid = 0; bid < p->acc.batch_cap; bid++) {
+        ks_batch *b = ks_acc_batch(&p->acc, bid);
+        if (b->state == KS_BATCH_FREE || (b->state == KS_BATCH_IN_FLIGHT && p->acks == 0))
+            continue; /* acks=0: done the moment it is written */
+        ks_time deadline = ks_time_add(b->created_ns, p->set.delivery_timeout_ns);
+        if (deadline > now) {
+            if (deadline < next)
+                next = deadline;
+            continue;
+        }
+        if (b->state == KS_BATCH_QUEUED) {
+            ks_acc_remove(&p->acc, bid);
+        } else if (p->seq && b->has_seq && b->epoch == p->seq[b->partition].epoch) {
+            p->seq[b->partition].in_flight--;
+        }
+        if (was_sent(b))
+            mark_unresolved(p, b);
+        p->expired++;
+        finish_batch(p, w, bid, -1, "TimeoutException");
+    }
+    arm_expiry(p, w, next);
+    try_unblock(p, w);
+    wake_sender(p, w, now);
+}
+
+/* Idempotence: a batch gets its sequence when first drained; a partition
+ * whose numbering belongs to an older epoch starts again at 0 (the drain
+ * rule below lets that happen only when nothing of it is in flight). */
+static void assign_sequence(ks_producer *p, ks_batch *b)
+{
+    ks_seq_state *sq = &p->seq[b->partition];
+    if (!b->has_seq) {
+        if (sq->epoch != p->epoch) {
+            assert(sq->in_flight == 0);
+            sq->epoch = p->epoch;
+            sq->next_seq = 0;
+            sq->last_acked = -1;
+        }
+        b->has_seq = true;
+        b->epoch = p->epoch;
+        b->base_seq = sq->next_seq;
+        sq->next_seq = (int32_t)(((int64_t)sq->next_seq + b->records) % 2147483648LL);
+    }
+    if (b->epoch == sq->epoch)
+        sq->in_flight++;
+}
+
+/* Fills the request's entry for batch `bid`. */
+static void fill_entry(ks_producer *p, ks_world *w, ks_req_batch *rb, uint32_t bid)
+{
+    ks_batch *b = ks_acc_batch(&p->acc, bid);
+    rb->partition = p->first_partition + b->partition;
+    rb->batch = bid;
+    rb->records = b->records;
+    rb->bytes = b->bytes;
+    rb->raw = b->raw;
+    rb->decompress_ps = p->acc.compressed ? p->conf->compression.decompress_ps : 0;
+    rb->batch_seq = b->id;
+    rb->attempt = b->attempts + 1u;
+    rb->epoch = -1;
+    rb->base_seq = -1;
+    rb->base_offset = -1;
+    if (p->seq) {
+        assign_sequence(p, b);
+        rb->epoch = b->epoch;
+        rb->base_seq = b->base_seq;
+    }
+    (void)w;
+}
+
+/* The request leaves at `at`: faults may lose or delay it. */
+static void put_on_wire(ks_producer *p, ks_world *w, uint32_t id, ks_time *arrival,
+                        ks_time *sent, bool *lost)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    ks_time delay = 0;
+    int32_t fault = ks_faults_request(w, id, q->sent_ns, &delay);
+    *lost = fault >= 0;
+    *arrival = ks_net_transit(&w->net, q->conn, KS_NET_REQUEST, q->sent_ns, q->request_bytes,
+                              delay, *lost, sent);
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        const ks_req_batch *rb = &w->reqs.entries[e];
+        ks_checker_sent(w->checker, p->index, rb->batch_seq, rb->partition, rb->records,
+                        q->correlation_id, rb->attempt);
+        if (*lost)
+            ks_checker_not_appended(w->checker, p->index, rb->batch_seq, q->correlation_id,
+                                    "REQUEST_LOST");
+    }
+    if (*lost) {
+        ks_checker_request_fate(w->checker, p->index, q->correlation_id,
+                                KS_FATE_REQUEST_DROPPED, fault);
+        q->fate_known = true;
+    }
 }
 
 /* Sends the drained chain to `broker` as one ProduceRequest. The sender
@@ -672,9 +1128,11 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
     q->producer = p->index;
     q->broker = broker;
     q->conn = n->conn;
-    q->correlation_id = p->next_correlation_id++;
-    q->sent_ns = now;
+    q->correlation_id = ++p->next_correlation_id; /* from 1 */
     q->expects_response = p->acks != 0;
+    q->producer_id = p->seq ? p->producer_id : -1;
+    q->gen = n->gen;
+    q->pnext = KS_REQ_NONE;
     uint32_t last = KS_REQ_NONE;
     uint64_t batch_bytes = 0;
     for (uint32_t bid = chain; bid != KS_NONE; bid = ks_acc_batch(&p->acc, bid)->next) {
@@ -685,14 +1143,7 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
             return;
         }
         q = &w->reqs.reqs[id];
-        ks_req_batch *rb = &w->reqs.entries[e];
-        rb->partition = p->first_partition + b->partition;
-        rb->batch = bid;
-        rb->records = b->records;
-        rb->bytes = b->bytes;
-        rb->raw = b->raw;
-        rb->decompress_ps = p->acc.compressed ? p->conf->compression.decompress_ps : 0;
-        rb->batch_seq = b->id;
+        fill_entry(p, w, &w->reqs.entries[e], bid);
         q->records += b->records;
         batch_bytes += b->bytes;
         ks_hist_add(&p->batch_records, b->records);
@@ -700,7 +1151,7 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
         if (p->max_in_flight == 1)
             p->acc.dq[b->partition].muted = true; /* guaranteeMessageOrder */
         trace_drain(p, w, broker, q->correlation_id, b,
-                    why_sent(p, b, was_full[b->partition], now));
+                    b->attempts > 0 ? "retry" : why_sent(p, b, was_full[b->partition], now));
     }
     q->request_bytes = request_bytes(p, topic_name(w, p), q->batches, batch_bytes);
     p->requests++;
@@ -714,9 +1165,9 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
         start, ks_time_add(cost->request_ns, (ks_time)q->batches * cost->batch_ns));
     p->sender_busy_ns += p->sender_free_ns - start;
     q->sent_ns = p->sender_free_ns;
-    ks_time sent;
-    ks_time arrival = ks_net_transit(&w->net, n->conn, KS_NET_REQUEST, p->sender_free_ns,
-                                     q->request_bytes, &sent);
+    ks_time sent, arrival;
+    bool lost;
+    put_on_wire(p, w, id, &arrival, &sent, &lost);
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, now, KS_TR_SEND)) {
         ks_trace_str(tr, "producer", p->conf->id);
@@ -725,30 +1176,44 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
         ks_trace_u64(tr, "batches", q->batches);
         ks_trace_u64(tr, "records", q->records);
         ks_trace_u64(tr, "bytes", q->request_bytes);
-        ks_trace_i64(tr, "arrive_t", arrival);
+        ks_trace_i64(tr, "arrive_t", lost ? -1 : arrival);
         ks_trace_end(tr);
     }
-    ks_event ev = {.kind = KS_EV_ARRIVE,
-                   .u.request = {.conn = n->conn, .broker = broker, .request = id}};
-    ks_sim_schedule(&w->sim, arrival, &ev);
-    if (p->acks != 0) {
-        n->in_flight++;
-        return;
+    if (!lost) {
+        q->refs++; /* the broker's hold, until its response is written */
+        ks_event ev = {.kind = KS_EV_ARRIVE,
+                       .u.request = {.conn = n->conn, .broker = broker, .request = id}};
+        ks_sim_schedule(&w->sim, arrival, &ev);
     }
-    /* acks=0: the request expects no response; its batches complete once
-     * it has been written to the connection, offset unknown ([K]
-     * NetworkClient.handleCompletedSends, Sender's "acks = 0" case). */
-    ks_event done = {.kind = KS_EV_TIMER,
-                     .u.timer = {.owner = p->index, .tag = KS_TIMER_SENT, .arg = chain}};
-    ks_sim_schedule(&w->sim, sent, &done);
+    if (p->acks != 0) {
+        q->refs++; /* the producer's hold, until answered or given up */
+        if (n->fifo_tail == KS_REQ_NONE)
+            n->fifo_head = id;
+        else
+            w->reqs.reqs[n->fifo_tail].pnext = id;
+        n->fifo_tail = id;
+        n->in_flight++;
+        arm_timeout(p, w, broker);
+    } else {
+        /* acks=0: the request expects no response; its batches complete
+         * once it has been written to the connection, offset unknown ([K]
+         * NetworkClient.handleCompletedSends, Sender's "acks = 0" case). */
+        ks_event done = {.kind = KS_EV_TIMER,
+                         .u.timer = {.owner = p->index, .tag = KS_TIMER_SENT, .arg = chain}};
+        ks_sim_schedule(&w->sim, sent, &done);
+    }
+    if (q->refs == 0)
+        ks_request_release(&w->reqs, id);
 }
 
 /* acks=0: a request has been written; its records are done. */
 void ks_producer_on_sent(ks_producer *p, ks_world *w, uint32_t chain)
 {
     for (uint32_t bid = chain; bid != KS_NONE;) {
-        uint32_t next = ks_acc_batch(&p->acc, bid)->next;
-        complete_batch(p, w, bid, -1);
+        ks_batch *b = ks_acc_batch(&p->acc, bid);
+        uint32_t next = b->next;
+        p->acc.dq[b->partition].muted = false;
+        finish_batch(p, w, bid, -1, NULL);
         bid = next;
     }
     try_unblock(p, w);
@@ -799,6 +1264,65 @@ static bool node_has_batches(const ks_producer *p, const ks_prod_node *n)
     return false;
 }
 
+/* Idempotence: may the partition's head batch be drained now?
+ * ([K] RecordAccumulator.shouldStopDrainBatchesForPartition) A new batch
+ * waits while the partition's sequence is unresolved, or while batches
+ * numbered under an older epoch are still in flight; a retried batch goes
+ * only when no batch with a lower sequence is in flight. */
+static bool may_drain(void *ctx, uint32_t part, const ks_batch *head)
+{
+    ks_producer *p = ctx;
+    const ks_seq_state *sq = &p->seq[part];
+    if (!head->has_seq)
+        return !sq->unresolved && (sq->epoch == p->epoch || sq->in_flight == 0);
+    if (sq->in_flight == 0)
+        return true;
+    return false; /* a lower sequence is in flight (retries queue in order) */
+}
+
+/* KIP-360: once nothing of an unresolved partition is in flight, an
+ * idempotent producer bumps its epoch locally and numbers that
+ * partition's remaining batches from 0 again
+ * (TransactionManager.bumpIdempotentEpochAndResetIdIfNeeded). If a later
+ * batch was acknowledged past the failed one, the sequence is resolved
+ * without a bump. */
+static void maybe_bump_epoch(ks_producer *p, ks_world *w)
+{
+    bool bump = false;
+    for (uint32_t i = 0; i < p->partitions; i++) {
+        ks_seq_state *sq = &p->seq[i];
+        if (!sq->unresolved || sq->in_flight > 0)
+            continue;
+        if (sq->last_acked >= sq->unresolved_seq)
+            sq->unresolved = false;
+        else
+            bump = true;
+    }
+    if (!bump)
+        return;
+    p->epoch++;
+    p->epoch_bumps++;
+    for (uint32_t i = 0; i < p->partitions; i++) {
+        ks_seq_state *sq = &p->seq[i];
+        if (!sq->unresolved || sq->in_flight > 0)
+            continue;
+        sq->unresolved = false;
+        sq->epoch = p->epoch;
+        sq->last_acked = -1;
+        int32_t next = 0;
+        for (uint32_t bid = p->acc.dq[i].head; bid != KS_NONE; bid = ks_acc_batch(&p->acc, bid)->next) {
+            ks_batch *b = ks_acc_batch(&p->acc, bid);
+            if (!b->has_seq)
+                break;
+            b->epoch = p->epoch;
+            b->base_seq = next;
+            next += (int32_t)b->records;
+        }
+        sq->next_seq = next;
+    }
+    trace_state(p, w, "epoch_bump", NULL);
+}
+
 void ks_producer_on_sender(ks_producer *p, ks_world *w)
 {
     ks_time now = ks_sim_now(&w->sim);
@@ -807,6 +1331,10 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
         wake_sender(p, w, p->sender_free_ns);
         return;
     }
+    if (p->pid_pending)
+        return; /* InitProducerId's answer will wake it */
+    if (p->seq)
+        maybe_bump_epoch(p, w);
     ks_ready r = {p->node_ready, KS_TIME_MAX, p->queue, p->queue_ids, 0};
     ks_acc_ready(&p->acc, p->leader, now, p->blocked, &r);
     update_load_stats(p, &r);
@@ -819,11 +1347,12 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
         bool slot = p->acks == 0 || n->in_flight < p->max_in_flight;
         /* NetworkClient sends on a connection only when the previous
          * request has been fully written (InFlightRequests.canSendMore). */
-        bool can = slot && lane->wire_free_ns <= now;
+        bool can = slot && lane->wire_free_ns <= now && n->ready_at_ns <= now;
         n->ready_ns = now;
         if (!can) {
-            if (slot && lane->wire_free_ns < next)
-                next = lane->wire_free_ns;
+            ks_time when = lane->wire_free_ns > n->ready_at_ns ? lane->wire_free_ns : n->ready_at_ns;
+            if (slot && when < next)
+                next = when;
             continue; /* else a response will wake the sender */
         }
         n->drain_ns = now;
@@ -832,7 +1361,7 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
         uint32_t count;
         uint64_t bytes;
         uint32_t chain = ks_acc_drain(&p->acc, b, n->parts, n->nparts, p->max_request_size,
-                                      now, &count, &bytes);
+                                      now, p->seq ? may_drain : NULL, p, &count, &bytes);
         if (count > 0)
             send_request(p, w, b, chain, was_full);
         /* More batches may be waiting: look again once this request is
@@ -850,28 +1379,92 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
         wake_sender(p, w, next);
 }
 
+/* Responses on a connection are handled in request order, as
+ * NetworkClient does: one that arrives while an older request is still
+ * unanswered waits behind it. */
+static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
+{
+    ks_prod_node *n = &p->nodes[broker];
+    ks_time now = ks_sim_now(&w->sim);
+    while (n->fifo_head != KS_REQ_NONE && w->reqs.reqs[n->fifo_head].arrived) {
+        uint32_t id = pop_in_flight(p, w, n);
+        ks_request *q = &w->reqs.reqs[id];
+        p->responses++;
+        ks_trace *tr = w->trace;
+        if (tr && ks_trace_begin(tr, now, KS_TR_RESPONSE)) {
+            ks_trace_str(tr, "producer", p->conf->id);
+            ks_trace_u64(tr, "broker", q->broker);
+            ks_trace_u64(tr, "request", q->correlation_id);
+            ks_kerr err = KS_KERR_NONE;
+            for (uint32_t e = q->first; e != KS_REQ_NONE && err == KS_KERR_NONE;
+                 e = w->reqs.entries[e].next)
+                err = w->reqs.entries[e].error;
+            ks_trace_str(tr, "error", ks_kerr_name(err));
+            ks_trace_i64(tr, "rtt_ns", now - q->sent_ns);
+            ks_trace_end(tr);
+        }
+        handle_response(p, w, q);
+        ks_request_unref(&w->reqs, id); /* the producer's hold */
+    }
+    if (n->fifo_head == KS_REQ_NONE && n->timeout_timer != KS_HANDLE_NONE) {
+        ks_sim_cancel(&w->sim, n->timeout_timer); /* nothing left to time out */
+        n->timeout_timer = KS_HANDLE_NONE;
+    }
+    arm_timeout(p, w, broker);
+}
+
 void ks_producer_on_response(ks_producer *p, ks_world *w, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
-    ks_time now = ks_sim_now(&w->sim);
-    ks_prod_node *n = &p->nodes[q->broker];
-    assert(n->in_flight > 0);
-    n->in_flight--;
-    p->responses++;
-    ks_trace *tr = w->trace;
-    if (tr && ks_trace_begin(tr, now, KS_TR_RESPONSE)) {
-        ks_trace_str(tr, "producer", p->conf->id);
-        ks_trace_u64(tr, "broker", q->broker);
-        ks_trace_u64(tr, "request", q->correlation_id);
-        ks_trace_str(tr, "error", "NONE");
-        ks_trace_i64(tr, "rtt_ns", now - q->sent_ns);
-        ks_trace_end(tr);
-    }
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        const ks_req_batch *rb = &w->reqs.entries[e];
-        complete_batch(p, w, rb->batch, rb->base_offset);
-    }
-    ks_request_release(&w->reqs, id);
+    uint32_t broker = q->broker;
+    if (q->gen == p->nodes[broker].gen) {
+        q->arrived = true;
+        handle_arrived(p, w, broker);
+    } /* else its connection was closed meanwhile: nobody reads it */
+    ks_request_unref(&w->reqs, id); /* the response event's hold */
     try_unblock(p, w);
-    wake_sender(p, w, now);
+    wake_sender(p, w, ks_sim_now(&w->sim));
+}
+
+void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_time at)
+{
+    if (ev->kind == KS_EV_SENDER) {
+        p->wake = h;
+        p->wake_ns = at;
+        return;
+    }
+    if (ev->kind != KS_EV_TIMER)
+        return;
+    switch (ev->u.timer.tag) {
+    case KS_TIMER_BLOCK:
+        p->block_timer = h;
+        break;
+    case KS_TIMER_APP:
+        p->app_timer = h;
+        break;
+    case KS_TIMER_METADATA:
+        p->metadata_timer = h;
+        break;
+    case KS_TIMER_REQUEST_TIMEOUT:
+        p->nodes[ev->u.timer.arg].timeout_timer = h;
+        break;
+    case KS_TIMER_EXPIRY:
+        p->expiry_timer = h;
+        p->expiry_ns = at;
+        break;
+    default:
+        break;
+    }
+}
+
+void ks_producer_finish(ks_producer *p, ks_world *w)
+{
+    uint64_t untold = p->blocked ? 1u : 0u;
+    for (uint32_t bid = 0; bid < p->acc.batch_cap; bid++) {
+        const ks_batch *b = ks_acc_batch(&p->acc, bid);
+        if (b->state != KS_BATCH_FREE && !was_sent(b))
+            untold += b->records;
+    }
+    if (untold > 0)
+        ks_checker_untold(w->checker, p->index, untold);
 }

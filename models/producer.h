@@ -27,6 +27,7 @@
 
 #include "models/accumulator.h"
 #include "models/partitioner.h"
+#include "models/producer_config.h"
 #include "sim/histogram.h"
 #include "sim/rng.h"
 #include "sim/scenario.h"
@@ -35,6 +36,12 @@
 #include <stdint.h>
 
 struct ks_world;
+
+/* The summary lists where the first records went and what the
+ * application was told about them. */
+#define KS_FIRST_RECORDS 64u
+#define KS_OFFSET_FAILED (-2)
+#define KS_OFFSET_UNTOLD (-3)
 
 /* One send() call in progress. */
 typedef struct ks_send_rec {
@@ -51,15 +58,43 @@ typedef struct ks_send_rec {
 typedef struct ks_prod_node {
     uint32_t conn;          /* connection id */
     uint32_t in_flight;     /* requests without a response */
+    uint32_t fifo_head, fifo_tail; /* those requests, oldest first (ks_request.pnext) */
+    uint32_t gen;           /* connection generation: +1 when it closes */
+    ks_time ready_at_ns;    /* reconnecting until then */
+    ks_handle timeout_timer;/* request.timeout.ms of the oldest request */
     uint32_t *parts;        /* partitions of the topic it leads, ascending */
     uint32_t nparts;
     ks_time ready_ns;       /* last time it had data ready (KIP-794 stats) */
     ks_time drain_ns;       /* last time it could be drained */
 } ks_prod_node;
 
+/* Idempotence, per partition ([K] TransactionManager's
+ * TopicPartitionBookkeeper). */
+typedef struct ks_seq_state {
+    int32_t next_seq;       /* the next batch's base sequence */
+    int32_t last_acked;     /* last sequence acknowledged, -1 */
+    int16_t epoch;          /* the epoch this numbering belongs to */
+    uint32_t in_flight;     /* batches with a sequence, sent, not done */
+    bool unresolved;        /* a batch that had been sent failed */
+    int32_t unresolved_seq; /* ... its last sequence */
+} ks_seq_state;
+
 typedef struct ks_producer {
     uint32_t index;
     const ks_producer_conf *conf;
+    ks_producer_settings set; /* what KafkaProducer's constructor made of the configs */
+    char config_error[512];   /* the exception the constructor threw, or "" */
+    ks_rng retry_rng;         /* backoff jitter (3.7+) */
+    int64_t producer_id;      /* idempotence: -1 until InitProducerId answers */
+    int16_t epoch;
+    bool pid_pending;
+    ks_seq_state *seq;        /* per partition, idempotent producers only */
+    bool fatal;               /* unrecoverable error: every send fails */
+    const char *fatal_error;
+    uint64_t *scratch_ids;    /* record ids of one batch, for the checker */
+    uint32_t scratch_cap;
+    ks_handle expiry_timer;   /* delivery.timeout.ms check (a daemon) */
+    ks_time expiry_ns;
     char *client_id;
     ks_rng workload_rng;
     ks_rng partitioner_rng;
@@ -112,9 +147,14 @@ typedef struct ks_producer {
     uint64_t next_correlation_id;
 
     /* results */
-    uint32_t first_partitions[64]; /* where the first records went */
+    uint32_t first_partitions[KS_FIRST_RECORDS]; /* where the first records went */
+    uint64_t first_ids[KS_FIRST_RECORDS];        /* ... their record ids */
+    int64_t first_offsets[KS_FIRST_RECORDS];     /* ... the offsets the application was
+                                                    told (-1 unknown, KS_OFFSET_FAILED,
+                                                    KS_OFFSET_UNTOLD) */
     uint32_t first_count;
     uint64_t produced, acked, failed;
+    uint64_t retries, expired, connection_closes, epoch_bumps;
     uint64_t requests, responses, batches;
     uint64_t record_bytes;    /* key + value bytes handed to send() */
     uint64_t blocked_count;
@@ -139,6 +179,14 @@ void ks_producer_on_app_free(ks_producer *p, struct ks_world *w);
 void ks_producer_on_metadata(ks_producer *p, struct ks_world *w);
 void ks_producer_on_sent(ks_producer *p, struct ks_world *w, uint32_t chain);
 void ks_producer_on_response(ks_producer *p, struct ks_world *w, uint32_t req);
+void ks_producer_on_request_timeout(ks_producer *p, struct ks_world *w, uint32_t broker);
+void ks_producer_on_expiry(ks_producer *p, struct ks_world *w);
+void ks_producer_on_pid(ks_producer *p, struct ks_world *w);
+/* A paused producer's event moved to `at` under a new handle: keep the
+ * handle the producer cancels it by. */
+void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_time at);
+/* At the end: tells the checker about records never sent. */
+void ks_producer_finish(ks_producer *p, struct ks_world *w);
 
 /* The keyless partitioner a producer uses: the scenario's choice, or the
  * built-in one of its Kafka version (round_robin before 2.4, sticky
@@ -150,5 +198,8 @@ ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka
 #define KS_TIMER_APP 2u   /* the application thread is free again */
 #define KS_TIMER_METADATA 3u /* metadata.max.age.ms passed */
 #define KS_TIMER_SENT 4u  /* acks=0: a request was written (arg: its batches) */
+#define KS_TIMER_REQUEST_TIMEOUT 5u /* request.timeout.ms (arg: broker) */
+#define KS_TIMER_EXPIRY 6u /* delivery.timeout.ms check */
+#define KS_TIMER_PID 7u   /* InitProducerId answered */
 
 #endif

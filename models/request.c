@@ -90,3 +90,11 @@ void ks_request_release(ks_request_pool *p, uint32_t id)
     p->free_head = id;
     p->live--;
 }
+
+void ks_request_unref(ks_request_pool *p, uint32_t id)
+{
+    ks_request *q = &p->reqs[id];
+    assert(q->refs > 0);
+    if (--q->refs == 0)
+        ks_request_release(p, id);
+}

@@ -9,6 +9,7 @@
 #ifndef KS_REQUEST_H
 #define KS_REQUEST_H
 
+#include "sim/kafka_errors.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>
@@ -25,8 +26,13 @@ typedef struct ks_req_batch {
     uint32_t bytes;         /* the record batch as stored in the log */
     uint64_t raw;           /* its records uncompressed */
     int64_t decompress_ps;  /* per raw byte, for the broker to validate it */
-    uint64_t batch_seq;     /* the batch's number, for traces */
+    uint64_t batch_seq;     /* the batch's id (ks_batch.id): checks that
+                               the batch is still the one sent */
+    uint32_t attempt;       /* 1 for the first send */
+    int16_t epoch;          /* idempotence: producer epoch, or -1 */
+    int32_t base_seq;       /* idempotence: base sequence, or -1 */
     int64_t base_offset;    /* -1 until appended */
+    ks_kerr error;          /* the leader's answer for this batch */
     uint32_t next;          /* next entry of the request, or free list */
 } ks_req_batch;
 
@@ -42,6 +48,12 @@ typedef struct ks_request {
     ks_time sent_ns;        /* the request left the producer */
     bool expects_response;  /* false with acks=0 */
     uint32_t next;          /* broker queue link, or pool free list */
+    uint32_t pnext;         /* the producer's in-flight list */
+    int64_t producer_id;    /* idempotence: or -1 */
+    uint32_t gen;           /* the producer's connection generation at send */
+    uint32_t refs;          /* holders: producer, broker path, response event */
+    bool arrived;           /* its response reached the producer */
+    bool fate_known;        /* the checker was told what became of it */
 } ks_request;
 
 typedef struct ks_request_pool {
@@ -63,5 +75,7 @@ uint32_t ks_request_alloc(ks_request_pool *p);
 uint32_t ks_request_add_batch(ks_request_pool *p, uint32_t id, uint32_t *last);
 /* Releases a request and its entries. */
 void ks_request_release(ks_request_pool *p, uint32_t id);
+/* Drops one holder; releases the request when none is left. */
+void ks_request_unref(ks_request_pool *p, uint32_t id);
 
 #endif

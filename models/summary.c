@@ -44,7 +44,27 @@ static json_t *producers_json(const ks_world *w, ks_hist *all)
                                               ? json_integer(-1)
                                               : json_integer(p->first_partitions[k]));
         json_object_set_new(j, "first_partitions", firsts);
+        /* offsets told: a number, -1 unknown (acks=0), "failed", null (never told) */
+        json_t *offs = json_array();
+        for (uint32_t k = 0; k < p->first_count; k++) {
+            int64_t off = p->first_offsets[k];
+            json_array_append_new(offs, off == KS_OFFSET_FAILED  ? json_string("failed")
+                                        : off == KS_OFFSET_UNTOLD ? json_null()
+                                                                  : json_integer(off));
+        }
+        json_object_set_new(j, "first_offsets", offs);
+        if (p->config_error[0])
+            json_object_set_new(j, "error", json_string(p->config_error));
+        json_object_set_new(j, "idempotent", json_boolean(p->set.idempotent));
+        if (p->producer_id >= 0) {
+            json_object_set_new(j, "producer_id", json_integer(p->producer_id));
+            json_object_set_new(j, "epoch", json_integer(p->epoch));
+        }
         json_object_set_new(j, "requests", json_integer((json_int_t)p->requests));
+        json_object_set_new(j, "retries", json_integer((json_int_t)p->retries));
+        json_object_set_new(j, "expired", json_integer((json_int_t)p->expired));
+        json_object_set_new(j, "disconnects", json_integer((json_int_t)p->connection_closes));
+        json_object_set_new(j, "epoch_bumps", json_integer((json_int_t)p->epoch_bumps));
         json_object_set_new(j, "responses", json_integer((json_int_t)p->responses));
         json_object_set_new(j, "batches", json_integer((json_int_t)p->batches));
         json_object_set_new(j, "partition_switches", json_integer(p->part.switches));
@@ -182,5 +202,14 @@ json_t *ks_world_summary(const ks_world *w)
     json_object_set_new(o, "brokers", brokers_json(w));
     json_object_set_new(o, "partitions", partitions_json(w));
     json_object_set_new(o, "network", network_json(w));
+    json_object_set_new(o, "delivery", w->delivery ? json_deep_copy(w->delivery) : json_null());
+    json_t *faults = json_array();
+    for (uint32_t i = 0; i < w->faults.n; i++) {
+        json_t *j = json_object();
+        json_object_set_new(j, "type", json_string(ks_fault_type_name(w->faults.conf[i].type)));
+        json_object_set_new(j, "hits", json_integer(w->faults.hits[i]));
+        json_array_append_new(faults, j);
+    }
+    json_object_set_new(o, "faults", faults);
     return o;
 }

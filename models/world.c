@@ -49,6 +49,30 @@ bool ks_world_stream(ks_world *w, ks_rng *r, const char *name)
     return true;
 }
 
+/* The delivery checker, with the names it reports by. */
+static bool build_checker(ks_world *w)
+{
+    w->producer_names = calloc(w->producer_count, sizeof *w->producer_names);
+    w->partition_names = calloc(w->partition_count, sizeof *w->partition_names);
+    if (!w->producer_names || !w->partition_names)
+        return false;
+    for (uint32_t i = 0; i < w->producer_count; i++)
+        w->producer_names[i] = w->sc->producers[i].id;
+    for (uint32_t i = 0; i < w->partition_count; i++) {
+        const ks_partition *p = &w->partitions[i];
+        const char *topic = w->sc->topics[p->topic].name;
+        size_t n = strlen(topic) + 16;
+        char *name = malloc(n);
+        if (!name)
+            return false;
+        snprintf(name, n, "%s-%u", topic, p->index);
+        w->partition_names[i] = name;
+    }
+    w->checker = ks_checker_create(w->producer_count, (const char *const *)w->producer_names,
+                                   w->partition_count, (const char *const *)w->partition_names);
+    return w->checker != NULL;
+}
+
 static bool build(ks_world *w, const ks_scenario *sc)
 {
     w->broker_count = sc->broker_count;
@@ -93,6 +117,14 @@ static bool build(ks_world *w, const ks_scenario *sc)
                 w->partitions[k].leader = w->next_leader++ % sc->broker_count;
         }
     }
+    /* Idempotent-producer state at each leader; brokers before 2.5
+     * answered UNKNOWN_PRODUCER_ID to an unknown producer id. */
+    for (uint32_t i = 0; i < parts; i++)
+        ks_ps_init(&w->partitions[i].ps, sc->producer_state_batches,
+                   sc->kafka_version < KS_KV(2, 5, 0));
+    w->next_producer_id = sc->first_producer_id;
+    if (!ks_faults_init(&w->faults, w))
+        return false;
     w->producer_count = sc->producer_count;
     w->producers = calloc(sc->producer_count, sizeof *w->producers);
     if (!w->producers)
@@ -100,7 +132,7 @@ static bool build(ks_world *w, const ks_scenario *sc)
     for (uint32_t i = 0; i < sc->producer_count; i++)
         if (!ks_producer_init(&w->producers[i], w, i))
             return false;
-    return true;
+    return build_checker(w);
 }
 
 ks_world *ks_world_create(const ks_scenario *sc, ks_trace *tr, ks_diag *diag)
@@ -135,6 +167,15 @@ void ks_world_free(ks_world *w)
     for (uint32_t i = 0; w->producers && i < w->producer_count; i++)
         ks_producer_free(&w->producers[i]);
     free(w->producers);
+    ks_checker_free(w->checker);
+    json_decref(w->delivery);
+    for (uint32_t i = 0; w->partition_names && i < w->partition_count; i++)
+        free(w->partition_names[i]);
+    free(w->partition_names);
+    free(w->producer_names);
+    for (uint32_t i = 0; w->partitions && i < w->partition_count; i++)
+        ks_ps_free(&w->partitions[i].ps);
+    ks_faults_free(&w->faults);
     free(w->brokers);
     free(w->broker_conns);
     free(w->partitions);
@@ -266,18 +307,87 @@ static void admin(ks_world *w, uint32_t i)
             ks_producer_on_metadata(&w->producers[j], w);
 }
 
+static void on_timer(ks_world *w, const ks_ev_timer *t)
+{
+    ks_producer *p = &w->producers[t->owner];
+    switch (t->tag) {
+    case KS_TIMER_BLOCK:
+        ks_producer_on_block_timeout(p, w);
+        break;
+    case KS_TIMER_APP:
+        ks_producer_on_app_free(p, w);
+        break;
+    case KS_TIMER_METADATA:
+        ks_producer_on_metadata(p, w);
+        break;
+    case KS_TIMER_SENT:
+        ks_producer_on_sent(p, w, (uint32_t)t->arg);
+        break;
+    case KS_TIMER_REQUEST_TIMEOUT:
+        ks_producer_on_request_timeout(p, w, (uint32_t)t->arg);
+        break;
+    case KS_TIMER_EXPIRY:
+        ks_producer_on_expiry(p, w);
+        break;
+    case KS_TIMER_PID:
+        ks_producer_on_pid(p, w);
+        break;
+    default:
+        break;
+    }
+}
+
+/* A paused broker or producer (fault pause.*) does nothing until the pause
+ * ends: its events move to that time, in their order. Returns true when
+ * the event was moved. */
+static bool defer_if_paused(ks_world *w, const ks_event *ev)
+{
+    if (w->faults.n == 0)
+        return false;
+    ks_time now = ks_sim_now(&w->sim), until = 0;
+    int32_t producer = -1;
+    switch (ev->kind) {
+    case KS_EV_ARRIVE:
+    case KS_EV_APPEND:
+    case KS_EV_RESPONDED:
+        until = ks_faults_broker_paused(w, ev->u.request.broker, now);
+        break;
+    case KS_EV_RESPONSE:
+        producer = (int32_t)w->reqs.reqs[ev->u.request.request].producer;
+        break;
+    case KS_EV_PRODUCE:
+    case KS_EV_SENDER:
+        producer = (int32_t)ev->u.producer.producer;
+        break;
+    case KS_EV_TIMER:
+        producer = (int32_t)ev->u.timer.owner;
+        break;
+    case KS_EV_ADMIN:
+    case KS_EV_METRICS:
+    case KS_EV_FAULT:
+    case KS_EV__COUNT:
+        break;
+    }
+    if (producer >= 0)
+        until = ks_faults_producer_paused(w, (uint32_t)producer, now);
+    if (until <= now)
+        return false;
+    bool daemon = ev->kind == KS_EV_TIMER && (ev->u.timer.tag == KS_TIMER_METADATA ||
+                                             ev->u.timer.tag == KS_TIMER_EXPIRY);
+    ks_handle h = daemon ? ks_sim_schedule_daemon(&w->sim, until, ev)
+                         : ks_sim_schedule(&w->sim, until, ev);
+    if (producer >= 0)
+        ks_producer_rehandle(&w->producers[producer], ev, h, until);
+    return true;
+}
+
 static void dispatch(ks_world *w, const ks_event *ev)
 {
+    if (defer_if_paused(w, ev))
+        return;
     switch (ev->kind) {
     case KS_EV_TIMER:
-        if (ev->u.timer.tag == KS_TIMER_BLOCK)
-            ks_producer_on_block_timeout(&w->producers[ev->u.timer.owner], w);
-        else if (ev->u.timer.tag == KS_TIMER_APP)
-            ks_producer_on_app_free(&w->producers[ev->u.timer.owner], w);
-        else if (ev->u.timer.tag == KS_TIMER_METADATA)
-            ks_producer_on_metadata(&w->producers[ev->u.timer.owner], w);
-        else if (ev->u.timer.tag == KS_TIMER_SENT)
-            ks_producer_on_sent(&w->producers[ev->u.timer.owner], w, (uint32_t)ev->u.timer.arg);
+        on_timer(w, &ev->u.timer);
         break;
     case KS_EV_PRODUCE:
         ks_producer_on_produce(&w->producers[ev->u.producer.producer], w);
@@ -298,13 +408,17 @@ static void dispatch(ks_world *w, const ks_event *ev)
         admin(w, ev->u.admin.op);
         break;
     case KS_EV_RESPONDED:
-        ks_broker_on_responded(w, ev->u.request.broker, ev->u.request.conn);
+        ks_broker_on_responded(w, ev->u.request.broker, ev->u.request.conn,
+                               (uint32_t)ev->u.request.request);
         break;
     case KS_EV_RESPONSE: {
         uint32_t id = (uint32_t)ev->u.request.request;
         ks_producer_on_response(&w->producers[w->reqs.reqs[id].producer], w, id);
         break;
     }
+    case KS_EV_FAULT:
+        ks_faults_on_window(w, ev->u.timer.owner, ev->u.timer.tag != 0);
+        break;
     case KS_EV__COUNT:
         break;
     }
@@ -319,6 +433,7 @@ void ks_world_run(ks_world *w)
         ks_event ev = {.kind = KS_EV_ADMIN, .u.admin = {.op = i}};
         ks_sim_schedule_daemon(&w->sim, w->sc->admin[i].at_ns, &ev);
     }
+    ks_faults_start(w);
     for (uint32_t i = 0; i < w->producer_count; i++)
         ks_producer_start(&w->producers[i], w);
     ks_event ev;
@@ -329,5 +444,8 @@ void ks_world_run(ks_world *w)
         dispatch(w, &ev);
     }
     ks_metrics_finish(w);
+    for (uint32_t i = 0; i < w->producer_count; i++)
+        ks_producer_finish(&w->producers[i], w);
+    w->delivery = ks_checker_finish(w->checker);
     trace_end(w);
 }

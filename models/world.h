@@ -11,10 +11,12 @@
 #define KS_WORLD_H
 
 #include "models/broker.h"
+#include "models/faults.h"
 #include "models/metrics.h"
 #include "models/network.h"
 #include "models/producer.h"
 #include "models/request.h"
+#include "sim/checker.h"
 #include "sim/diag.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
@@ -40,6 +42,12 @@ typedef struct ks_world {
     ks_producer *producers;
 
     ks_metrics metrics;
+    ks_faults faults;
+    ks_checker *checker;
+    json_t *delivery;             /* the checker's verdicts, after the run */
+    char **partition_names;       /* "events-0", for the checker */
+    const char **producer_names;
+    int64_t next_producer_id;     /* the cluster's next PID */
     uint64_t next_record_id;
     uint32_t next_leader;         /* round-robin of partition leaders */
     bool out_of_memory;

@@ -83,7 +83,8 @@ typedef struct ks_cfg_value {
     X(PARTITIONER_AVAILABILITY_TIMEOUT_MS, "partitioner.availability.timeout.ms") \
     X(PARTITIONER_IGNORE_KEYS, "partitioner.ignore.keys")        \
     X(CLIENT_ID, "client.id")                                    \
-    X(METADATA_MAX_AGE_MS, "metadata.max.age.ms")
+    X(METADATA_MAX_AGE_MS, "metadata.max.age.ms")                \
+    X(RECONNECT_BACKOFF_MS, "reconnect.backoff.ms")
 
 typedef enum ks_pcfg {
 #define X(e, name) KS_PCFG_##e,

@@ -75,6 +75,7 @@ static const char *const ksim_dotted_keys[] = {
     "min.ms", "max.ms", "mean.ms", "median.ms", "replication.factor", "rate.per.sec",
     "start.ms", "value.bytes", "record.us", "at.ms", "create.partitions", "bucket.ms",
     "compress.ns.per.byte", "decompress.ns.per.byte", "burst.records", "burst.interval.ms",
+    "after.ms", "delay.ms", "from.ms", "to.ms", "producer.state.batches", "first.producer.id",
     NULL};
 
 /* Builds the NULL-terminated list of every dotted key (caller frees the
@@ -697,8 +698,11 @@ static void load_broker_overrides(loader *L, json_t *arr, ks_scenario *sc)
 
 static void load_brokers(loader *L, json_t *root, ks_scenario *sc)
 {
-    static const char *const keys[] = {"count", "config", "cost", "overrides", NULL};
+    static const char *const keys[] = {"count", "config", "cost", "overrides",
+                                       "producer.state.batches", "first.producer.id", NULL};
     sc->broker_count = 1;
+    sc->producer_state_batches = 5;
+    sc->first_producer_id = 0;
     sc->broker_cost.request_ns = 20 * KS_NS_PER_US;
     sc->broker_cost.batch_ns = 10 * KS_NS_PER_US;
     sc->broker_cost.byte_ps = 1000;
@@ -709,6 +713,8 @@ static void load_brokers(loader *L, json_t *root, ks_scenario *sc)
     if (obj) {
         check_keys(L, obj, keys, NULL);
         get_u32(L, obj, "count", 1, 1024, &sc->broker_count);
+        get_u32(L, obj, "producer.state.batches", 1, 64, &sc->producer_state_batches);
+        get_int(L, obj, "first.producer.id", 0, INT64_MAX / 2, &sc->first_producer_id);
         get_object(L, obj, "config", &cfg);
         get_object(L, obj, "cost", &cost);
     }
@@ -1341,6 +1347,279 @@ static void load_admin(loader *L, json_t *root, ks_scenario *sc)
     ks_jpath_restore(&L->path, mark);
 }
 
+/* ---- faults ------------------------------------------------------------ */
+
+static const char *const fault_type_names[] = {
+#define X(e, name) name,
+    KS_FAULT_TYPES(X)
+#undef X
+    NULL};
+
+const char *ks_fault_type_name(ks_fault_type t)
+{
+    assert((unsigned)t < (unsigned)KS_FAULT__COUNT);
+    return fault_type_names[t];
+}
+
+/* The keys each fault type takes, besides "type" and "note". */
+static const char *const *fault_keys(ks_fault_type t)
+{
+    static const char *const targeted[] = {"type", "note", "producer", "broker", "partition",
+                                           "request", "after.ms", "count", NULL};
+    static const char *const delayed[] = {"type", "note", "producer", "broker", "partition",
+                                          "request", "after.ms", "count", "delay.ms", NULL};
+    static const char *const failing[] = {"type", "note", "producer", "broker", "partition",
+                                          "request", "after.ms", "count", "error", NULL};
+    static const char *const loss[] = {"type", "note", "producer", "broker", "probability",
+                                       "from.ms", "to.ms", NULL};
+    static const char *const link[] = {"type", "note", "producer", "broker", "from.ms",
+                                       "to.ms", NULL};
+    static const char *const pause_b[] = {"type", "note", "broker", "from.ms", "to.ms", NULL};
+    static const char *const pause_p[] = {"type", "note", "producer", "from.ms", "to.ms", NULL};
+    switch (t) {
+    case KS_FAULT_DROP_REQUEST:
+    case KS_FAULT_DROP_RESPONSE:
+        return targeted;
+    case KS_FAULT_DELAY_REQUEST:
+    case KS_FAULT_DELAY_RESPONSE:
+        return delayed;
+    case KS_FAULT_APPEND_ERROR:
+        return failing;
+    case KS_FAULT_REQUEST_LOSS:
+    case KS_FAULT_RESPONSE_LOSS:
+        return loss;
+    case KS_FAULT_LINK_DOWN:
+        return link;
+    case KS_FAULT_PAUSE_BROKER:
+        return pause_b;
+    case KS_FAULT_PAUSE_PRODUCER:
+        return pause_p;
+    case KS_FAULT__COUNT:
+        break;
+    }
+    return targeted;
+}
+
+static void fault_producer(loader *L, json_t *o, const ks_scenario *sc, ks_fault_conf *f)
+{
+    const char *id;
+    if (!get_string(L, o, "producer", false, &id))
+        return;
+    size_t m = ks_jpath_key(&L->path, "producer");
+    const char *ids[256];
+    size_t n = 0;
+    for (uint32_t i = 0; i < sc->producer_count; i++) {
+        if (sc->producers[i].id && strcmp(sc->producers[i].id, id) == 0)
+            f->producer = (int32_t)i;
+        if (n < 256 && sc->producers[i].id)
+            ids[n++] = sc->producers[i].id;
+    }
+    if (f->producer < 0) {
+        const char *sug = ks_suggest(id, ids, n);
+        if (sug)
+            err(L, "no producer \"%s\" (did you mean \"%s\"?)", id, sug);
+        else
+            err(L, "no producer \"%s\"", id);
+    }
+    ks_jpath_restore(&L->path, m);
+}
+
+/* "partition": "events-0": a topic name, a dash, a partition number. */
+static void fault_partition(loader *L, json_t *o, const ks_scenario *sc, ks_fault_conf *f)
+{
+    const char *text;
+    if (!get_string(L, o, "partition", false, &text))
+        return;
+    size_t m = ks_jpath_key(&L->path, "partition");
+    const char *dash = strrchr(text, '-');
+    char *end = NULL;
+    long num = dash && dash[1] ? strtol(dash + 1, &end, 10) : -1;
+    if (!dash || dash == text || !end || *end || num < 0) {
+        err(L, "expected \"TOPIC-N\" such as \"events-0\", got \"%s\"", text);
+        ks_jpath_restore(&L->path, m);
+        return;
+    }
+    size_t len = (size_t)(dash - text);
+    for (uint32_t t = 0; t < sc->topic_count; t++) {
+        const ks_topic_conf *tc = &sc->topics[t];
+        if (!tc->name || strlen(tc->name) != len || strncmp(tc->name, text, len) != 0)
+            continue;
+        if ((uint64_t)num >= tc->max_partitions)
+            err(L, "topic \"%s\" has %u partitions; there is no partition %ld", tc->name,
+                tc->max_partitions, num);
+        f->topic = (int32_t)t;
+        f->partition = (int32_t)num;
+    }
+    if (f->topic < 0)
+        err(L, "no topic \"%.*s\" in topics", (int)len, text);
+    ks_jpath_restore(&L->path, m);
+}
+
+static void fault_window(loader *L, json_t *o, ks_fault_conf *f, bool required)
+{
+    get_ms(L, o, "from.ms", false, &f->from_ns);
+    get_ms(L, o, "to.ms", false, &f->to_ns);
+    if (required && (!member(o, "from.ms") || !member(o, "to.ms"))) {
+        err(L, "missing: a window needs \"from.ms\" and \"to.ms\"");
+    } else if (f->to_ns <= f->from_ns) {
+        size_t m = ks_jpath_key(&L->path, "to.ms");
+        err(L, "the window ends before it begins (to.ms must be greater than from.ms)");
+        ks_jpath_restore(&L->path, m);
+    }
+}
+
+static void fault_error(loader *L, json_t *o, ks_fault_conf *f)
+{
+    const char *name;
+    if (!member(o, "error")) {
+        err(L, "missing: \"error\", the Kafka error the leader answers with");
+        return;
+    }
+    if (!get_string(L, o, "error", false, &name))
+        return;
+    size_t m = ks_jpath_key(&L->path, "error");
+    const char *names[KS_KERR__COUNT];
+    size_t n = 0;
+    for (int i = 0; i < KS_KERR__COUNT; i++)
+        if (ks_kerr_injectable((ks_kerr)i))
+            names[n++] = ks_kerr_name((ks_kerr)i);
+    ks_kerr e;
+    if (ks_kerr_find(name, &e) && ks_kerr_injectable(e)) {
+        f->error = e;
+    } else {
+        char list[1024];
+        size_t k = 0;
+        list[0] = '\0';
+        for (size_t i = 0; i < n && k < sizeof list; i++)
+            k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", names[i]);
+        const char *sug = ks_suggest(name, names, n);
+        if (sug)
+            err(L, "\"%s\" is not an error ksim injects (did you mean \"%s\"?); one of %s",
+                name, sug, list);
+        else
+            err(L, "\"%s\" is not an error ksim injects; one of %s", name, list);
+    }
+    ks_jpath_restore(&L->path, m);
+}
+
+static void load_fault(loader *L, json_t *o, ks_scenario *sc, ks_fault_conf *f)
+{
+    const char *type = NULL;
+    if (!member(o, "type")) {
+        err(L, "missing: \"type\", one of drop.request, drop.response, delay.request, "
+               "delay.response, append.error, request.loss, response.loss, link.down, "
+               "pause.broker, pause.producer");
+        return;
+    }
+    if (!get_string(L, o, "type", false, &type))
+        return;
+    int t = -1;
+    for (int i = 0; i < KS_FAULT__COUNT; i++)
+        if (strcmp(type, fault_type_names[i]) == 0)
+            t = i;
+    if (t < 0) {
+        size_t m = ks_jpath_key(&L->path, "type");
+        const char *sug = ks_suggest(type, fault_type_names, KS_FAULT__COUNT);
+        if (sug)
+            err(L, "unknown fault type \"%s\" (did you mean \"%s\"?)", type, sug);
+        else
+            err(L, "unknown fault type \"%s\"", type);
+        ks_jpath_restore(&L->path, m);
+        return;
+    }
+    f->type = (ks_fault_type)t;
+    check_keys(L, o, fault_keys(f->type), NULL);
+    const char *note;
+    if (get_string(L, o, "note", false, &note))
+        f->note = ks_strdup(note);
+    fault_producer(L, o, sc, f);
+    if (member(o, "broker")) {
+        uint32_t b;
+        if (get_u32(L, o, "broker", 0, sc->broker_count - 1, &b))
+            f->broker = (int32_t)b;
+    }
+    fault_partition(L, o, sc, f);
+    int64_t req;
+    if (get_int(L, o, "request", 1, INT64_MAX, &req))
+        f->request = req;
+    if (f->request >= 0 && f->producer < 0 && sc->producer_count > 1 && !member(o, "producer"))
+        err(L, "\"request\" numbers are per producer: with %u producers, say which "
+               "(\"producer\")",
+            sc->producer_count);
+    get_ms(L, o, "after.ms", false, &f->after_ns);
+    get_u32(L, o, "count", 1, UINT32_MAX, &f->count);
+    switch (f->type) {
+    case KS_FAULT_DELAY_REQUEST:
+    case KS_FAULT_DELAY_RESPONSE:
+        if (!member(o, "delay.ms"))
+            err(L, "missing: \"delay.ms\", how long the message is held up");
+        get_ms(L, o, "delay.ms", false, &f->delay_ns);
+        break;
+    case KS_FAULT_APPEND_ERROR:
+        fault_error(L, o, f);
+        break;
+    case KS_FAULT_REQUEST_LOSS:
+    case KS_FAULT_RESPONSE_LOSS:
+        if (!member(o, "probability"))
+            err(L, "missing: \"probability\", the chance that each message is lost");
+        get_real(L, o, "probability", 0.0, false, 1.0, &f->probability);
+        fault_window(L, o, f, false);
+        break;
+    case KS_FAULT_LINK_DOWN:
+        fault_window(L, o, f, true);
+        break;
+    case KS_FAULT_PAUSE_BROKER:
+        if (!member(o, "broker"))
+            err(L, "missing: \"broker\", the broker to pause");
+        fault_window(L, o, f, true);
+        break;
+    case KS_FAULT_PAUSE_PRODUCER:
+        if (!member(o, "producer"))
+            err(L, "missing: \"producer\", the producer to pause");
+        fault_window(L, o, f, true);
+        break;
+    case KS_FAULT_DROP_REQUEST:
+    case KS_FAULT_DROP_RESPONSE:
+    case KS_FAULT__COUNT:
+        break;
+    }
+}
+
+/* "faults": [{"type": "drop.response", "request": 1}, ...] */
+static void load_faults(loader *L, json_t *root, ks_scenario *sc)
+{
+    json_t *arr = member(root, "faults");
+    if (!arr)
+        return;
+    size_t mark = ks_jpath_key(&L->path, "faults");
+    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+    if (!json_is_array(arr) || n > 10000) {
+        err_got(L, arr, "an array of at most 10000 faults");
+        ks_jpath_restore(&L->path, mark);
+        return;
+    }
+    sc->faults = calloc(n ? n : 1, sizeof *sc->faults);
+    if (!sc->faults) {
+        err(L, "out of memory");
+        ks_jpath_restore(&L->path, mark);
+        return;
+    }
+    sc->fault_count = (uint32_t)n;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(arr, i);
+        size_t m = ks_jpath_index(&L->path, i);
+        ks_fault_conf *f = &sc->faults[i];
+        *f = (ks_fault_conf){.producer = -1, .broker = -1, .topic = -1, .partition = -1,
+                             .request = -1, .count = 1, .to_ns = KS_TIME_MAX};
+        if (!json_is_object(o))
+            err_got(L, o, "a fault object such as {\"type\": \"drop.response\", \"request\": 1}");
+        else
+            load_fault(L, o, sc, f);
+        ks_jpath_restore(&L->path, m);
+    }
+    ks_jpath_restore(&L->path, mark);
+}
+
 /* Comparison operators an expectation may use. */
 static const char *const expect_ops[] = {"==", "!=", "<", "<=", ">", ">=", NULL};
 
@@ -1395,9 +1674,9 @@ static void load_top(loader *L, json_t *root, ks_scenario *sc)
 {
     static const char *const keys[] = {"scenario.format", "name", "description", "seed",
                                        "kafka.version", "limits", "brokers", "network",
-                                       "topics", "producers", "admin", "metrics", "expect",
-                                       NULL};
-    static const char *const planned[] = {"faults", "consumers", "transactions",
+                                       "topics", "producers", "admin", "faults", "metrics",
+                                       "expect", NULL};
+    static const char *const planned[] = {"consumers", "transactions",
                                           "replication", NULL};
     check_keys(L, root, keys, planned);
     int64_t fmt = KS_SCENARIO_FORMAT;
@@ -1558,6 +1837,7 @@ ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_over
     load_topics(&L, root, sc);
     load_producers(&L, root, sc);
     load_admin(&L, root, sc);
+    load_faults(&L, root, sc);
     if ((uint64_t)sc->producer_count * sc->broker_count > 1000000u)
         ks_diag_error(diag, "%s: $.producers: %u producers x %u brokers is more than the "
                             "1000000 connections ksim simulates at once",
@@ -1635,6 +1915,9 @@ void ks_scenario_free(ks_scenario *sc)
     }
     free(sc->producers);
     free(sc->admin);
+    for (uint32_t i = 0; sc->faults && i < sc->fault_count; i++)
+        free(sc->faults[i].note);
+    free(sc->faults);
     free(sc->broker_costs);
     free(sc->broker_overridden);
     free(sc->file);

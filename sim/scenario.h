@@ -19,6 +19,7 @@
 #include "sim/diag.h"
 #include "sim/dist.h"
 #include "sim/kafka_config.h"
+#include "sim/kafka_errors.h"
 #include "sim/sim.h"
 
 #include <jansson.h>
@@ -57,6 +58,47 @@ typedef struct ks_admin_op {
     uint32_t topic;
     uint32_t total;
 } ks_admin_op;
+
+/* Fault injection (docs/scenario.md, "faults"). Targeted faults hit the
+ * first `count` requests (or responses, or appends) that match their
+ * selectors; probabilistic ones lose each message on the selected links
+ * with a probability; windows hold between from and to. */
+#define KS_FAULT_TYPES(X)                  \
+    X(DROP_REQUEST, "drop.request")        \
+    X(DROP_RESPONSE, "drop.response")      \
+    X(DELAY_REQUEST, "delay.request")      \
+    X(DELAY_RESPONSE, "delay.response")    \
+    X(APPEND_ERROR, "append.error")        \
+    X(REQUEST_LOSS, "request.loss")        \
+    X(RESPONSE_LOSS, "response.loss")      \
+    X(LINK_DOWN, "link.down")              \
+    X(PAUSE_BROKER, "pause.broker")        \
+    X(PAUSE_PRODUCER, "pause.producer")
+
+typedef enum ks_fault_type {
+#define X(e, name) KS_FAULT_##e,
+    KS_FAULT_TYPES(X)
+#undef X
+    KS_FAULT__COUNT
+} ks_fault_type;
+
+const char *ks_fault_type_name(ks_fault_type t);
+
+typedef struct ks_fault_conf {
+    ks_fault_type type;
+    int32_t producer;       /* producer index; -1: any */
+    int32_t broker;         /* -1: any */
+    int32_t topic;          /* with partition: a topic index; -1: any */
+    int32_t partition;      /* partition number in the topic; -1: any */
+    int64_t request;        /* the producer's request number; -1: any */
+    ks_time after_ns;       /* targeted: only at or after this time */
+    uint32_t count;         /* targeted: how many to hit */
+    ks_time delay_ns;       /* delay.* */
+    ks_kerr error;          /* append.error */
+    double probability;     /* *.loss */
+    ks_time from_ns, to_ns; /* windows and *.loss; to_ns KS_TIME_MAX: open */
+    char *note;             /* free text, or NULL */
+} ks_fault_conf;
 
 /* What one producer's application does. */
 typedef struct ks_workload_conf {
@@ -172,6 +214,15 @@ typedef struct ks_scenario {
 
     uint32_t admin_count;
     ks_admin_op *admin;         /* in time order (stable for equal times) */
+
+    uint32_t fault_count;
+    ks_fault_conf *faults;      /* as listed */
+
+    /* Brokers' idempotent-producer state: batches kept per producer id
+     * and partition (Kafka's NUM_BATCHES_TO_RETAIN, 5), and the first
+     * producer id the cluster hands out. */
+    uint32_t producer_state_batches;
+    int64_t first_producer_id;
 
     json_t *expect;   /* the expect block as written, NULL if none */
     json_t *doc;      /* the document after --set, for messages */

@@ -98,6 +98,54 @@ static json_t *cost_json(const ks_broker_cost *c)
     return cost;
 }
 
+/* One fault with the keys its type takes, selectors only when given. */
+static json_t *fault_json(const ks_scenario *sc, const ks_fault_conf *f)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "type", json_string(ks_fault_type_name(f->type)));
+    if (f->note)
+        json_object_set_new(o, "note", json_string(f->note));
+    if (f->producer >= 0)
+        json_object_set_new(o, "producer", json_string(sc->producers[f->producer].id));
+    if (f->broker >= 0)
+        json_object_set_new(o, "broker", json_integer(f->broker));
+    if (f->topic >= 0) {
+        char name[320];
+        snprintf(name, sizeof name, "%s-%d", sc->topics[f->topic].name, f->partition);
+        json_object_set_new(o, "partition", json_string(name));
+    }
+    switch (f->type) {
+    case KS_FAULT_DROP_REQUEST:
+    case KS_FAULT_DROP_RESPONSE:
+    case KS_FAULT_DELAY_REQUEST:
+    case KS_FAULT_DELAY_RESPONSE:
+    case KS_FAULT_APPEND_ERROR:
+        if (f->request >= 0)
+            json_object_set_new(o, "request", json_integer(f->request));
+        json_object_set_new(o, "after.ms", ms_value(f->after_ns));
+        json_object_set_new(o, "count", json_integer(f->count));
+        if (f->type == KS_FAULT_DELAY_REQUEST || f->type == KS_FAULT_DELAY_RESPONSE)
+            json_object_set_new(o, "delay.ms", ms_value(f->delay_ns));
+        if (f->type == KS_FAULT_APPEND_ERROR)
+            json_object_set_new(o, "error", json_string(ks_kerr_name(f->error)));
+        break;
+    case KS_FAULT_REQUEST_LOSS:
+    case KS_FAULT_RESPONSE_LOSS:
+    case KS_FAULT_LINK_DOWN:
+    case KS_FAULT_PAUSE_BROKER:
+    case KS_FAULT_PAUSE_PRODUCER:
+        if (f->type == KS_FAULT_REQUEST_LOSS || f->type == KS_FAULT_RESPONSE_LOSS)
+            json_object_set_new(o, "probability", number_value(f->probability));
+        json_object_set_new(o, "from.ms", ms_value(f->from_ns));
+        if (f->to_ns != KS_TIME_MAX)
+            json_object_set_new(o, "to.ms", ms_value(f->to_ns));
+        break;
+    case KS_FAULT__COUNT:
+        break;
+    }
+    return o;
+}
+
 json_t *ks_scenario_to_json(const ks_scenario *sc)
 {
     json_t *o = json_object();
@@ -119,6 +167,8 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
 
     json_t *br = json_object();
     json_object_set_new(br, "count", json_integer(sc->broker_count));
+    json_object_set_new(br, "producer.state.batches", json_integer(sc->producer_state_batches));
+    json_object_set_new(br, "first.producer.id", json_integer((json_int_t)sc->first_producer_id));
     json_object_set_new(br, "config", ks_config_json(&ks_broker_configs, sc->broker_config, sc->kafka_version, true));
     json_object_set_new(br, "cost", cost_json(&sc->broker_cost));
     json_t *ovs = json_array();
@@ -230,6 +280,12 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
             json_array_append_new(ops, op);
         }
         json_object_set_new(o, "admin", ops);
+    }
+    if (sc->fault_count > 0) {
+        json_t *arr = json_array();
+        for (uint32_t i = 0; i < sc->fault_count; i++)
+            json_array_append_new(arr, fault_json(sc, &sc->faults[i]));
+        json_object_set_new(o, "faults", arr);
     }
     if (sc->expect)
         json_object_set_new(o, "expect", json_deep_copy(sc->expect));

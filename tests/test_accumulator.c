@@ -158,7 +158,7 @@ static void test_drain_order_and_rotation(void **state)
     put(a, 2, 2, 0, 100);
     uint32_t n;
     uint64_t bytes;
-    uint32_t chain = ks_acc_drain(a, 0, parts0, 2, 1 << 20, 0, &n, &bytes);
+    uint32_t chain = ks_acc_drain(a, 0, parts0, 2, 1 << 20, 0, NULL, NULL, &n, &bytes);
     assert_int_equal(n, 2);
     assert_int_equal(a->batches[chain].partition, 0); /* starts at index 0 */
     assert_int_equal(a->batches[a->batches[chain].next].partition, 2);
@@ -168,7 +168,7 @@ static void test_drain_order_and_rotation(void **state)
     assert_int_equal(a->drain_index[0], 1);
     put(a, 0, 3, 0, 100);
     put(a, 2, 4, 0, 100);
-    chain = ks_acc_drain(a, 0, parts0, 2, 1 << 20, 0, &n, &bytes);
+    chain = ks_acc_drain(a, 0, parts0, 2, 1 << 20, 0, NULL, NULL, &n, &bytes);
     assert_int_equal(n, 2);
     assert_int_equal(a->batches[chain].partition, 2);
     destroy(a);
@@ -185,9 +185,9 @@ static void test_drain_max_request_size(void **state)
     put(a, 2, 1, 0, 3000);
     uint32_t n;
     uint64_t bytes;
-    ks_acc_drain(a, 0, parts0, 2, 4000, 0, &n, &bytes);
+    ks_acc_drain(a, 0, parts0, 2, 4000, 0, NULL, NULL, &n, &bytes);
     assert_int_equal(n, 1); /* the second would pass 4000 bytes */
-    ks_acc_drain(a, 0, parts0, 2, 100, 0, &n, &bytes);
+    ks_acc_drain(a, 0, parts0, 2, 100, 0, NULL, NULL, &n, &bytes);
     assert_int_equal(n, 1); /* alone, and larger than the limit: goes */
     destroy(a);
 }
@@ -205,7 +205,7 @@ static void test_buffer_memory(void **state)
     uint32_t n;
     uint64_t bytes;
     const uint32_t parts[1] = {0};
-    uint32_t b = ks_acc_drain(a, 0, parts, 1, 1 << 20, 0, &n, &bytes);
+    uint32_t b = ks_acc_drain(a, 0, parts, 1, 1 << 20, 0, NULL, NULL, &n, &bytes);
     ks_acc_release(a, b);
     assert_int_equal(a->memory_used, 1000);
     assert_true(ks_acc_reserve(a, 1000));
@@ -227,7 +227,7 @@ static void test_compression_estimate(void **state)
     uint32_t n;
     uint64_t bytes;
     const uint32_t parts[1] = {0};
-    uint32_t id = ks_acc_drain(a, 0, parts, 1, 1 << 20, 0, &n, &bytes);
+    uint32_t id = ks_acc_drain(a, 0, parts, 1, 1 << 20, 0, NULL, NULL, &n, &bytes);
     assert_int_equal(a->batches[id].bytes, 61 + 505); /* 1009 x 0.5, rounded */
     assert_true(a->est_ratio > 0.994 && a->est_ratio < 0.996);
     destroy(a);

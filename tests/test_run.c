@@ -166,7 +166,7 @@ static int64_t nth_field(run *r, const char *ev, size_t k, const char *field)
     " \"brokers\": {\"count\": 1, \"cost\": {\"request.us\": 20, \"batch.us\": 0, \"byte.ns\": 1}},"           \
     " \"network\": {\"latency.ms\": 1, \"bandwidth.mbps\": 1000},"                             \
     " \"topics\": [{\"name\": \"events\", \"partitions\": 1}],"                                \
-    " \"producers\": [{\"id\": \"p1\", \"topic\": \"events\", \"config\": {\"acks\": \"all\"},"  \
+    " \"producers\": [{\"id\": \"p1\", \"topic\": \"events\", \"config\": {\"acks\": \"all\", \"enable.idempotence\": false},"  \
     " \"cost\": {\"record.us\": 0, \"batch.us\": 0, \"request.us\": 0},"                \
     " \"workload\": {\"records\": 10, \"rate.per.sec\": 1000, \"value.bytes\": 100}}]}"
 
@@ -369,8 +369,8 @@ static void test_broker_queueing(void **state)
         "{\"kafka.version\": \"3.9\", \"brokers\": {\"config\": {\"num.io.threads\": 1}, "
         "\"cost\": {\"request.us\": 100, \"batch.us\": 0, "
         "\"byte.ns\": 0}}, \"network\": {\"latency.ms\": 1, \"bandwidth.mbps\": 0},"
-        " \"producers\": [{\"id\": \"a\", \"workload\": {\"records\": 1}, \"cost\": {\"request.us\": 0, "
-        "\"batch.us\": 0}}, {\"id\": \"b\", \"workload\": {\"records\": 1}, \"cost\": {\"request.us\": "
+        " \"producers\": [{\"id\": \"a\", \"config\": {\"enable.idempotence\": false}, \"workload\": {\"records\": 1}, \"cost\": {\"request.us\": 0, "
+        "\"batch.us\": 0}}, {\"id\": \"b\", \"config\": {\"enable.idempotence\": false}, \"workload\": {\"records\": 1}, \"cost\": {\"request.us\": "
         "0, \"batch.us\": 0}}]}";
     run r = run_text(json, NULL, 0, KS_TL_RECORD);
     assert_int_equal(nth_field(&r, "append", 0, "t"), 1000000 + 100000);

@@ -238,6 +238,50 @@ static void print_traffic(FILE *f, json_t *summary)
     fprintf(f, "\n");
 }
 
+/* Producers that never started, retries, and the delivery checker's
+ * verdicts, with the first anomalies' causes. */
+static void print_delivery(FILE *f, json_t *summary)
+{
+    const char *id;
+    json_t *p;
+    json_int_t retries = 0, expired = 0, closes = 0;
+    json_object_foreach(json_object_get(summary, "producers"), id, p) {
+        json_t *e = json_object_get(p, "error");
+        if (e)
+            fprintf(f, "  producer   %s did not start: %s\n", id, json_string_value(e));
+        retries += json_integer_value(json_object_get(p, "retries"));
+        expired += json_integer_value(json_object_get(p, "expired"));
+        closes += json_integer_value(json_object_get(p, "disconnects"));
+    }
+    json_int_t faults = 0;
+    size_t i;
+    json_t *fj;
+    json_array_foreach(json_object_get(summary, "faults"), i, fj)
+        faults += json_integer_value(json_object_get(fj, "hits"));
+    if (retries || expired || closes || faults)
+        fprintf(f, "  faults     %lld struck; %lld retries, %lld batches expired, %lld disconnects\n",
+                (long long)faults, (long long)retries, (long long)expired, (long long)closes);
+    json_t *d = json_object_get(summary, "delivery");
+    if (!json_is_object(d))
+        return;
+    fprintf(f, "  delivery   %s: %lld lost, %lld duplicated (+%lld copies), %lld reordered, "
+               "%lld failed but present, %lld indeterminate\n",
+            json_is_true(json_object_get(d, "ok")) ? "ok" : "ANOMALIES",
+            (long long)jint(d, "lost"), (long long)jint(d, "duplicate"),
+            (long long)jint(d, "extra_copies"), (long long)jint(d, "nonmonotonic_send"),
+            (long long)jint(d, "failed_but_present"), (long long)jint(d, "indeterminate"));
+    json_t *a;
+    json_array_foreach(json_object_get(d, "anomalies"), i, a) {
+        if (i == 3) {
+            fprintf(f, "             ... %lld in all: see the summary's delivery.anomalies\n",
+                    (long long)jint(d, "anomalies_total"));
+            break;
+        }
+        json_t *cause = json_object_get(a, "cause");
+        fprintf(f, "             %s\n", cause ? json_string_value(cause) : "");
+    }
+}
+
 static void print_reproduce(FILE *f, const run_opts *o, const ks_scenario *sc)
 {
     fprintf(f, "  reproduce  ksim run ");
@@ -289,6 +333,7 @@ static void print_report(FILE *f, const run_opts *o, const ks_scenario *sc, json
         fprintf(f, "\n");
     }
     print_traffic(f, summary);
+    print_delivery(f, summary);
     if (er->checked > 0) {
         fprintf(f, "  expect     %zu of %zu held\n", er->checked - er->failed, er->checked);
         size_t i;
