@@ -1168,6 +1168,11 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
     ks_time sent, arrival;
     bool lost;
     put_on_wire(p, w, id, &arrival, &sent, &lost);
+    if (p->acks == 0 && !lost) {
+        ks_checker_request_fate(w->checker, p->index, q->correlation_id, KS_FATE_NO_RESPONSE,
+                                KS_CHECK_NO_FAULT);
+        q->fate_known = true;
+    }
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, now, KS_TR_SEND)) {
         ks_trace_str(tr, "producer", p->conf->id);
@@ -1403,6 +1408,10 @@ static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
             ks_trace_i64(tr, "rtt_ns", now - q->sent_ns);
             ks_trace_end(tr);
         }
+        if (!q->fate_known)
+            ks_checker_request_fate(w->checker, p->index, q->correlation_id, KS_FATE_ANSWERED,
+                                    KS_CHECK_NO_FAULT);
+        q->fate_known = true;
         handle_response(p, w, q);
         ks_request_unref(&w->reqs, id); /* the producer's hold */
     }
