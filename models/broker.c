@@ -269,6 +269,7 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
         ks_checker_request_fate(w->checker, q->producer, q->correlation_id,
                                 KS_FATE_RESPONSE_DROPPED, lost);
         q->fate_known = true;
+        ks_producer_lost(&w->producers[q->producer], w, id);
     } else {
         q->refs++; /* the response event */
         ks_event ev = {.kind = KS_EV_RESPONSE,

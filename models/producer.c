@@ -764,23 +764,20 @@ static void trace_drain(ks_producer *p, ks_world *w, uint32_t broker, uint64_t c
     }
 }
 
-/* The record ids of a batch, in order, in p->scratch_ids. */
-static uint32_t batch_record_ids(ks_producer *p, ks_world *w, const ks_batch *b)
+/* Room for the record ids of a batch in p->scratch_ids. */
+static bool ensure_scratch(ks_producer *p, ks_world *w, uint32_t records)
 {
-    if (b->records > p->scratch_cap) {
-        uint32_t cap = b->records > 64 ? b->records : 64;
-        uint64_t *ids = realloc(p->scratch_ids, cap * sizeof *ids);
-        if (!ids) {
-            oom(w);
-            return 0;
-        }
-        p->scratch_ids = ids;
-        p->scratch_cap = cap;
+    if (records <= p->scratch_cap)
+        return true;
+    uint32_t cap = records > 64 ? records : 64;
+    uint64_t *ids = realloc(p->scratch_ids, cap * sizeof *ids);
+    if (!ids) {
+        oom(w);
+        return false;
     }
-    uint32_t n = 0;
-    for (uint32_t r = b->rec_head; r != KS_NONE && n < b->records; r = p->acc.recs[r].next)
-        p->scratch_ids[n++] = p->acc.recs[r].id;
-    return n;
+    p->scratch_ids = ids;
+    p->scratch_cap = cap;
+    return true;
 }
 
 /* Was the batch ever in a request? */
@@ -796,19 +793,22 @@ static void finish_batch(ks_producer *p, ks_world *w, uint32_t bid, int64_t base
                          const char *error)
 {
     ks_batch *b = ks_acc_batch(&p->acc, bid);
-    uint32_t n = batch_record_ids(p, w, b);
+    if (!ensure_scratch(p, w, b->records))
+        return;
     ks_told told = error ? KS_TOLD_FAILED
                          : base_offset >= 0 ? KS_TOLD_ACKED : KS_TOLD_ACKED_NO_OFFSET;
-    ks_checker_told(w->checker, p->index, was_sent(b) ? b->id : KS_CHECK_NO_BATCH,
-                    p->first_partition + b->partition, told, error, base_offset, p->scratch_ids, n);
     int64_t offset = base_offset;
+    uint32_t n = 0;
     for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
         const ks_rec *rec = &p->acc.recs[r];
+        p->scratch_ids[n++] = rec->id;
         complete(p, w, rec->id, rec->produced_ns, b->partition, error ? -1 : offset, rec->bytes,
                  error);
         if (offset >= 0)
             offset++;
     }
+    ks_checker_told(w->checker, p->index, was_sent(b) ? b->id : KS_CHECK_NO_BATCH,
+                    p->first_partition + b->partition, told, error, base_offset, p->scratch_ids, n);
     ks_acc_release(&p->acc, bid);
 }
 
@@ -920,9 +920,14 @@ static void handle_response(ks_producer *p, ks_world *w, const ks_request *q)
     }
 }
 
+static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool timed_out);
+
 /* request.timeout.ms for the oldest request on a connection. The timer
  * is lazy: when it fires for a request already answered, it re-arms for
- * the one now oldest. */
+ * the one now oldest, and it is never cancelled (cancelled timers would
+ * pile up in the queue for request.timeout.ms). It is a daemon, so that
+ * it keeps no run alive after the last response; a request that will
+ * never be answered gets a timer that does (ks_producer_lost). */
 static void arm_timeout(ks_producer *p, ks_world *w, uint32_t broker)
 {
     ks_prod_node *n = &p->nodes[broker];
@@ -931,7 +936,30 @@ static void arm_timeout(ks_producer *p, ks_world *w, uint32_t broker)
     ks_time at = ks_time_add(w->reqs.reqs[n->fifo_head].sent_ns, p->set.request_timeout_ns);
     ks_event ev = {.kind = KS_EV_TIMER,
                    .u.timer = {.owner = p->index, .tag = KS_TIMER_REQUEST_TIMEOUT, .arg = broker}};
-    n->timeout_timer = ks_sim_schedule(&w->sim, at, &ev);
+    n->timeout_timer = ks_sim_schedule_daemon(&w->sim, at, &ev);
+}
+
+void ks_producer_lost(ks_producer *p, ks_world *w, uint32_t req)
+{
+    const ks_request *q = &w->reqs.reqs[req];
+    if (!q->expects_response)
+        return;
+    ks_event ev = {.kind = KS_EV_TIMER,
+                   .u.timer = {.owner = p->index, .tag = KS_TIMER_LOST, .arg = q->broker}};
+    ks_sim_schedule(&w->sim, ks_time_add(q->sent_ns, p->set.request_timeout_ns), &ev);
+}
+
+/* A lost message's request has waited request.timeout.ms: if it is still
+ * the oldest in flight (nothing answered it), the connection closes. */
+void ks_producer_on_lost(ks_producer *p, ks_world *w, uint32_t broker)
+{
+    ks_prod_node *n = &p->nodes[broker];
+    if (n->fifo_head == KS_REQ_NONE)
+        return;
+    ks_time deadline =
+        ks_time_add(w->reqs.reqs[n->fifo_head].sent_ns, p->set.request_timeout_ns);
+    if (deadline <= ks_sim_now(&w->sim))
+        close_connection(p, w, broker, true);
 }
 
 /* Takes the oldest request off the connection's in-flight list. */
@@ -987,9 +1015,6 @@ static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool 
         }
         ks_request_unref(&w->reqs, id); /* the producer's hold */
     }
-    if (n->timeout_timer != KS_HANDLE_NONE)
-        ks_sim_cancel(&w->sim, n->timeout_timer);
-    n->timeout_timer = KS_HANDLE_NONE;
     try_unblock(p, w);
     wake_sender(p, w, now);
 }
@@ -1108,6 +1133,7 @@ static void put_on_wire(ks_producer *p, ks_world *w, uint32_t id, ks_time *arriv
         ks_checker_request_fate(w->checker, p->index, q->correlation_id,
                                 KS_FATE_REQUEST_DROPPED, fault);
         q->fate_known = true;
+        ks_producer_lost(p, w, id);
     }
 }
 
@@ -1414,10 +1440,6 @@ static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
         q->fate_known = true;
         handle_response(p, w, q);
         ks_request_unref(&w->reqs, id); /* the producer's hold */
-    }
-    if (n->fifo_head == KS_REQ_NONE && n->timeout_timer != KS_HANDLE_NONE) {
-        ks_sim_cancel(&w->sim, n->timeout_timer); /* nothing left to time out */
-        n->timeout_timer = KS_HANDLE_NONE;
     }
     arm_timeout(p, w, broker);
 }

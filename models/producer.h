@@ -180,6 +180,10 @@ void ks_producer_on_metadata(ks_producer *p, struct ks_world *w);
 void ks_producer_on_sent(ks_producer *p, struct ks_world *w, uint32_t chain);
 void ks_producer_on_response(ks_producer *p, struct ks_world *w, uint32_t req);
 void ks_producer_on_request_timeout(ks_producer *p, struct ks_world *w, uint32_t broker);
+/* Request `req` or its response was lost: the producer will hear nothing,
+ * so its request.timeout.ms must keep the run alive. */
+void ks_producer_lost(ks_producer *p, struct ks_world *w, uint32_t req);
+void ks_producer_on_lost(ks_producer *p, struct ks_world *w, uint32_t broker);
 void ks_producer_on_expiry(ks_producer *p, struct ks_world *w);
 void ks_producer_on_pid(ks_producer *p, struct ks_world *w);
 /* A paused producer's event moved to `at` under a new handle: keep the
@@ -201,5 +205,6 @@ ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka
 #define KS_TIMER_REQUEST_TIMEOUT 5u /* request.timeout.ms (arg: broker) */
 #define KS_TIMER_EXPIRY 6u /* delivery.timeout.ms check */
 #define KS_TIMER_PID 7u   /* InitProducerId answered */
+#define KS_TIMER_LOST 8u  /* request.timeout.ms of a request that lost a message (arg: broker) */
 
 #endif

@@ -332,6 +332,9 @@ static void on_timer(ks_world *w, const ks_ev_timer *t)
     case KS_TIMER_PID:
         ks_producer_on_pid(p, w);
         break;
+    case KS_TIMER_LOST:
+        ks_producer_on_lost(p, w, (uint32_t)t->arg);
+        break;
     default:
         break;
     }
@@ -373,7 +376,8 @@ static bool defer_if_paused(ks_world *w, const ks_event *ev)
     if (until <= now)
         return false;
     bool daemon = ev->kind == KS_EV_TIMER && (ev->u.timer.tag == KS_TIMER_METADATA ||
-                                             ev->u.timer.tag == KS_TIMER_EXPIRY);
+                                             ev->u.timer.tag == KS_TIMER_EXPIRY ||
+                                             ev->u.timer.tag == KS_TIMER_REQUEST_TIMEOUT);
     ks_handle h = daemon ? ks_sim_schedule_daemon(&w->sim, until, ev)
                          : ks_sim_schedule(&w->sim, until, ev);
     if (producer >= 0)

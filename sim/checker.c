@@ -20,7 +20,9 @@
 /* Copies and requests kept in detail per batch; beyond, only counted. */
 #define INLINE 8u
 /* Smallest table capacity (a power of two). */
-#define MAP_MIN_CAP 16u
+#define MAP_MIN_CAP 256u
+/* Entries kept for reuse, so that the common batch costs no malloc. */
+#define SPARE_MAX 256u
 /* Room for one anomaly's cause: 8 requests of ~130 bytes and the rest. */
 #define CAUSE_MAX 1536u
 
@@ -92,6 +94,8 @@ typedef struct map {
 } map;
 
 struct ks_checker {
+    entry *spare[SPARE_MAX];
+    uint32_t nspare;
     uint32_t producers, partitions;
     const char *const *producer_ids;
     const char *const *partition_names;
@@ -250,7 +254,7 @@ static void map_remove(ks_checker *c, map *m, slot *s)
     }
     m->slots[hole].used = false;
     m->count--;
-    if (m->cap > MAP_MIN_CAP && m->count * 8u < m->cap)
+    if (m->cap > MAP_MIN_CAP && m->count * 16u < m->cap)
         (void)map_resize(c, m, m->cap / 2u, false);
 }
 
@@ -630,7 +634,24 @@ static void entry_free(ks_checker *c, entry *e)
         if (e->carriers[i].counted)
             request_unref(c, e->producer, e->carriers[i].request);
     ck_free(c, e->ids, (size_t)e->nids * sizeof *e->ids);
+    if (c->nspare < SPARE_MAX) {
+        /* kept for the next batch; counted as released */
+        c->spare[c->nspare++] = e;
+        c->bytes -= sizeof *e;
+        return;
+    }
     ck_free(c, e, sizeof *e);
+}
+
+/* A zeroed entry: a spare one if any. */
+static entry *entry_alloc(ks_checker *c)
+{
+    if (c->nspare == 0)
+        return ck_alloc(c, sizeof(entry), true);
+    entry *e = c->spare[--c->nspare];
+    memset(e, 0, sizeof *e);
+    c->bytes += sizeof *e;
+    return e;
 }
 
 /* Judges a settled entry and forgets it. */
@@ -652,7 +673,7 @@ static entry *ledger_find(const ks_checker *c, uint32_t producer, uint64_t batch
 static entry *entry_open(ks_checker *c, uint32_t producer, uint64_t batch,
                          uint32_t partition, uint32_t records)
 {
-    entry *e = ck_alloc(c, sizeof *e, true);
+    entry *e = entry_alloc(c);
     if (!e)
         return NULL;
     slot *s = map_insert(c, &c->ledger, producer, batch);
@@ -714,6 +735,8 @@ void ks_checker_free(ks_checker *c)
             entry_free(c, c->ledger.slots[i].v.e);
     map_free(c, &c->ledger);
     map_free(c, &c->requests);
+    while (c->nspare > 0)
+        free(c->spare[--c->nspare]);
     for (uint32_t i = 0; i < c->nnames; i++)
         ck_free(c, c->names[i], strlen(c->names[i]) + 1u);
     ck_free(c, c->names, c->names_cap * sizeof *c->names);

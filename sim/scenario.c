@@ -805,13 +805,25 @@ static void load_latency_object(loader *L, json_t *obj, ks_dist *d)
 static void load_network(loader *L, json_t *root, ks_scenario *sc)
 {
     static const char *const keys[] = {"latency.ms", "latency", "bandwidth.mbps", NULL};
-    static const char *const planned[] = {"links", "request.loss", "response.loss", NULL};
+    static const char *const planned[] = {"links", NULL};
     sc->network.latency = ks_dist_constant(500 * KS_NS_PER_US);
     sc->network.bandwidth_bps = UINT64_C(10000000000);
     json_t *obj;
     if (!get_object(L, root, "network", &obj))
         return;
     size_t mark = ks_jpath_key(&L->path, "network");
+    for (int i = 0; i < 2; i++) {
+        const char *k = i ? "response.loss" : "request.loss";
+        json_t *v = member(obj, k);
+        if (!v)
+            continue;
+        size_t m = ks_jpath_key(&L->path, k);
+        err(L, "loss is a fault: add {\"type\": \"%s\", \"probability\": P} to the top-level "
+               "\"faults\" list (optionally with \"producer\", \"broker\", \"from.ms\", \"to.ms\")",
+            k);
+        ks_jpath_restore(&L->path, m);
+        json_object_del(obj, k);
+    }
     check_keys(L, obj, keys, planned);
     ks_time ns;
     json_t *lat = NULL;
