@@ -89,8 +89,6 @@ typedef struct ks_producer {
     int16_t epoch;
     bool pid_pending;
     ks_seq_state *seq;        /* per partition, idempotent producers only */
-    bool fatal;               /* unrecoverable error: every send fails */
-    const char *fatal_error;
     uint64_t *scratch_ids;    /* record ids of one batch, for the checker */
     uint32_t scratch_cap;
     ks_handle expiry_timer;   /* delivery.timeout.ms check (a daemon) */

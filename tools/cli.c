@@ -210,15 +210,24 @@ static void print_quoted(FILE *f, const char *s)
  * the records. */
 static void print_traffic(FILE *f, json_t *summary)
 {
-    json_int_t requests = 0, batches = 0, records = 0;
+    json_int_t requests = 0, batches = 0, records = 0, retries = 0;
     const char *id;
     json_t *p;
     json_object_foreach(json_object_get(summary, "producers"), id, p) {
         requests += json_integer_value(json_object_get(p, "requests"));
         batches += json_integer_value(json_object_get(p, "batches"));
-        records += json_integer_value(json_object_get(p, "acked"));
+        retries += json_integer_value(json_object_get(p, "retries"));
+        records += json_integer_value(json_object_get(p, "acked")) +
+                   json_integer_value(json_object_get(p, "failed"));
     }
-    if (batches > 0)
+    /* records per batch over first sends: a retried batch is the same batch */
+    json_int_t firsts = batches - retries;
+    if (batches > 0 && retries > 0)
+        fprintf(f, "  batching   %lld requests, %lld batches sent (%lld of them retries), "
+                   "%.1f records per batch\n",
+                (long long)requests, (long long)batches, (long long)retries,
+                firsts > 0 ? (double)records / (double)firsts : 0.0);
+    else if (batches > 0)
         fprintf(f, "  batching   %lld requests, %lld batches, %.1f records per batch\n",
                 (long long)requests, (long long)batches, (double)records / (double)batches);
     json_t *brokers = json_object_get(summary, "brokers");
