@@ -336,7 +336,7 @@ uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_
         if (b->attempts > 0 && now < b->retry_at_ns)
             continue; /* backing off */
         if (may && !may(ctx, p, b))
-            continue;
+            break; /* Kafka stops draining the broker here */
         if (size + b->bytes > max_request_size && first != KS_NONE)
             break;
         uint32_t bid = d->head;

@@ -74,6 +74,7 @@ typedef struct ks_batch {
     bool closed;          /* closed for appends */
     uint8_t state;        /* KS_BATCH_FREE / _QUEUED / _IN_FLIGHT */
     bool has_seq;         /* idempotence: a sequence was assigned */
+    bool seq_reset;       /* ... and renumbered by an epoch bump */
     int16_t epoch;        /* ... under this producer epoch */
     int32_t base_seq;
 } ks_batch;
@@ -177,8 +178,9 @@ void ks_acc_ready(ks_acc *a, const uint32_t *leader, ks_time now, bool exhausted
 typedef bool (*ks_acc_may_drain)(void *ctx, uint32_t partition, const ks_batch *head);
 
 /* Drains the head batches for one broker; `parts` lists the partitions it
- * leads, in partition order. Heads that back off after a failed attempt,
- * and those `may` refuses, stay. Returns the first batch of a chain linked
+ * leads, in partition order. Heads that back off after a failed attempt
+ * stay; a head `may` refuses ends the drain for this broker
+ * (drainBatchesForOneNode's `break`). Returns the first batch of a chain linked
  * by ks_batch.next (KS_NONE if none), with *count and *bytes set. */
 uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_t nparts,
                       uint32_t max_request_size, ks_time now, ks_acc_may_drain may,

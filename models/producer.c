@@ -652,6 +652,11 @@ static void app_send(ks_producer *p, ks_world *w)
 static void drain_backlog(ks_producer *p, ks_world *w)
 {
     while (!p->blocked && p->backlog > 0 && w->sim.verdict == KS_SIM_RUNNING) {
+        /* a paused producer (fault pause.producer) sends nothing until the
+         * pause ends */
+        ks_time until = ks_faults_producer_paused(w, p->index, ks_sim_now(&w->sim));
+        if (until > p->app_free_ns)
+            p->app_free_ns = until;
         if (ks_sim_now(&w->sim) < p->app_free_ns) {
             if (p->app_timer == KS_HANDLE_NONE) {
                 ks_event ev = {.kind = KS_EV_TIMER,
@@ -703,7 +708,8 @@ void ks_producer_on_block_timeout(ks_producer *p, ks_world *w)
 static void arrive(ks_producer *p, ks_world *w)
 {
     p->arrivals++;
-    if (p->blocked || p->backlog > 0 || ks_sim_now(&w->sim) < p->app_free_ns) {
+    if (p->blocked || p->backlog > 0 || ks_sim_now(&w->sim) < p->app_free_ns ||
+        ks_faults_producer_paused(w, p->index, ks_sim_now(&w->sim)) > 0) {
         p->backlog++;
         drain_backlog(p, w);
     } else {
@@ -817,18 +823,41 @@ static int32_t last_seq_of(const ks_batch *b)
     return (int32_t)(((int64_t)b->base_seq + b->records - 1) % 2147483648LL);
 }
 
-/* A batch that had been sent failed for good: an idempotent producer no
- * longer knows where the partition's sequence stands
- * (TransactionManager.markSequenceUnresolved). */
+/* A batch that was being retried expired: whether some attempt of it
+ * was written is unknown, so the partition's sequence is unresolved
+ * (Sender.sendProducerData: markSequenceUnresolved when inRetry()). */
 static void mark_unresolved(ks_producer *p, const ks_batch *b)
 {
-    if (!p->seq || !b->has_seq)
+    if (!p->seq || !b->has_seq || b->attempts == 0)
         return;
     ks_seq_state *sq = &p->seq[b->partition];
     int32_t last = last_seq_of(b);
     if (!sq->unresolved || last > sq->unresolved_seq)
         sq->unresolved_seq = last;
     sq->unresolved = true;
+}
+
+/* Asks for a local epoch bump that renumbers the partition's batches
+ * (TransactionManager.requestEpochBumpForPartition). */
+static void request_bump(ks_producer *p, uint32_t partition)
+{
+    p->seq[partition].rewrite = true;
+    p->bump_required = true;
+}
+
+/* A batch with a sequence is done: it leaves the partition's in-flight
+ * set (removeInFlightBatch). */
+static void seq_done(ks_producer *p, const ks_batch *b)
+{
+    if (p->seq && b->has_seq && b->epoch == p->seq[b->partition].epoch) {
+        assert(p->seq[b->partition].incomplete > 0);
+        p->seq[b->partition].incomplete--;
+    }
+}
+
+static int32_t next_after(int32_t seq)
+{
+    return seq == INT32_MAX ? 0 : seq + 1;
 }
 
 static void trace_retry(ks_producer *p, ks_world *w, const ks_batch *b, ks_kerr err,
@@ -850,11 +879,10 @@ static void trace_retry(ks_producer *p, ks_world *w, const ks_batch *b, ks_kerr 
 }
 
 /* Sender.canRetry, with TransactionManager.canRetry for idempotent
- * producers: an OUT_OF_ORDER_SEQUENCE_NUMBER is retried when the batch is
- * not the next one the broker expects (an earlier batch failed, so this
- * one will land once that one has); for the next expected batch it means
- * a real gap. */
-static bool can_retry(const ks_producer *p, const ks_batch *b, ks_kerr err, ks_time now)
+ * producers: an OUT_OF_ORDER_SEQUENCE_NUMBER is always retried; when the
+ * batch is the next one the broker should have taken (a real gap), or
+ * follows the unresolved one, the producer first bumps its epoch. */
+static bool can_retry(ks_producer *p, const ks_batch *b, ks_kerr err, ks_time now)
 {
     if (now - b->created_ns >= p->set.delivery_timeout_ns)
         return false; /* hasReachedDeliveryTimeout */
@@ -862,20 +890,25 @@ static bool can_retry(const ks_producer *p, const ks_batch *b, ks_kerr err, ks_t
         return false;
     if (p->seq && err == KS_KERR_OUT_OF_ORDER_SEQUENCE_NUMBER) {
         const ks_seq_state *sq = &p->seq[b->partition];
-        int32_t next = sq->last_acked == INT32_MAX ? 0 : sq->last_acked + 1;
-        return !sq->unresolved && b->base_seq != next;
+        bool next = b->base_seq == next_after(sq->last_acked);
+        if (!sq->unresolved && (b->seq_reset || !next))
+            return true;
+        if (!sq->unresolved || b->base_seq == next_after(sq->unresolved_seq))
+            request_bump(p, b->partition);
+        return true;
     }
     return ks_kerr_retriable(err);
 }
 
 /* The leader answered a batch with an error, or its request was lost
- * with the connection: retry it, or fail it (Sender.completeBatch). */
+ * with the connection: retry it, or fail it (Sender.completeBatch). A
+ * batch that fails for a reason other than running out of retries makes
+ * an idempotent producer bump its epoch (failBatch with
+ * adjustSequenceNumbers, TransactionManager.handleFailedBatch). */
 static void batch_error(ks_producer *p, ks_world *w, uint32_t bid, ks_kerr err)
 {
     ks_time now = ks_sim_now(&w->sim);
     ks_batch *b = ks_acc_batch(&p->acc, bid);
-    if (p->seq && b->has_seq && b->epoch == p->seq[b->partition].epoch)
-        p->seq[b->partition].in_flight--;
     if (can_retry(p, b, err, now)) {
         ks_time backoff = ks_retry_backoff_ns(&p->set, b->attempts + 1u, &p->retry_rng);
         trace_retry(p, w, b, err, backoff);
@@ -883,7 +916,9 @@ static void batch_error(ks_producer *p, ks_world *w, uint32_t bid, ks_kerr err)
         p->retries++;
         return;
     }
-    mark_unresolved(p, b);
+    seq_done(p, b);
+    if (p->seq && b->has_seq && (int64_t)b->attempts < p->set.retries)
+        request_bump(p, b->partition);
     finish_batch(p, w, bid, -1, ks_kerr_exception(err));
 }
 
@@ -891,16 +926,27 @@ static void batch_error(ks_producer *p, ks_world *w, uint32_t bid, ks_kerr err)
 static void batch_success(ks_producer *p, ks_world *w, uint32_t bid, int64_t base_offset)
 {
     ks_batch *b = ks_acc_batch(&p->acc, bid);
-    if (p->seq && b->has_seq) {
+    seq_done(p, b);
+    if (p->seq && b->has_seq && b->epoch == p->seq[b->partition].epoch) {
         ks_seq_state *sq = &p->seq[b->partition];
-        if (b->epoch == sq->epoch) {
-            sq->in_flight--;
-            int32_t last = last_seq_of(b);
-            if (last > sq->last_acked)
-                sq->last_acked = last;
-        }
+        int32_t last = last_seq_of(b);
+        if (last > sq->last_acked)
+            sq->last_acked = last;
     }
     finish_batch(p, w, bid, base_offset, NULL);
+}
+
+/* An answer for a batch that has meanwhile expired still tells the
+ * producer where the partition's sequence stands
+ * (Sender.completeBatch runs for done batches too). */
+static void late_answer(ks_producer *p, const ks_req_batch *rb)
+{
+    if (!p->seq || rb->error != KS_KERR_NONE || rb->base_seq < 0)
+        return;
+    ks_seq_state *sq = &p->seq[rb->partition - p->first_partition];
+    int32_t last = (int32_t)(((int64_t)rb->base_seq + rb->records - 1) % 2147483648LL);
+    if (rb->epoch == sq->epoch && last > sq->last_acked)
+        sq->last_acked = last;
 }
 
 /* A response is handled: every batch it answers, unless the batch has
@@ -911,8 +957,10 @@ static void handle_response(ks_producer *p, ks_world *w, const ks_request *q)
         const ks_req_batch *rb = &w->reqs.entries[e];
         ks_batch *b = ks_acc_batch(&p->acc, rb->batch);
         p->acc.dq[rb->partition - p->first_partition].muted = false;
-        if (b->state != KS_BATCH_IN_FLIGHT || b->id != rb->batch_seq)
+        if (b->state != KS_BATCH_IN_FLIGHT || b->id != rb->batch_seq) {
+            late_answer(p, rb);
             continue;
+        }
         if (rb->error == KS_KERR_NONE)
             batch_success(p, w, rb->batch, rb->base_offset);
         else
@@ -996,6 +1044,11 @@ static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool 
         ks_trace_str(tr, "error", timed_out ? "request timed out" : "connection closed");
         ks_trace_end(tr);
     }
+    /* From 3.4 (KAFKA-14317) the requests of a connection closed for a
+     * timeout fail with REQUEST_TIMED_OUT (Sender.handleProduceResponse:
+     * wasTimedOut), before with NETWORK_EXCEPTION; both are retriable. */
+    ks_kerr err = timed_out && w->sc->kafka_version >= KS_KV(3, 4, 0) ? KS_KERR_REQUEST_TIMED_OUT
+                                                                       : KS_KERR_NETWORK_EXCEPTION;
     bool first = true;
     while (n->fifo_head != KS_REQ_NONE) {
         uint32_t id = pop_in_flight(p, w, n);
@@ -1011,7 +1064,7 @@ static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool 
             ks_batch *b = ks_acc_batch(&p->acc, rb->batch);
             p->acc.dq[rb->partition - p->first_partition].muted = false;
             if (b->state == KS_BATCH_IN_FLIGHT && b->id == rb->batch_seq)
-                batch_error(p, w, rb->batch, KS_KERR_NETWORK_EXCEPTION);
+                batch_error(p, w, rb->batch, err);
         }
         ks_request_unref(&w->reqs, id); /* the producer's hold */
     }
@@ -1033,35 +1086,71 @@ void ks_producer_on_request_timeout(ks_producer *p, ks_world *w, uint32_t broker
         arm_timeout(p, w, broker);
 }
 
-/* delivery.timeout.ms: batches older than it fail with TimeoutException,
- * queued or in flight (Sender.sendProducerData: expiredBatches and
- * getExpiredInflightBatches). An expired batch in flight may still be
- * written; its answer is then ignored. */
+static ks_time deadline_of(const ks_producer *p, const ks_batch *b)
+{
+    return ks_time_add(b->created_ns, p->set.delivery_timeout_ns);
+}
+
+/* A batch ran out of delivery time: the application gets a
+ * TimeoutException. One being retried leaves its partition's sequence
+ * unresolved. */
+static void expire(ks_producer *p, ks_world *w, uint32_t bid)
+{
+    ks_batch *b = ks_acc_batch(&p->acc, bid);
+    seq_done(p, b);
+    mark_unresolved(p, b);
+    p->expired++;
+    finish_batch(p, w, bid, -1, "TimeoutException");
+}
+
+/* delivery.timeout.ms, as Sender.sendProducerData checks it: first each
+ * deque from its head, stopping at the first batch still in time
+ * (RecordAccumulator.expiredBatches), then the batches in flight, oldest
+ * request first (getExpiredInflightBatches). An expired batch in flight
+ * may still be written; its answer then only updates the sequence. */
 void ks_producer_on_expiry(ks_producer *p, ks_world *w)
 {
     ks_time now = ks_sim_now(&w->sim), next = KS_TIME_MAX;
     p->expiry_timer = KS_HANDLE_NONE;
-    for (uint32_t bid = 0; bid < p->acc.batch_cap; bid++) {
-        ks_batch *b = ks_acc_batch(&p->acc, bid);
-        if (b->state == KS_BATCH_FREE || (b->state == KS_BATCH_IN_FLIGHT && p->acks == 0))
-            continue; /* acks=0: done the moment it is written */
-        ks_time deadline = ks_time_add(b->created_ns, p->set.delivery_timeout_ns);
-        if (deadline > now) {
-            if (deadline < next)
-                next = deadline;
-            continue;
-        }
-        if (b->state == KS_BATCH_QUEUED) {
+    for (uint32_t part = 0; part < p->partitions; part++) {
+        ks_deque *d = &p->acc.dq[part];
+        while (d->head != KS_NONE) {
+            uint32_t bid = d->head;
+            ks_time deadline = deadline_of(p, ks_acc_batch(&p->acc, bid));
+            if (deadline > now) {
+                if (deadline < next)
+                    next = deadline;
+                break;
+            }
             ks_acc_remove(&p->acc, bid);
-        } else if (p->seq && b->has_seq && b->epoch == p->seq[b->partition].epoch) {
-            p->seq[b->partition].in_flight--;
+            expire(p, w, bid);
         }
-        if (was_sent(b))
-            mark_unresolved(p, b);
-        p->expired++;
-        finish_batch(p, w, bid, -1, "TimeoutException");
     }
-    arm_expiry(p, w, next);
+    for (uint32_t b = 0; b < p->brokers && p->acks != 0; b++) {
+        for (uint32_t id = p->nodes[b].fifo_head; id != KS_REQ_NONE; id = w->reqs.reqs[id].pnext) {
+            const ks_request *q = &w->reqs.reqs[id];
+            for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+                const ks_req_batch *rb = &w->reqs.entries[e];
+                ks_batch *bt = ks_acc_batch(&p->acc, rb->batch);
+                if (bt->state != KS_BATCH_IN_FLIGHT || bt->id != rb->batch_seq)
+                    continue;
+                ks_time deadline = deadline_of(p, bt);
+                if (deadline > now) {
+                    if (deadline < next)
+                        next = deadline;
+                    continue;
+                }
+                expire(p, w, rb->batch);
+            }
+        }
+    }
+    /* queued batches behind an unexpired head are checked when it goes */
+    for (uint32_t bid = 0; bid < p->acc.batch_cap; bid++) {
+        const ks_batch *bt = ks_acc_batch(&p->acc, bid);
+        if (bt->state == KS_BATCH_QUEUED && deadline_of(p, bt) > now && deadline_of(p, bt) < next)
+            next = deadline_of(p, bt);
+    }
+    arm_expiry(p, w, next > now ? next : KS_TIME_MAX);
     try_unblock(p, w);
     wake_sender(p, w, now);
 }
@@ -1074,7 +1163,7 @@ static void assign_sequence(ks_producer *p, ks_batch *b)
     ks_seq_state *sq = &p->seq[b->partition];
     if (!b->has_seq) {
         if (sq->epoch != p->epoch) {
-            assert(sq->in_flight == 0);
+            assert(sq->incomplete == 0);
             sq->epoch = p->epoch;
             sq->next_seq = 0;
             sq->last_acked = -1;
@@ -1083,9 +1172,8 @@ static void assign_sequence(ks_producer *p, ks_batch *b)
         b->epoch = p->epoch;
         b->base_seq = sq->next_seq;
         sq->next_seq = (int32_t)(((int64_t)sq->next_seq + b->records) % 2147483648LL);
+        sq->incomplete++;
     }
-    if (b->epoch == sq->epoch)
-        sq->in_flight++;
 }
 
 /* Fills the request's entry for batch `bid`. */
@@ -1295,59 +1383,105 @@ static bool node_has_batches(const ks_producer *p, const ks_prod_node *n)
     return false;
 }
 
+/* The lowest sequence of the partition's batches on the wire, or
+ * INT32_MAX (with the head batch: firstInFlightSequence). */
+static int32_t lowest_on_wire(const ks_producer *p, const ks_world *w, uint32_t part)
+{
+    int32_t low = INT32_MAX;
+    const ks_prod_node *n = &p->nodes[p->leader[part]];
+    for (uint32_t id = n->fifo_head; id != KS_REQ_NONE; id = w->reqs.reqs[id].pnext) {
+        const ks_request *q = &w->reqs.reqs[id];
+        for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+            const ks_req_batch *rb = &w->reqs.entries[e];
+            const ks_batch *b = &p->acc.batches[rb->batch];
+            if (rb->partition == p->first_partition + part && b->state == KS_BATCH_IN_FLIGHT &&
+                b->id == rb->batch_seq && b->has_seq && b->base_seq < low)
+                low = b->base_seq;
+        }
+    }
+    return low;
+}
+
 /* Idempotence: may the partition's head batch be drained now?
  * ([K] RecordAccumulator.shouldStopDrainBatchesForPartition) A new batch
  * waits while the partition's sequence is unresolved, or while batches
- * numbered under an older epoch are still in flight; a retried batch goes
- * only when no batch with a lower sequence is in flight. */
+ * numbered under an older epoch are not done; a retried batch goes only
+ * when it has the lowest sequence not yet done. */
 static bool may_drain(void *ctx, uint32_t part, const ks_batch *head)
 {
-    ks_producer *p = ctx;
+    const ks_producer *p = ((const void *const *)ctx)[0];
+    const ks_world *w = ((const void *const *)ctx)[1];
     const ks_seq_state *sq = &p->seq[part];
     if (!head->has_seq)
-        return !sq->unresolved && (sq->epoch == p->epoch || sq->in_flight == 0);
-    if (sq->in_flight == 0)
-        return true;
-    return false; /* a lower sequence is in flight (retries queue in order) */
+        return !sq->unresolved && (sq->epoch == p->epoch || sq->incomplete == 0);
+    return head->base_seq < lowest_on_wire(p, w, part);
 }
 
-/* KIP-360: once nothing of an unresolved partition is in flight, an
- * idempotent producer bumps its epoch locally and numbers that
- * partition's remaining batches from 0 again
- * (TransactionManager.bumpIdempotentEpochAndResetIdIfNeeded). If a later
- * batch was acknowledged past the failed one, the sequence is resolved
- * without a bump. */
+/* Once nothing of an unresolved partition is left undone, its sequence
+ * is resolved if no batch went missing, else an epoch bump is due
+ * (TransactionManager.maybeResolveSequences). */
+static void resolve_sequences(ks_producer *p)
+{
+    for (uint32_t i = 0; i < p->partitions; i++) {
+        ks_seq_state *sq = &p->seq[i];
+        if (!sq->unresolved || sq->incomplete > 0)
+            continue;
+        sq->unresolved = false;
+        if (sq->next_seq != next_after(sq->last_acked))
+            request_bump(p, i);
+    }
+}
+
+/* KIP-360: the idempotent producer bumps its epoch locally and renumbers,
+ * from 0, every batch not yet done of the partitions that asked for it,
+ * (bumpIdempotentProducerEpoch, startSequencesAtBeginning). Other partitions start over at their next
+ * new batch, once their older batches are done. At epoch 32767 Kafka
+ * asks for a new producer id instead. */
 static void maybe_bump_epoch(ks_producer *p, ks_world *w)
 {
-    bool bump = false;
-    for (uint32_t i = 0; i < p->partitions; i++) {
-        ks_seq_state *sq = &p->seq[i];
-        if (!sq->unresolved || sq->in_flight > 0)
-            continue;
-        if (sq->last_acked >= sq->unresolved_seq)
-            sq->unresolved = false;
-        else
-            bump = true;
-    }
-    if (!bump)
+    if (!p->bump_required)
         return;
-    p->epoch++;
+    /* ksim waits until none of the renumbered partitions' batches is on
+     * the wire: an answer to the old numbering would otherwise be taken
+     * for the new one. */
+    for (uint32_t i = 0; i < p->partitions; i++)
+        if (p->seq[i].rewrite && lowest_on_wire(p, w, i) != INT32_MAX)
+            return;
+    p->bump_required = false;
     p->epoch_bumps++;
+    if (p->epoch == INT16_MAX) {
+        p->producer_id = -1;
+        for (uint32_t i = 0; i < p->max_partitions; i++)
+            p->seq[i].rewrite = false;
+        init_producer_id(p, w); /* every partition starts over */
+        return;
+    }
+    p->epoch++;
     for (uint32_t i = 0; i < p->partitions; i++) {
         ks_seq_state *sq = &p->seq[i];
-        if (!sq->unresolved || sq->in_flight > 0)
+        if (!sq->rewrite)
             continue;
+        sq->rewrite = false;
         sq->unresolved = false;
         sq->epoch = p->epoch;
         sq->last_acked = -1;
+        sq->incomplete = 0;
         int32_t next = 0;
-        for (uint32_t bid = p->acc.dq[i].head; bid != KS_NONE; bid = ks_acc_batch(&p->acc, bid)->next) {
-            ks_batch *b = ks_acc_batch(&p->acc, bid);
-            if (!b->has_seq)
+        for (;;) { /* in sequence order: the lowest not yet renumbered */
+            ks_batch *low = NULL;
+            for (uint32_t bid = 0; bid < p->acc.batch_cap; bid++) {
+                ks_batch *b = ks_acc_batch(&p->acc, bid);
+                if (b->state != KS_BATCH_FREE && b->partition == i && b->has_seq &&
+                    b->epoch != p->epoch && (!low || b->base_seq < low->base_seq))
+                    low = b;
+            }
+            if (!low)
                 break;
-            b->epoch = p->epoch;
-            b->base_seq = next;
-            next += (int32_t)b->records;
+            low->epoch = p->epoch;
+            low->base_seq = next;
+            low->seq_reset = true;
+            next += (int32_t)low->records;
+            sq->incomplete++;
         }
         sq->next_seq = next;
     }
@@ -1364,8 +1498,12 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
     }
     if (p->pid_pending)
         return; /* InitProducerId's answer will wake it */
-    if (p->seq)
+    if (p->seq) {
+        resolve_sequences(p);
         maybe_bump_epoch(p, w);
+        if (p->pid_pending)
+            return;
+    }
     ks_ready r = {p->node_ready, KS_TIME_MAX, p->queue, p->queue_ids, 0};
     ks_acc_ready(&p->acc, p->leader, now, p->blocked, &r);
     update_load_stats(p, &r);
@@ -1388,11 +1526,12 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
         }
         n->drain_ns = now;
         bool *was_full = p->was_full;
+        void *ctx[2] = {p, w};
         note_full(p, n, was_full);
         uint32_t count;
         uint64_t bytes;
         uint32_t chain = ks_acc_drain(&p->acc, b, n->parts, n->nparts, p->max_request_size,
-                                      now, p->seq ? may_drain : NULL, p, &count, &bytes);
+                                      now, p->seq ? may_drain : NULL, ctx, &count, &bytes);
         if (count > 0)
             send_request(p, w, b, chain, was_full);
         /* More batches may be waiting: look again once this request is

@@ -74,9 +74,12 @@ typedef struct ks_seq_state {
     int32_t next_seq;       /* the next batch's base sequence */
     int32_t last_acked;     /* last sequence acknowledged, -1 */
     int16_t epoch;          /* the epoch this numbering belongs to */
-    uint32_t in_flight;     /* batches with a sequence, sent, not done */
-    bool unresolved;        /* a batch that had been sent failed */
+    uint32_t incomplete;    /* batches with a sequence not yet done, on the
+                               wire or waiting to be retried
+                               (inflightBatchesBySequence) */
+    bool unresolved;        /* a retried batch expired: its fate unknown */
     int32_t unresolved_seq; /* ... its last sequence */
+    bool rewrite;           /* renumber its batches at the next epoch bump */
 } ks_seq_state;
 
 typedef struct ks_producer {
@@ -89,6 +92,7 @@ typedef struct ks_producer {
     int16_t epoch;
     bool pid_pending;
     ks_seq_state *seq;        /* per partition, idempotent producers only */
+    bool bump_required;       /* a local epoch bump is due (KIP-360) */
     uint64_t *scratch_ids;    /* record ids of one batch, for the checker */
     uint32_t scratch_cap;
     ks_handle expiry_timer;   /* delivery.timeout.ms check (a daemon) */

@@ -359,6 +359,7 @@ static bool defer_if_paused(ks_world *w, const ks_event *ev)
         producer = (int32_t)w->reqs.reqs[ev->u.request.request].producer;
         break;
     case KS_EV_PRODUCE:
+        break; /* arrivals keep coming; the application waits (producer.c) */
     case KS_EV_SENDER:
         producer = (int32_t)ev->u.producer.producer;
         break;
