@@ -34,9 +34,16 @@
     X(OUT_OF_ORDER_SEQUENCE_NUMBER, 45, "OUT_OF_ORDER_SEQUENCE_NUMBER",                     \
       "OutOfOrderSequenceException", false, false)                                          \
     X(INVALID_PRODUCER_EPOCH, 47, "INVALID_PRODUCER_EPOCH", "InvalidProducerEpochException", false, false) \
+    X(INVALID_TXN_STATE, 48, "INVALID_TXN_STATE", "InvalidTxnStateException", false, false) \
+    X(INVALID_TRANSACTION_TIMEOUT, 50, "INVALID_TRANSACTION_TIMEOUT",                       \
+      "InvalidTxnTimeoutException", false, false)                                          \
+    X(CONCURRENT_TRANSACTIONS, 51, "CONCURRENT_TRANSACTIONS", "ConcurrentTransactionsException", true, false) \
+    X(TRANSACTION_COORDINATOR_FENCED, 52, "TRANSACTION_COORDINATOR_FENCED",                 \
+      "TransactionCoordinatorFencedException", false, false)                                \
     X(KAFKA_STORAGE_ERROR, 56, "KAFKA_STORAGE_ERROR", "KafkaStorageException", true, true)  \
     X(UNKNOWN_PRODUCER_ID, 59, "UNKNOWN_PRODUCER_ID", "UnknownProducerIdException", false, false) \
-    X(INVALID_RECORD, 87, "INVALID_RECORD", "InvalidRecordException", false, true)
+    X(INVALID_RECORD, 87, "INVALID_RECORD", "InvalidRecordException", false, true)        \
+    X(PRODUCER_FENCED, 90, "PRODUCER_FENCED", "ProducerFencedException", false, false)
 
 typedef enum ks_kerr {
 #define X(e, code, name, exc, retriable, injectable) KS_KERR_##e,
