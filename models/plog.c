@@ -1,0 +1,2 @@
+/* stub */
+#include "models/plog.h"

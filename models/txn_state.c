@@ -1,0 +1,2 @@
+/* stub */
+#include "models/txn_state.h"
