@@ -236,7 +236,15 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
     const char *topic = NULL;
     ks_kerr injected = KS_KERR_NONE;
     uint32_t struck = UINT32_MAX;
-    int32_t fault = ks_faults_append(w, id, now, &injected, &struck);
+    int32_t fault = KS_NO_FAULT;
+    uint32_t resp_bytes = 24u; /* InitProducerIdResponse: error, producer id, epoch */
+    if (q->api == KS_API_INIT_PRODUCER_ID) {
+        /* [K] ProducerIdManager: the cluster hands out ids in order */
+        q->producer_id = w->next_producer_id++;
+        q->epoch = 0;
+    } else {
+        fault = ks_faults_append(w, id, now, &injected, &struck);
+    }
     for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
         ks_req_batch *rb = &w->reqs.entries[e];
         bool hit = fault >= 0 && (struck == UINT32_MAX || struck == rb->partition);
@@ -258,16 +266,18 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
     ks_time leaves = ks_time_add(now, w->sc->broker_costs[broker].response_delay_ns);
     ks_time delay = 0, sent;
     int32_t lost = ks_faults_response(w, id, leaves, &delay);
-    ks_time arrival = ks_net_transit(&w->net, conn, KS_NET_RESPONSE, leaves,
-                                     response_bytes(topic ? topic : "", q->batches), delay,
+    if (q->api == KS_API_PRODUCE)
+        resp_bytes = response_bytes(topic ? topic : "", q->batches);
+    ks_time arrival = ks_net_transit(&w->net, conn, KS_NET_RESPONSE, leaves, resp_bytes, delay,
                                      lost >= 0, &sent);
     ks_event done = {.kind = KS_EV_RESPONDED,
                      .u.request = {.conn = conn, .broker = broker, .request = id}};
     ks_sim_schedule(&w->sim, sent, &done);
     if (lost >= 0) {
         /* lost on the way: the producer will not hear of it */
-        ks_checker_request_fate(w->checker, q->producer, q->correlation_id,
-                                KS_FATE_RESPONSE_DROPPED, lost);
+        if (q->api == KS_API_PRODUCE)
+            ks_checker_request_fate(w->checker, q->producer, q->correlation_id,
+                                    KS_FATE_RESPONSE_DROPPED, lost);
         q->fate_known = true;
         ks_producer_lost(&w->producers[q->producer], w, id);
     } else {

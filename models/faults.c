@@ -98,6 +98,8 @@ static bool selects(const ks_world *w, uint32_t i, const ks_request *q)
         return false;
     if (c->broker >= 0 && (uint32_t)c->broker != q->broker)
         return false;
+    if (q->api != c->api)
+        return false;
     if (c->request >= 0 && (uint64_t)c->request != q->correlation_id)
         return false;
     uint32_t part = w->faults.partition[i];
@@ -145,6 +147,8 @@ static void trace_strike(ks_world *w, uint32_t i, const ks_request *q, ks_time a
     ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
     ks_trace_u64(tr, "broker", q->broker);
     ks_trace_u64(tr, "request", q->correlation_id);
+    if (q->api != KS_API_PRODUCE)
+        ks_trace_str(tr, "api", ks_api_name(q->api));
     ks_trace_str(tr, "what", what);
     if (delay > 0)
         ks_trace_i64(tr, "delay_ns", delay);

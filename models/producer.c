@@ -301,36 +301,36 @@ static void trace_state(ks_producer *p, ks_world *w, const char *what, const cha
     }
 }
 
-/* InitProducerId without a transactional.id: a fresh producer id, epoch
- * 0 ([K] TransactionManager.initializeTransactions / bumpIdempotentEpoch...
- * for the idempotent producer). It goes to broker 0 as the least loaded
- * node; the request costs the broker brokers.cost.request.us but does not
- * queue behind produce requests. Until the answer comes, nothing is
- * drained. */
+/* The idempotent producer needs a producer id: InitProducerId without a
+ * transactional.id ([K] TransactionManager.bumpIdempotentEpochAndReset
+ * IdIfNeeded enqueues it; Sender.maybeSendAndPollTransactionalRequest
+ * sends it first). Until the answer comes, nothing is drained. */
 static void init_producer_id(ks_producer *p, ks_world *w)
 {
-    ks_time now = ks_sim_now(&w->sim);
-    uint32_t conn = p->nodes[0].conn;
-    /* InitProducerIdRequest: header + null transactional id + timeout;
-     * the response: header + error + pid + epoch */
-    ks_time at = ks_net_transit(&w->net, conn, KS_NET_REQUEST, now,
-                                24u + (uint32_t)strlen(p->client_id), 0, false, NULL);
-    at = ks_time_add(at, w->sc->broker_costs[0].request_ns);
-    at = ks_net_transit(&w->net, conn, KS_NET_RESPONSE, at, 24u, 0, false, NULL);
-    p->pid_pending = true;
-    ks_event ev = {.kind = KS_EV_TIMER, .u.timer = {.owner = p->index, .tag = KS_TIMER_PID}};
-    ks_sim_schedule(&w->sim, at, &ev);
+    p->producer_id = -1;
+    p->pid_needed = true;
+    wake_sender(p, w, ks_sim_now(&w->sim));
 }
 
-void ks_producer_on_pid(ks_producer *p, ks_world *w)
+/* InitProducerId answered: a fresh producer id at epoch 0, and every
+ * partition's sequence starts over. */
+static void got_producer_id(ks_producer *p, ks_world *w, const ks_request *q)
 {
+    p->pid_needed = false;
     p->pid_pending = false;
-    p->producer_id = w->next_producer_id++;
-    p->epoch = 0;
-    for (uint32_t i = 0; i < p->max_partitions; i++)
-        p->seq[i].epoch = 0;
+    p->producer_id = q->producer_id;
+    p->epoch = q->epoch;
+    for (uint32_t i = 0; i < p->max_partitions; i++) {
+        ks_seq_state *sq = &p->seq[i];
+        if (sq->incomplete == 0) {
+            sq->epoch = p->epoch;
+            sq->next_seq = 0;
+            sq->last_acked = -1;
+        } else {
+            sq->epoch = -1; /* an old producer id's batches: start over once done */
+        }
+    }
     trace_state(p, w, "init_producer_id", NULL);
-    wake_sender(p, w, ks_sim_now(&w->sim));
 }
 
 void ks_producer_start(ks_producer *p, ks_world *w)
@@ -1053,6 +1053,15 @@ static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool 
     while (n->fifo_head != KS_REQ_NONE) {
         uint32_t id = pop_in_flight(p, w, n);
         ks_request *q = &w->reqs.reqs[id];
+        if (q->api == KS_API_INIT_PRODUCER_ID) {
+            /* retried after retry.backoff.ms, like every request of the
+             * TransactionManager */
+            p->pid_pending = false;
+            p->pid_retry_at_ns = ks_time_add(now, p->set.retry_backoff_ns);
+            first = false;
+            ks_request_unref(&w->reqs, id);
+            continue;
+        }
         if (!q->fate_known)
             ks_checker_request_fate(w->checker, p->index, q->correlation_id,
                                     first && timed_out ? KS_FATE_TIMED_OUT : KS_FATE_DISCARDED,
@@ -1218,11 +1227,132 @@ static void put_on_wire(ks_producer *p, ks_world *w, uint32_t id, ks_time *arriv
                                     "REQUEST_LOST");
     }
     if (*lost) {
-        ks_checker_request_fate(w->checker, p->index, q->correlation_id,
-                                KS_FATE_REQUEST_DROPPED, fault);
+        if (q->api == KS_API_PRODUCE)
+            ks_checker_request_fate(w->checker, p->index, q->correlation_id,
+                                    KS_FATE_REQUEST_DROPPED, fault);
         q->fate_known = true;
         ks_producer_lost(p, w, id);
     }
+}
+
+/* The request is built: it leaves on the wire, the broker will get it
+ * (unless lost), and, when an answer is expected, it joins the
+ * connection's in-flight list. */
+static void launch(ks_producer *p, ks_world *w, uint32_t broker, uint32_t id, ks_time now,
+                   bool *lost_out, ks_time *sent_out)
+{
+    ks_prod_node *n = &p->nodes[broker];
+    ks_request *q = &w->reqs.reqs[id];
+    ks_time sent, arrival;
+    bool lost;
+    put_on_wire(p, w, id, &arrival, &sent, &lost);
+    ks_trace *tr = w->trace;
+    if (tr && ks_trace_begin(tr, now, KS_TR_SEND)) {
+        ks_trace_str(tr, "producer", p->conf->id);
+        ks_trace_u64(tr, "broker", broker);
+        ks_trace_u64(tr, "request", q->correlation_id);
+        if (q->api != KS_API_PRODUCE)
+            ks_trace_str(tr, "api", ks_api_name(q->api));
+        ks_trace_u64(tr, "batches", q->batches);
+        ks_trace_u64(tr, "records", q->records);
+        ks_trace_u64(tr, "bytes", q->request_bytes);
+        ks_trace_i64(tr, "arrive_t", lost ? -1 : arrival);
+        ks_trace_end(tr);
+    }
+    if (!lost) {
+        q->refs++; /* the broker's hold, until its response is written */
+        ks_event ev = {.kind = KS_EV_ARRIVE,
+                       .u.request = {.conn = n->conn, .broker = broker, .request = id}};
+        ks_sim_schedule(&w->sim, arrival, &ev);
+    }
+    if (q->expects_response) {
+        q->refs++; /* the producer's hold, until answered or given up */
+        if (n->fifo_tail == KS_REQ_NONE)
+            n->fifo_head = id;
+        else
+            w->reqs.reqs[n->fifo_tail].pnext = id;
+        n->fifo_tail = id;
+        n->in_flight++;
+        arm_timeout(p, w, broker);
+    }
+    *lost_out = lost;
+    *sent_out = sent;
+}
+
+/* The sender thread spends request.us (+ batch.us per batch) building a
+ * request; it leaves when that is done. */
+static void sender_cost(ks_producer *p, ks_request *q, ks_time now)
+{
+    const ks_producer_cost *cost = &p->conf->cost;
+    ks_time start = p->sender_free_ns > now ? p->sender_free_ns : now;
+    p->sender_free_ns = ks_time_add(
+        start, ks_time_add(cost->request_ns, (ks_time)q->batches * cost->batch_ns));
+    p->sender_busy_ns += p->sender_free_ns - start;
+    q->sent_ns = p->sender_free_ns;
+}
+
+/* Sends InitProducerId to `broker`. InitProducerIdRequest: header +
+ * client id + null transactional id + timeout + producer id and epoch
+ * (-1); the response: header + error + producer id + epoch. */
+static void send_init_producer_id(ks_producer *p, ks_world *w, uint32_t broker, ks_time now)
+{
+    uint32_t id = ks_request_alloc(&w->reqs);
+    if (id == KS_REQ_NONE) {
+        oom(w);
+        return;
+    }
+    ks_prod_node *n = &p->nodes[broker];
+    ks_request *q = &w->reqs.reqs[id];
+    q->api = KS_API_INIT_PRODUCER_ID;
+    q->producer = p->index;
+    q->broker = broker;
+    q->conn = n->conn;
+    q->correlation_id = ++p->api_requests[KS_API_INIT_PRODUCER_ID];
+    q->expects_response = true;
+    q->producer_id = -1;
+    q->gen = n->gen;
+    q->pnext = KS_REQ_NONE;
+    q->request_bytes = 30u + (uint32_t)strlen(p->client_id);
+    sender_cost(p, q, now);
+    p->pid_pending = true;
+    bool lost;
+    ks_time sent;
+    launch(p, w, broker, id, now, &lost, &sent);
+}
+
+/* InitProducerId goes to the least loaded node that can take a request:
+ * fewest requests in flight, the lowest broker on ties
+ * (NetworkClient.leastLoadedNode starts its search at a random node;
+ * ksim at broker 0, so that runs read the same every time). Returns
+ * false when no node can take it now; *next then says when to look
+ * again (a response wakes the sender earlier). */
+static bool maybe_init_producer_id(ks_producer *p, ks_world *w, ks_time now, ks_time *next)
+{
+    if (!p->pid_needed || p->pid_pending)
+        return false;
+    if (now < p->pid_retry_at_ns) {
+        *next = p->pid_retry_at_ns;
+        return false;
+    }
+    uint32_t best = UINT32_MAX;
+    for (uint32_t b = 0; b < p->brokers; b++) {
+        const ks_prod_node *n = &p->nodes[b];
+        const ks_net_lane *lane = &w->net.conns[n->conn].lane[KS_NET_REQUEST];
+        ks_time when = lane->wire_free_ns > n->ready_at_ns ? lane->wire_free_ns : n->ready_at_ns;
+        if (n->in_flight >= p->max_in_flight)
+            continue;
+        if (when > now) {
+            if (when < *next)
+                *next = when;
+            continue;
+        }
+        if (best == UINT32_MAX || n->in_flight < p->nodes[best].in_flight)
+            best = b;
+    }
+    if (best == UINT32_MAX)
+        return false;
+    send_init_producer_id(p, w, best, now);
+    return true;
 }
 
 /* Sends the drained chain to `broker` as one ProduceRequest. The sender
@@ -1242,7 +1372,8 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
     q->producer = p->index;
     q->broker = broker;
     q->conn = n->conn;
-    q->correlation_id = ++p->next_correlation_id; /* from 1 */
+    q->api = KS_API_PRODUCE;
+    q->correlation_id = ++p->api_requests[KS_API_PRODUCE]; /* from 1 */
     q->expects_response = p->acks != 0;
     q->producer_id = p->seq ? p->producer_id : -1;
     q->gen = n->gen;
@@ -1273,56 +1404,27 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
     w->metrics.cur.requests++;
     w->metrics.cur.batches += q->batches;
     ks_hist_add(&p->request_batches, q->batches);
-    const ks_producer_cost *cost = &p->conf->cost;
-    ks_time start = p->sender_free_ns > now ? p->sender_free_ns : now;
-    p->sender_free_ns = ks_time_add(
-        start, ks_time_add(cost->request_ns, (ks_time)q->batches * cost->batch_ns));
-    p->sender_busy_ns += p->sender_free_ns - start;
-    q->sent_ns = p->sender_free_ns;
-    ks_time sent, arrival;
+    sender_cost(p, q, now);
     bool lost;
-    put_on_wire(p, w, id, &arrival, &sent, &lost);
-    if (p->acks == 0 && !lost) {
-        ks_checker_request_fate(w->checker, p->index, q->correlation_id, KS_FATE_NO_RESPONSE,
-                                KS_CHECK_NO_FAULT);
-        q->fate_known = true;
-    }
-    ks_trace *tr = w->trace;
-    if (tr && ks_trace_begin(tr, now, KS_TR_SEND)) {
-        ks_trace_str(tr, "producer", p->conf->id);
-        ks_trace_u64(tr, "broker", broker);
-        ks_trace_u64(tr, "request", q->correlation_id);
-        ks_trace_u64(tr, "batches", q->batches);
-        ks_trace_u64(tr, "records", q->records);
-        ks_trace_u64(tr, "bytes", q->request_bytes);
-        ks_trace_i64(tr, "arrive_t", lost ? -1 : arrival);
-        ks_trace_end(tr);
-    }
-    if (!lost) {
-        q->refs++; /* the broker's hold, until its response is written */
-        ks_event ev = {.kind = KS_EV_ARRIVE,
-                       .u.request = {.conn = n->conn, .broker = broker, .request = id}};
-        ks_sim_schedule(&w->sim, arrival, &ev);
-    }
-    if (p->acks != 0) {
-        q->refs++; /* the producer's hold, until answered or given up */
-        if (n->fifo_tail == KS_REQ_NONE)
-            n->fifo_head = id;
-        else
-            w->reqs.reqs[n->fifo_tail].pnext = id;
-        n->fifo_tail = id;
-        n->in_flight++;
-        arm_timeout(p, w, broker);
-    } else {
+    ks_time sent;
+    if (p->acks == 0) {
         /* acks=0: the request expects no response; its batches complete
          * once it has been written to the connection, offset unknown ([K]
          * NetworkClient.handleCompletedSends, Sender's "acks = 0" case). */
+        launch(p, w, broker, id, now, &lost, &sent);
+        if (!lost) {
+            ks_checker_request_fate(w->checker, p->index, q->correlation_id,
+                                    KS_FATE_NO_RESPONSE, KS_CHECK_NO_FAULT);
+            q->fate_known = true;
+        }
         ks_event done = {.kind = KS_EV_TIMER,
                          .u.timer = {.owner = p->index, .tag = KS_TIMER_SENT, .arg = chain}};
         ks_sim_schedule(&w->sim, sent, &done);
+        if (q->refs == 0)
+            ks_request_release(&w->reqs, id);
+        return;
     }
-    if (q->refs == 0)
-        ks_request_release(&w->reqs, id);
+    launch(p, w, broker, id, now, &lost, &sent);
 }
 
 /* acks=0: a request has been written; its records are done. */
@@ -1496,13 +1598,18 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
         wake_sender(p, w, p->sender_free_ns);
         return;
     }
-    if (p->pid_pending)
-        return; /* InitProducerId's answer will wake it */
     if (p->seq) {
         resolve_sequences(p);
         maybe_bump_epoch(p, w);
-        if (p->pid_pending)
+        if (p->producer_id < 0) {
+            /* nothing is drained without a producer id; its answer (or a
+             * connection becoming ready) wakes the sender */
+            ks_time next = KS_TIME_MAX;
+            maybe_init_producer_id(p, w, now, &next);
+            if (next != KS_TIME_MAX)
+                wake_sender(p, w, next);
             return;
+        }
     }
     ks_ready r = {p->node_ready, KS_TIME_MAX, p->queue, p->queue_ids, 0};
     ks_acc_ready(&p->acc, p->leader, now, p->blocked, &r);
@@ -1565,6 +1672,8 @@ static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
             ks_trace_str(tr, "producer", p->conf->id);
             ks_trace_u64(tr, "broker", q->broker);
             ks_trace_u64(tr, "request", q->correlation_id);
+            if (q->api != KS_API_PRODUCE)
+                ks_trace_str(tr, "api", ks_api_name(q->api));
             ks_kerr err = KS_KERR_NONE;
             for (uint32_t e = q->first; e != KS_REQ_NONE && err == KS_KERR_NONE;
                  e = w->reqs.entries[e].next)
@@ -1572,6 +1681,11 @@ static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
             ks_trace_str(tr, "error", ks_kerr_name(err));
             ks_trace_i64(tr, "rtt_ns", now - q->sent_ns);
             ks_trace_end(tr);
+        }
+        if (q->api == KS_API_INIT_PRODUCER_ID) {
+            got_producer_id(p, w, q);
+            ks_request_unref(&w->reqs, id);
+            continue;
         }
         if (!q->fate_known)
             ks_checker_request_fate(w->checker, p->index, q->correlation_id, KS_FATE_ANSWERED,

@@ -90,7 +90,9 @@ typedef struct ks_producer {
     ks_rng retry_rng;         /* backoff jitter (3.7+) */
     int64_t producer_id;      /* idempotence: -1 until InitProducerId answers */
     int16_t epoch;
-    bool pid_pending;
+    bool pid_needed;          /* InitProducerId must be sent */
+    bool pid_pending;         /* ... and is in flight */
+    ks_time pid_retry_at_ns;  /* after a failed InitProducerId */
     ks_seq_state *seq;        /* per partition, idempotent producers only */
     bool bump_required;       /* a local epoch bump is due (KIP-360) */
     uint64_t *scratch_ids;    /* record ids of one batch, for the checker */
@@ -146,7 +148,7 @@ typedef struct ks_producer {
     bool *node_ready;
     uint32_t *queue, *queue_ids;
     bool *was_full;           /* per partition, scratch for drain traces */
-    uint64_t next_correlation_id;
+    uint64_t api_requests[KS_API__COUNT]; /* requests sent, per API */
 
     /* results */
     uint32_t first_partitions[KS_FIRST_RECORDS]; /* where the first records went */
@@ -187,7 +189,6 @@ void ks_producer_on_request_timeout(ks_producer *p, struct ks_world *w, uint32_t
 void ks_producer_lost(ks_producer *p, struct ks_world *w, uint32_t req);
 void ks_producer_on_lost(ks_producer *p, struct ks_world *w, uint32_t broker);
 void ks_producer_on_expiry(ks_producer *p, struct ks_world *w);
-void ks_producer_on_pid(ks_producer *p, struct ks_world *w);
 /* A paused producer's event moved to `at` under a new handle: keep the
  * handle the producer cancels it by. */
 void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_time at);
@@ -206,7 +207,6 @@ ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka
 #define KS_TIMER_SENT 4u  /* acks=0: a request was written (arg: its batches) */
 #define KS_TIMER_REQUEST_TIMEOUT 5u /* request.timeout.ms (arg: broker) */
 #define KS_TIMER_EXPIRY 6u /* delivery.timeout.ms check */
-#define KS_TIMER_PID 7u   /* InitProducerId answered */
 #define KS_TIMER_LOST 8u  /* request.timeout.ms of a request that lost a message (arg: broker) */
 
 #endif

@@ -37,10 +37,11 @@ typedef struct ks_req_batch {
 } ks_req_batch;
 
 typedef struct ks_request {
+    ks_api api;
     uint32_t producer;
     uint32_t broker;
     uint32_t conn;
-    uint64_t correlation_id;/* per producer, from 0, as Kafka numbers requests */
+    uint64_t correlation_id;/* per producer and API, from 1: the trace's "request" */
     uint32_t first;         /* first ks_req_batch */
     uint32_t batches;
     uint32_t records;
@@ -49,7 +50,8 @@ typedef struct ks_request {
     bool expects_response;  /* false with acks=0 */
     uint32_t next;          /* broker queue link, or pool free list */
     uint32_t pnext;         /* the producer's in-flight list */
-    int64_t producer_id;    /* idempotence: or -1 */
+    int64_t producer_id;    /* idempotence: or -1; InitProducerId: the answer */
+    int16_t epoch;          /* InitProducerId: the answer */
     uint32_t gen;           /* the producer's connection generation at send */
     uint32_t refs;          /* holders: producer, broker path, response event */
     bool arrived;           /* its response reached the producer */

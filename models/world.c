@@ -329,9 +329,6 @@ static void on_timer(ks_world *w, const ks_ev_timer *t)
     case KS_TIMER_EXPIRY:
         ks_producer_on_expiry(p, w);
         break;
-    case KS_TIMER_PID:
-        ks_producer_on_pid(p, w);
-        break;
     case KS_TIMER_LOST:
         ks_producer_on_lost(p, w, (uint32_t)t->arg);
         break;

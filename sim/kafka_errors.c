@@ -41,3 +41,26 @@ bool ks_kerr_find(const char *name, ks_kerr *out)
     }
     return false;
 }
+
+static const char *const api_names[] = {
+#define X(e, name, key) name,
+    KS_APIS(X)
+#undef X
+};
+
+const char *ks_api_name(ks_api a)
+{
+    assert((unsigned)a < (unsigned)KS_API__COUNT);
+    return api_names[a];
+}
+
+bool ks_api_find(const char *name, ks_api *out)
+{
+    for (int i = 0; i < KS_API__COUNT; i++) {
+        if (strcmp(api_names[i], name) == 0) {
+            *out = (ks_api)i;
+            return true;
+        }
+    }
+    return false;
+}

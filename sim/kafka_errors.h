@@ -1,7 +1,7 @@
 /*
  * kafka_errors.h - the Kafka protocol errors ksim models: code, name,
  * the exception a Java client raises for it, and whether the client may
- * retry it.
+ * retry it; and the protocol APIs its requests use.
  *
  * Owns: one X-macro table ([K] clients/src/main/java/org/apache/kafka/
  * common/protocol/Errors.java; retriable = the exception extends
@@ -60,5 +60,22 @@ bool ks_kerr_retriable(ks_kerr e);
 bool ks_kerr_injectable(ks_kerr e);
 /* By name; false if unknown. */
 bool ks_kerr_find(const char *name, ks_kerr *out);
+
+/* The Kafka APIs ksim's requests use: X(ENUM, "Name", api key)
+ * ([K] clients/.../common/protocol/ApiKeys.java). */
+#define KS_APIS(X)                                   \
+    X(PRODUCE, "Produce", 0)                         \
+    X(INIT_PRODUCER_ID, "InitProducerId", 22)
+
+typedef enum ks_api {
+#define X(e, name, key) KS_API_##e,
+    KS_APIS(X)
+#undef X
+    KS_API__COUNT
+} ks_api;
+
+const char *ks_api_name(ks_api a);
+/* By name; false if unknown. */
+bool ks_api_find(const char *name, ks_api *out);
 
 #endif

@@ -1377,9 +1377,10 @@ const char *ks_fault_type_name(ks_fault_type t)
 static const char *const *fault_keys(ks_fault_type t)
 {
     static const char *const targeted[] = {"type", "note", "producer", "broker", "partition",
-                                           "request", "after.ms", "count", NULL};
+                                           "api", "request", "after.ms", "count", NULL};
     static const char *const delayed[] = {"type", "note", "producer", "broker", "partition",
-                                          "request", "after.ms", "count", "delay.ms", NULL};
+                                          "api", "request", "after.ms", "count", "delay.ms",
+                                          NULL};
     static const char *const failing[] = {"type", "note", "producer", "broker", "partition",
                                           "request", "after.ms", "count", "error", NULL};
     static const char *const loss[] = {"type", "note", "producer", "broker", "probability",
@@ -1467,6 +1468,29 @@ static void fault_partition(loader *L, json_t *o, const ks_scenario *sc, ks_faul
     ks_jpath_restore(&L->path, m);
 }
 
+/* "api": the requests a targeted fault looks at (default Produce). */
+static void fault_api(loader *L, json_t *o, ks_fault_conf *f)
+{
+    const char *name;
+    if (!get_string(L, o, "api", false, &name))
+        return;
+    size_t m = ks_jpath_key(&L->path, "api");
+    ks_api a;
+    const char *names[KS_API__COUNT];
+    for (int i = 0; i < KS_API__COUNT; i++)
+        names[i] = ks_api_name((ks_api)i);
+    if (ks_api_find(name, &a)) {
+        f->api = a;
+    } else {
+        const char *sug = ks_suggest(name, names, KS_API__COUNT);
+        if (sug)
+            err(L, "unknown API \"%s\" (did you mean \"%s\"?)", name, sug);
+        else
+            err(L, "unknown API \"%s\": one of Produce, InitProducerId", name);
+    }
+    ks_jpath_restore(&L->path, m);
+}
+
 static void fault_window(loader *L, json_t *o, ks_fault_conf *f, bool required)
 {
     get_ms(L, o, "from.ms", false, &f->from_ns);
@@ -1551,6 +1575,7 @@ static void load_fault(loader *L, json_t *o, ks_scenario *sc, ks_fault_conf *f)
             f->broker = (int32_t)b;
     }
     fault_partition(L, o, sc, f);
+    fault_api(L, o, f);
     int64_t req;
     if (get_int(L, o, "request", 1, INT64_MAX, &req))
         f->request = req;
@@ -1622,7 +1647,8 @@ static void load_faults(loader *L, json_t *root, ks_scenario *sc)
         size_t m = ks_jpath_index(&L->path, i);
         ks_fault_conf *f = &sc->faults[i];
         *f = (ks_fault_conf){.producer = -1, .broker = -1, .topic = -1, .partition = -1,
-                             .request = -1, .count = 1, .to_ns = KS_TIME_MAX};
+                             .api = KS_API_PRODUCE, .request = -1, .count = 1,
+                             .to_ns = KS_TIME_MAX};
         if (!json_is_object(o))
             err_got(L, o, "a fault object such as {\"type\": \"drop.response\", \"request\": 1}");
         else

@@ -90,7 +90,8 @@ typedef struct ks_fault_conf {
     int32_t broker;         /* -1: any */
     int32_t topic;          /* with partition: a topic index; -1: any */
     int32_t partition;      /* partition number in the topic; -1: any */
-    int64_t request;        /* the producer's request number; -1: any */
+    ks_api api;             /* targeted: requests of this API (Produce) */
+    int64_t request;        /* the producer's request number of that API; -1: any */
     ks_time after_ns;       /* targeted: only at or after this time */
     uint32_t count;         /* targeted: how many to hit */
     ks_time delay_ns;       /* delay.* */

@@ -120,6 +120,8 @@ static json_t *fault_json(const ks_scenario *sc, const ks_fault_conf *f)
     case KS_FAULT_DELAY_REQUEST:
     case KS_FAULT_DELAY_RESPONSE:
     case KS_FAULT_APPEND_ERROR:
+        if (f->type != KS_FAULT_APPEND_ERROR)
+            json_object_set_new(o, "api", json_string(ks_api_name(f->api)));
         if (f->request >= 0)
             json_object_set_new(o, "request", json_integer(f->request));
         json_object_set_new(o, "after.ms", ms_value(f->after_ns));

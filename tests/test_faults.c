@@ -43,9 +43,9 @@
 #define W_RESP INT64_C(512)
 #define TO_APPEND (W_REQ + LAT + HANDLE)                 /* 1022034 */
 #define RTT (W_REQ + LAT + HANDLE + W_RESP + LAT)        /* 2022546 */
-/* InitProducerId: a 34-byte request (24 + "producer-1") is 272 ns on the
- * wire, 1 ms, 20 us at the broker, a 24-byte answer 192 ns, 1 ms. */
-#define PID_RTT (INT64_C(272) + LAT + INT64_C(20000) + INT64_C(192) + LAT) /* 2020464 */
+/* InitProducerId: a 40-byte request (30 + "producer-1") is 320 ns on the
+ * wire, 1 ms, 20 us + 40 ns at the broker, a 24-byte answer 192 ns, 1 ms. */
+#define PID_RTT (INT64_C(320) + LAT + INT64_C(20040) + INT64_C(192) + LAT) /* 2020552 */
 
 /* ---- the harness (as in test_run.c) ---------------------------------- */
 
@@ -659,7 +659,9 @@ static void test_after_append_duplicates(void **state)
     assert_int_equal(line_int(a1, "offset"), 0);
     assert_int_equal(line_int(a1, "base_sequence"), 0);
     assert_int_equal(line_int(a1, "request"), 2);
-    assert_true(line_str_is(nth(&r, "response", 1), "error", "NONE"));
+    /* response 0 answers InitProducerId, 1 the first produce request */
+    assert_true(line_str_is(nth(&r, "response", 0), "api", "InitProducerId"));
+    assert_true(line_str_is(nth(&r, "response", 2), "error", "NONE"));
     assert_int_equal(line_int(nth(&r, "ack", 0), "offset"), 0);
     assert_int_equal(sum_int(&r, "partitions.events-0.log_end_offset"), 1);
     assert_int_equal(sum_int(&r, "delivery.duplicate"), 0);
@@ -972,11 +974,43 @@ static void test_pause_producer_backlog(void **state)
     run_free(&r);
 }
 
+/* Faults reach InitProducerId too: with its response dropped (api
+ * selector), the request times out after request.timeout.ms (1000 ms),
+ * the connection closes, and InitProducerId goes again after
+ * retry.backoff.ms (100 ms); the second one is request 2 of its API. The
+ * record waits all along; produce requests keep their own numbering. */
+static void test_init_producer_id_fault(void **state)
+{
+    (void)state;
+    ks_override o[] = {{"producers.p1.config.enable.idempotence", "true"},
+                       {"faults", "[{\"type\": \"drop.response\", \"api\": \"InitProducerId\"}]"}};
+    run r = run_text(BASE, o, 2, KS_TL_RECORD);
+    assert_string_equal(sum_str(&r, "verdict"), "complete");
+    const char *f = nth(&r, "fault", 0);
+    assert_true(line_str_is(f, "api", "InitProducerId"));
+    assert_int_equal(line_int(f, "request"), 1);
+    size_t d = find_idx(&r, "producer", "what", "disconnect", 0);
+    assert_true(d < r.nlines);
+    assert_int_equal(line_int(r.lines[d], "t"), 1000 * MS);
+    const char *s2 = find_int(&r, "send", "request", 2);
+    assert_true(line_str_is(s2, "api", "InitProducerId"));
+    assert_int_equal(line_int(s2, "t"), 1100 * MS);
+    const char *p1 = find_int(&r, "send", "request", 1);
+    assert_true(line_str_is(p1, "api", "InitProducerId")); /* the first send is InitProducerId */
+    size_t init = find_idx(&r, "producer", "what", "init_producer_id", 0);
+    assert_int_equal(line_int(r.lines[init], "t"), 1100 * MS + PID_RTT);
+    assert_int_equal(line_int(nth(&r, "drain", 0), "request"), 1);
+    assert_int_equal(line_int(nth(&r, "drain", 0), "t"), 1100 * MS + PID_RTT);
+    assert_int_equal(sum_int(&r, "records.acked"), 1);
+    assert_int_equal(sum_int(&r, "producers.p1.producer_id"), 1);
+    run_free(&r);
+}
+
 /* ---- 13. idempotence: InitProducerId and sequences ------------------------ */
 
 /* The idempotent producer asks for a producer id first (PID_RTT =
- * 2020464 ns); nothing is drained before the answer. Records arrive at
- * 0..4 ms: records 0-2 wait and leave together at 2020464 (sequence 0),
+ * 2020552 ns); nothing is drained before the answer. Records arrive at
+ * 0..4 ms: records 0-2 wait and leave together at 2020552 (sequence 0),
  * records 3 and 4 go alone (sequences 3 and 4): each batch's base
  * sequence is the number of records before it. The producer id is the
  * cluster's first, brokers.first.producer.id. */
@@ -1181,6 +1215,7 @@ int main(void)
         cmocka_unit_test(test_pause_producer),
         cmocka_unit_test(test_pause_producer_backlog),
         cmocka_unit_test(test_idempotent_init_and_sequences),
+        cmocka_unit_test(test_init_producer_id_fault),
         cmocka_unit_test(test_count_and_partition_selector),
         cmocka_unit_test(test_config_exception),
         cmocka_unit_test(test_all_faults_invariants),
