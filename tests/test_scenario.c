@@ -106,6 +106,8 @@ static const bad_case bad_cases[] = {
      "t.json: $.faults[0].partition: topic \"events\" has 1 partitions; there is no partition 3"},
     {"fault error", "{\"faults\": [{\"type\": \"append.error\", \"error\": \"NOT_ENOUGH_REPLICA\"}], " P1 "}", NULL, NULL,
      "t.json: $.faults[0].error: \"NOT_ENOUGH_REPLICA\" is not an error ksim injects (did you mean \"NOT_ENOUGH_REPLICAS\"?)"},
+    {"fault api", "{\"faults\": [{\"type\": \"drop.request\", \"api\": \"InitProducerID\"}], " P1 "}", NULL, NULL,
+     "t.json: $.faults[0].api: unknown API \"InitProducerID\" (did you mean \"InitProducerId\"?)"},
     {"fault window", "{\"faults\": [{\"type\": \"link.down\", \"from.ms\": 5, \"to.ms\": 5}], " P1 "}", NULL, NULL,
      "t.json: $.faults[0].to.ms: the window ends before it begins"},
     {"fault missing", "{\"faults\": [{\"type\": \"pause.broker\", \"from.ms\": 1, \"to.ms\": 5}], " P1 "}", NULL, NULL,
