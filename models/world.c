@@ -14,8 +14,6 @@
 
 /* Checks what this version can simulate; the scenario format itself
  * allows more (docs/scenario.md says which models read what). */
-/* Checks what this version can simulate; the scenario format itself
- * allows more (docs/scenario.md says which models read what). */
 static bool supported(const ks_scenario *sc, ks_diag *diag)
 {
     bool ok = true;
@@ -25,6 +23,20 @@ static bool supported(const ks_scenario *sc, ks_diag *diag)
                           "%s: $.topics[%u].replication.factor: this ksim (%s) simulates "
                           "unreplicated topics (no replication model yet); got %u",
                           sc->file, t, KS_VERSION, sc->topics[t].replication_factor);
+            ok = false;
+        }
+    }
+    if (sc->consumer_count > 0) {
+        ks_diag_error(diag, "%s: $.consumers: this ksim (%s) reads the consumers section but "
+                            "does not simulate consumers yet",
+                      sc->file, KS_VERSION);
+        ok = false;
+    }
+    for (uint32_t i = 0; i < sc->producer_count; i++) {
+        if (sc->producers[i].txn.enabled) {
+            ks_diag_error(diag, "%s: $.producers[%u].config.transactional.id: this ksim (%s) "
+                                "does not simulate transactions yet",
+                          sc->file, i, KS_VERSION);
             ok = false;
         }
     }

@@ -59,6 +59,40 @@ const char *ks_partitioner_choice_name(ks_partitioner_choice c)
     return partitioner_names[c];
 }
 
+static const char *const txn_end_names[] = {
+#define X(e, name) name,
+    KS_TXN_ENDS(X)
+#undef X
+};
+static const char *const txn_protocol_names[] = {
+#define X(e, name) name,
+    KS_TXN_PROTOCOLS(X)
+#undef X
+};
+static const char *const commit_mode_names[] = {
+#define X(e, name) name,
+    KS_COMMIT_MODES(X)
+#undef X
+};
+
+const char *ks_txn_end_name(ks_txn_end e)
+{
+    assert((unsigned)e < (unsigned)KS_TXN_END__COUNT);
+    return txn_end_names[e];
+}
+
+const char *ks_txn_protocol_name(ks_txn_protocol pr)
+{
+    assert((unsigned)pr < (unsigned)KS_TXNP__COUNT);
+    return txn_protocol_names[pr];
+}
+
+const char *ks_commit_mode_name(ks_commit_mode m)
+{
+    assert((unsigned)m < (unsigned)KS_COMMIT__COUNT);
+    return commit_mode_names[m];
+}
+
 const char *ks_arrival_name(ks_arrival a)
 {
     assert((unsigned)a < (unsigned)KS_ARRIVAL__COUNT);
@@ -76,6 +110,8 @@ static const char *const ksim_dotted_keys[] = {
     "start.ms", "value.bytes", "record.us", "at.ms", "create.partitions", "bucket.ms",
     "compress.ns.per.byte", "decompress.ns.per.byte", "burst.records", "burst.interval.ms",
     "after.ms", "delay.ms", "from.ms", "to.ms", "producer.state.batches", "first.producer.id",
+    "txn.log.write.ms", "end.delay.ms", "isolation.level", "group.id", "poll.interval.ms",
+    "max.poll.records", "process.us", "forward.to", "restart.ms",
     NULL};
 
 /* Builds the NULL-terminated list of every dotted key (caller frees the
@@ -640,7 +676,7 @@ static void load_limits(loader *L, json_t *root, ks_scenario *sc)
 static void load_cost(loader *L, json_t *cost, ks_broker_cost *c)
 {
     static const char *const cost_keys[] = {"request.us", "batch.us", "byte.ns",
-                                            "response.delay.ms", NULL};
+                                            "response.delay.ms", "txn.log.write.ms", NULL};
     size_t m = ks_jpath_key(&L->path, "cost");
     check_keys(L, cost, cost_keys, NULL);
     double d;
@@ -651,6 +687,7 @@ static void load_cost(loader *L, json_t *cost, ks_broker_cost *c)
     if (get_real(L, cost, "byte.ns", 0.0, false, 1e6, &d))
         c->byte_ps = ks_round_i64(d * 1e3);
     get_ms(L, cost, "response.delay.ms", false, &c->response_delay_ns);
+    get_ms(L, cost, "txn.log.write.ms", false, &c->txn_log_write_ns);
     ks_jpath_restore(&L->path, m);
 }
 
@@ -707,6 +744,7 @@ static void load_brokers(loader *L, json_t *root, ks_scenario *sc)
     sc->broker_cost.batch_ns = 10 * KS_NS_PER_US;
     sc->broker_cost.byte_ps = 1000;
     sc->broker_cost.response_delay_ns = 0;
+    sc->broker_cost.txn_log_write_ns = KS_NS_PER_MS;
     json_t *obj = NULL, *cfg = NULL, *cost = NULL;
     get_object(L, root, "brokers", &obj);
     size_t mark = ks_jpath_key(&L->path, "brokers");
@@ -1178,14 +1216,84 @@ static void load_producer_topic(loader *L, json_t *p, const ks_scenario *sc, uin
     ks_jpath_restore(&L->path, m);
 }
 
+/* "transactions": how a transactional producer's application groups its
+ * records. Needs transactional.id; a transactional.id without it gets
+ * the defaults (one record per transaction, committed). */
+static void load_transactions(loader *L, json_t *obj, ks_producer_conf *pc)
+{
+    static const char *const keys[] = {"records", "end", "end.delay.ms", "protocol", NULL};
+    ks_txn_conf *t = &pc->txn;
+    t->enabled = pc->config[KS_PCFG_TRANSACTIONAL_ID].s != NULL;
+    t->records = 1;
+    t->protocol = KS_TXNP_DEFAULT;
+    t->ends = malloc(sizeof *t->ends);
+    if (!t->ends) {
+        err(L, "out of memory");
+        return;
+    }
+    t->ends[0] = KS_TXN_END_COMMIT;
+    t->end_count = 1;
+    if (!obj)
+        return;
+    size_t mark = ks_jpath_key(&L->path, "transactions");
+    if (!json_is_object(obj)) {
+        err_got(L, obj, "an object such as {\"records\": 10, \"end\": \"commit\"}");
+        ks_jpath_restore(&L->path, mark);
+        return;
+    }
+    check_keys(L, obj, keys, NULL);
+    if (!t->enabled)
+        err(L, "transactions need a transactional.id in the producer's config");
+    get_u32(L, obj, "records", 1, 1000000, &t->records);
+    get_ms(L, obj, "end.delay.ms", false, &t->end_delay_ns);
+    json_t *pv = member(obj, "protocol");
+    unsigned c;
+    if (pv) {
+        size_t m = ks_jpath_key(&L->path, "protocol");
+        if (check_choice(L, pv, txn_protocol_names, KS_TXNP__COUNT, &c))
+            t->protocol = (ks_txn_protocol)c;
+        ks_jpath_restore(&L->path, m);
+    }
+    json_t *ev = member(obj, "end");
+    if (ev) {
+        size_t m = ks_jpath_key(&L->path, "end");
+        size_t n = json_is_array(ev) ? json_array_size(ev) : 1;
+        if (n == 0 || n > 10000) {
+            err_got(L, ev, "\"commit\", \"abort\", \"none\" or an array of them");
+            ks_jpath_restore(&L->path, m);
+            ks_jpath_restore(&L->path, mark);
+            return;
+        }
+        ks_txn_end *ends = realloc(t->ends, n * sizeof *ends);
+        if (!ends) {
+            err(L, "out of memory");
+            ks_jpath_restore(&L->path, m);
+            ks_jpath_restore(&L->path, mark);
+            return;
+        }
+        t->ends = ends;
+        t->end_count = (uint32_t)n;
+        for (size_t k = 0; k < n; k++) {
+            bool list = json_is_array(ev);
+            size_t mk = list ? ks_jpath_index(&L->path, k) : 0;
+            if (check_choice(L, list ? json_array_get(ev, k) : ev, txn_end_names,
+                             KS_TXN_END__COUNT, &c))
+                ends[k] = (ks_txn_end)c;
+            if (list)
+                ks_jpath_restore(&L->path, mk);
+        }
+        ks_jpath_restore(&L->path, m);
+    }
+    ks_jpath_restore(&L->path, mark);
+}
+
 static void load_producer(loader *L, json_t *p, ks_scenario *sc, uint32_t i)
 {
     static const char *const keys[] = {"id", "topic", "partitioner", "config", "workload",
-                                       "cost", "compression", NULL};
-    static const char *const planned[] = {"transactions", NULL};
+                                       "cost", "compression", "transactions", NULL};
     static const char *const cost_keys[] = {"record.us", "batch.us", "request.us", NULL};
     ks_producer_conf *pc = &sc->producers[i];
-    check_keys(L, p, keys, planned);
+    check_keys(L, p, keys, NULL);
     pc->cost.record_ns = 500;
     pc->cost.batch_ns = 5 * KS_NS_PER_US;
     pc->cost.request_ns = 10 * KS_NS_PER_US;
@@ -1242,6 +1350,7 @@ static void load_producer(loader *L, json_t *p, ks_scenario *sc, uint32_t i)
     load_workload(L, wl, &pc->workload);
     ks_jpath_restore(&L->path, m);
     load_compression(L, member(p, "compression"), pc);
+    load_transactions(L, member(p, "transactions"), pc);
 }
 
 static void load_producers(loader *L, json_t *root, ks_scenario *sc)
@@ -1359,6 +1468,160 @@ static void load_admin(loader *L, json_t *root, ks_scenario *sc)
     ks_jpath_restore(&L->path, mark);
 }
 
+/* Looks up a consumer or producer id; -1 (with an error) when unknown. */
+static int32_t find_client(loader *L, const char *what, const char *id, char *const *ids,
+                           size_t stride, uint32_t n)
+{
+    const char *cands[256];
+    size_t nc = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *cid = *(char *const *)((const char *)ids + i * stride);
+        if (cid && strcmp(cid, id) == 0)
+            return (int32_t)i;
+        if (cid && nc < 256)
+            cands[nc++] = cid;
+    }
+    const char *sug = ks_suggest(id, cands, nc);
+    if (sug)
+        err(L, "no %s \"%s\" (did you mean \"%s\"?)", what, id, sug);
+    else
+        err(L, "no %s \"%s\"", what, id);
+    return -1;
+}
+
+/* ---- consumers --------------------------------------------------------- */
+
+static void consumer_partitions(loader *L, json_t *v, const ks_scenario *sc, ks_consumer_conf *c)
+{
+    const ks_topic_conf *tc = &sc->topics[c->topic];
+    c->all_partitions = v == NULL;
+    size_t n = v ? (json_is_array(v) ? json_array_size(v) : 0) : tc->partitions;
+    if (v && (!json_is_array(v) || n == 0 || n > MAX_COUNT)) {
+        size_t m = ks_jpath_key(&L->path, "partitions");
+        err_got(L, v, "an array of partition numbers");
+        ks_jpath_restore(&L->path, m);
+        return;
+    }
+    c->partitions = calloc(n, sizeof *c->partitions);
+    if (!c->partitions) {
+        err(L, "out of memory");
+        return;
+    }
+    c->partition_count = (uint32_t)n;
+    for (size_t k = 0; k < n; k++) {
+        c->partitions[k] = (uint32_t)k;
+        if (!v)
+            continue;
+        size_t m = ks_jpath_key(&L->path, "partitions");
+        size_t mi = ks_jpath_index(&L->path, k);
+        int64_t num;
+        if (check_int(L, json_array_get(v, k), 0, (int64_t)tc->max_partitions - 1, &num))
+            c->partitions[k] = (uint32_t)num;
+        ks_jpath_restore(&L->path, mi);
+        ks_jpath_restore(&L->path, m);
+    }
+}
+
+static void load_consumer(loader *L, json_t *o, ks_scenario *sc, uint32_t i)
+{
+    static const char *const keys[] = {"id", "topic", "partitions", "isolation.level",
+                                       "group.id", "start.ms", "poll.interval.ms",
+                                       "max.poll.records", "process.us", "commit",
+                                       "forward.to", NULL};
+    static const char *const isolation_names[] = {"read_uncommitted", "read_committed"};
+    ks_consumer_conf *c = &sc->consumers[i];
+    c->forward_to = -1;
+    c->poll_interval_ns = 10 * KS_NS_PER_MS;
+    c->max_poll_records = 500;
+    c->process_ns = 0;
+    check_keys(L, o, keys, NULL);
+    const char *id = NULL;
+    char defid[24];
+    snprintf(defid, sizeof defid, "c%u", i + 1);
+    if (!get_string(L, o, "id", false, &id))
+        id = defid;
+    for (uint32_t j = 0; j < i; j++) {
+        if (sc->consumers[j].id && strcmp(sc->consumers[j].id, id) == 0) {
+            size_t m = ks_jpath_key(&L->path, "id");
+            err(L, "consumer id \"%s\" is used twice", id);
+            ks_jpath_restore(&L->path, m);
+        }
+    }
+    c->id = ks_strdup(id);
+    load_producer_topic(L, o, sc, &c->topic);
+    consumer_partitions(L, member(o, "partitions"), sc, c);
+    unsigned ch;
+    json_t *iso = member(o, "isolation.level");
+    if (iso) {
+        size_t m = ks_jpath_key(&L->path, "isolation.level");
+        if (check_choice(L, iso, isolation_names, 2, &ch))
+            c->read_committed = ch == 1;
+        ks_jpath_restore(&L->path, m);
+    }
+    const char *g = id;
+    get_string(L, o, "group.id", false, &g);
+    c->group_id = ks_strdup(g);
+    get_ms(L, o, "start.ms", false, &c->start_ns);
+    get_ms(L, o, "poll.interval.ms", false, &c->poll_interval_ns);
+    get_u32(L, o, "max.poll.records", 1, 1000000, &c->max_poll_records);
+    double us;
+    if (get_real(L, o, "process.us", 0.0, false, 1e9, &us))
+        c->process_ns = ks_round_i64(us * 1e3);
+    json_t *cm = member(o, "commit");
+    if (cm) {
+        size_t m = ks_jpath_key(&L->path, "commit");
+        if (check_choice(L, cm, commit_mode_names, KS_COMMIT__COUNT, &ch))
+            c->commit = (ks_commit_mode)ch;
+        ks_jpath_restore(&L->path, m);
+    }
+    const char *fw;
+    if (get_string(L, o, "forward.to", false, &fw)) {
+        size_t m = ks_jpath_key(&L->path, "forward.to");
+        c->forward_to = find_client(L, "producer", fw, sc->producers ? &sc->producers[0].id : NULL,
+                                    sizeof(ks_producer_conf), sc->producer_count);
+        ks_jpath_restore(&L->path, m);
+    }
+    if (c->commit == KS_COMMIT_TRANSACTION &&
+        (c->forward_to < 0 || !sc->producers[c->forward_to].txn.enabled)) {
+        size_t m = ks_jpath_key(&L->path, "commit");
+        err(L, "\"transaction\" commits the offsets with a transactional producer's "
+               "transaction: give \"forward.to\" a producer with a transactional.id");
+        ks_jpath_restore(&L->path, m);
+    }
+}
+
+/* "consumers": [{"id": "c1", "topic": "events", "isolation.level": "read_committed"}] */
+static void load_consumers(loader *L, json_t *root, ks_scenario *sc)
+{
+    json_t *arr = member(root, "consumers");
+    if (!arr)
+        return;
+    size_t mark = ks_jpath_key(&L->path, "consumers");
+    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+    if (!json_is_array(arr) || n > 1000) {
+        err_got(L, arr, "an array of at most 1000 consumers");
+        ks_jpath_restore(&L->path, mark);
+        return;
+    }
+    sc->consumers = calloc(n ? n : 1, sizeof *sc->consumers);
+    if (!sc->consumers) {
+        err(L, "out of memory");
+        ks_jpath_restore(&L->path, mark);
+        return;
+    }
+    sc->consumer_count = (uint32_t)n;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(arr, i);
+        size_t m = ks_jpath_index(&L->path, i);
+        if (!json_is_object(o))
+            err_got(L, o, "a consumer object such as {\"id\": \"c1\", \"topic\": \"events\"}");
+        else
+            load_consumer(L, o, sc, (uint32_t)i);
+        ks_jpath_restore(&L->path, m);
+    }
+    ks_jpath_restore(&L->path, mark);
+}
+
 /* ---- faults ------------------------------------------------------------ */
 
 static const char *const fault_type_names[] = {
@@ -1389,6 +1652,9 @@ static const char *const *fault_keys(ks_fault_type t)
                                        "to.ms", NULL};
     static const char *const pause_b[] = {"type", "note", "broker", "from.ms", "to.ms", NULL};
     static const char *const pause_p[] = {"type", "note", "producer", "from.ms", "to.ms", NULL};
+    static const char *const crash_p[] = {"type", "note", "producer", "at.ms", NULL};
+    static const char *const crash_c[] = {"type", "note", "consumer", "at.ms", "restart.ms",
+                                          "forward.to", NULL};
     switch (t) {
     case KS_FAULT_DROP_REQUEST:
     case KS_FAULT_DROP_RESPONSE:
@@ -1407,6 +1673,10 @@ static const char *const *fault_keys(ks_fault_type t)
         return pause_b;
     case KS_FAULT_PAUSE_PRODUCER:
         return pause_p;
+    case KS_FAULT_CRASH_PRODUCER:
+        return crash_p;
+    case KS_FAULT_CRASH_CONSUMER:
+        return crash_c;
     case KS_FAULT__COUNT:
         break;
     }
@@ -1466,6 +1736,37 @@ static void fault_partition(loader *L, json_t *o, const ks_scenario *sc, ks_faul
     if (f->topic < 0)
         err(L, "no topic \"%.*s\" in topics", (int)len, text);
     ks_jpath_restore(&L->path, m);
+}
+
+/* crash.consumer: the consumer's process dies at at.ms; with restart.ms
+ * a new one starts from the group's committed offsets, forwarding to
+ * forward.to (a producer of the same transactional.id, the restarted
+ * process's) if given. */
+static void fault_crash_consumer(loader *L, json_t *o, const ks_scenario *sc, ks_fault_conf *f)
+{
+    const char *id;
+    if (!member(o, "consumer"))
+        err(L, "missing: \"consumer\", the consumer whose process dies");
+    if (get_string(L, o, "consumer", false, &id)) {
+        size_t m = ks_jpath_key(&L->path, "consumer");
+        f->consumer = find_client(L, "consumer", id, sc->consumers ? &sc->consumers[0].id : NULL,
+                                  sizeof(ks_consumer_conf), sc->consumer_count);
+        ks_jpath_restore(&L->path, m);
+    }
+    if (!member(o, "at.ms"))
+        err(L, "missing: \"at.ms\", when it dies");
+    get_ms(L, o, "at.ms", false, &f->from_ns);
+    if (get_ms(L, o, "restart.ms", false, &f->to_ns) && f->to_ns <= f->from_ns) {
+        size_t m = ks_jpath_key(&L->path, "restart.ms");
+        err(L, "the restart comes before the crash (restart.ms must be greater than at.ms)");
+        ks_jpath_restore(&L->path, m);
+    }
+    if (get_string(L, o, "forward.to", false, &id)) {
+        size_t m = ks_jpath_key(&L->path, "forward.to");
+        f->forward_to = find_client(L, "producer", id, sc->producers ? &sc->producers[0].id : NULL,
+                                    sizeof(ks_producer_conf), sc->producer_count);
+        ks_jpath_restore(&L->path, m);
+    }
 }
 
 /* "api": the requests a targeted fault looks at (default Produce). */
@@ -1615,6 +1916,16 @@ static void load_fault(loader *L, json_t *o, ks_scenario *sc, ks_fault_conf *f)
             err(L, "missing: \"producer\", the producer to pause");
         fault_window(L, o, f, true);
         break;
+    case KS_FAULT_CRASH_PRODUCER:
+        if (!member(o, "producer"))
+            err(L, "missing: \"producer\", the producer whose process dies");
+        if (!member(o, "at.ms"))
+            err(L, "missing: \"at.ms\", when it dies");
+        get_ms(L, o, "at.ms", false, &f->from_ns);
+        break;
+    case KS_FAULT_CRASH_CONSUMER:
+        fault_crash_consumer(L, o, sc, f);
+        break;
     case KS_FAULT_DROP_REQUEST:
     case KS_FAULT_DROP_RESPONSE:
     case KS_FAULT__COUNT:
@@ -1648,7 +1959,7 @@ static void load_faults(loader *L, json_t *root, ks_scenario *sc)
         ks_fault_conf *f = &sc->faults[i];
         *f = (ks_fault_conf){.producer = -1, .broker = -1, .topic = -1, .partition = -1,
                              .api = KS_API_PRODUCE, .request = -1, .count = 1,
-                             .to_ns = KS_TIME_MAX};
+                             .to_ns = KS_TIME_MAX, .consumer = -1, .forward_to = -1};
         if (!json_is_object(o))
             err_got(L, o, "a fault object such as {\"type\": \"drop.response\", \"request\": 1}");
         else
@@ -1712,9 +2023,9 @@ static void load_top(loader *L, json_t *root, ks_scenario *sc)
 {
     static const char *const keys[] = {"scenario.format", "name", "description", "seed",
                                        "kafka.version", "limits", "brokers", "network",
-                                       "topics", "producers", "admin", "faults", "metrics",
-                                       "expect", NULL};
-    static const char *const planned[] = {"consumers", "transactions",
+                                       "topics", "producers", "consumers", "admin", "faults",
+                                       "metrics", "expect", NULL};
+    static const char *const planned[] = {"transactions",
                                           "replication", NULL};
     check_keys(L, root, keys, planned);
     int64_t fmt = KS_SCENARIO_FORMAT;
@@ -1875,6 +2186,7 @@ ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_over
     load_topics(&L, root, sc);
     load_producers(&L, root, sc);
     load_admin(&L, root, sc);
+    load_consumers(&L, root, sc);
     load_faults(&L, root, sc);
     if ((uint64_t)sc->producer_count * sc->broker_count > 1000000u)
         ks_diag_error(diag, "%s: $.producers: %u producers x %u brokers is more than the "
@@ -1950,8 +2262,15 @@ void ks_scenario_free(ks_scenario *sc)
         free(w->keys);
         free(w->value_bytes);
         free(w->key_prefix);
+        free(sc->producers[i].txn.ends);
     }
     free(sc->producers);
+    for (uint32_t i = 0; sc->consumers && i < sc->consumer_count; i++) {
+        free(sc->consumers[i].id);
+        free(sc->consumers[i].group_id);
+        free(sc->consumers[i].partitions);
+    }
+    free(sc->consumers);
     free(sc->admin);
     for (uint32_t i = 0; sc->faults && i < sc->fault_count; i++)
         free(sc->faults[i].note);

@@ -73,7 +73,9 @@ typedef struct ks_admin_op {
     X(RESPONSE_LOSS, "response.loss")      \
     X(LINK_DOWN, "link.down")              \
     X(PAUSE_BROKER, "pause.broker")        \
-    X(PAUSE_PRODUCER, "pause.producer")
+    X(PAUSE_PRODUCER, "pause.producer")    \
+    X(CRASH_PRODUCER, "crash.producer")    \
+    X(CRASH_CONSUMER, "crash.consumer")
 
 typedef enum ks_fault_type {
 #define X(e, name) KS_FAULT_##e,
@@ -97,7 +99,11 @@ typedef struct ks_fault_conf {
     ks_time delay_ns;       /* delay.* */
     ks_kerr error;          /* append.error */
     double probability;     /* *.loss */
-    ks_time from_ns, to_ns; /* windows and *.loss; to_ns KS_TIME_MAX: open */
+    ks_time from_ns, to_ns; /* windows and *.loss; to_ns KS_TIME_MAX: open;
+                               crash.*: at = from_ns, restart = to_ns (consumers) */
+    int32_t consumer;       /* crash.consumer */
+    int32_t forward_to;     /* crash.consumer: the producer it forwards to after
+                               the restart, or -1 (the same) */
     char *note;             /* free text, or NULL */
 } ks_fault_conf;
 
@@ -160,6 +166,47 @@ typedef struct ks_compression_conf {
     int64_t decompress_ps;     /* broker CPU per uncompressed byte, ps */
 } ks_compression_conf;
 
+/* How a transactional producer's application groups its records
+ * (docs/scenario.md, "transactions"). */
+#define KS_TXN_ENDS(X)       \
+    X(COMMIT, "commit")      \
+    X(ABORT, "abort")        \
+    X(NONE, "none")
+
+typedef enum ks_txn_end {
+#define X(e, name) KS_TXN_END_##e,
+    KS_TXN_ENDS(X)
+#undef X
+    KS_TXN_END__COUNT
+} ks_txn_end;
+
+/* Which transaction protocol: the classic one, or KIP-890's (transaction
+ * version 2: an epoch bump at every commit or abort, partitions added by
+ * the first produce); "default" picks by kafka.version (4.0+: kip890). */
+#define KS_TXN_PROTOCOLS(X)     \
+    X(DEFAULT, "default")       \
+    X(CLASSIC, "classic")       \
+    X(KIP890, "kip890")
+
+typedef enum ks_txn_protocol {
+#define X(e, name) KS_TXNP_##e,
+    KS_TXN_PROTOCOLS(X)
+#undef X
+    KS_TXNP__COUNT
+} ks_txn_protocol;
+
+typedef struct ks_txn_conf {
+    bool enabled;              /* transactional.id is set */
+    uint32_t records;          /* send() calls per transaction */
+    ks_txn_end *ends;          /* how successive transactions end, cycled */
+    uint32_t end_count;
+    ks_time end_delay_ns;      /* from a transaction's last send() to its commit/abort */
+    ks_txn_protocol protocol;
+} ks_txn_conf;
+
+const char *ks_txn_end_name(ks_txn_end e);
+const char *ks_txn_protocol_name(ks_txn_protocol p);
+
 typedef struct ks_producer_conf {
     char *id;
     uint32_t topic;                      /* index into topics */
@@ -168,7 +215,40 @@ typedef struct ks_producer_conf {
     ks_workload_conf workload;
     ks_producer_cost cost;
     ks_compression_conf compression;
+    ks_txn_conf txn;
 } ks_producer_conf;
+
+/* How a consumer commits its offsets. */
+#define KS_COMMIT_MODES(X)            \
+    X(NONE, "none")                   \
+    X(SYNC, "sync")                   \
+    X(TRANSACTION, "transaction")
+
+typedef enum ks_commit_mode {
+#define X(e, name) KS_COMMIT_##e,
+    KS_COMMIT_MODES(X)
+#undef X
+    KS_COMMIT__COUNT
+} ks_commit_mode;
+
+const char *ks_commit_mode_name(ks_commit_mode m);
+
+/* A consumer (docs/scenario.md, "consumers"). */
+typedef struct ks_consumer_conf {
+    char *id;
+    uint32_t topic;
+    uint32_t *partitions;      /* partition numbers it reads */
+    uint32_t partition_count;
+    bool all_partitions;       /* not given: every partition the topic has at the start */
+    bool read_committed;       /* isolation.level */
+    char *group_id;
+    ks_time start_ns;
+    ks_time poll_interval_ns;  /* between the end of one poll's processing and the next poll */
+    uint32_t max_poll_records;
+    ks_time process_ns;        /* the application's time per record */
+    ks_commit_mode commit;
+    int32_t forward_to;        /* consume-transform-produce: producer index, or -1 */
+} ks_consumer_conf;
 
 /* Broker costs (docs/scenario.md, "cost model"). */
 typedef struct ks_broker_cost {
@@ -176,6 +256,7 @@ typedef struct ks_broker_cost {
     ks_time batch_ns;          /* cost of each partition's batch appended */
     int64_t byte_ps;           /* cost per byte appended, picoseconds */
     ks_time response_delay_ns; /* added before every response leaves */
+    ks_time txn_log_write_ns;  /* a coordinator's write to __transaction_state */
 } ks_broker_cost;
 
 typedef struct ks_network_conf {
@@ -210,6 +291,8 @@ typedef struct ks_scenario {
     ks_topic_conf *topics;
     uint32_t producer_count;
     ks_producer_conf *producers;
+    uint32_t consumer_count;
+    ks_consumer_conf *consumers;
 
     ks_time metrics_bucket_ns;  /* metrics.bucket.ms; 0 = no series */
 

@@ -95,6 +95,7 @@ static json_t *cost_json(const ks_broker_cost *c)
     json_object_set_new(cost, "batch.us", number_value((double)c->batch_ns / 1e3));
     json_object_set_new(cost, "byte.ns", number_value((double)c->byte_ps / 1e3));
     json_object_set_new(cost, "response.delay.ms", ms_value(c->response_delay_ns));
+    json_object_set_new(cost, "txn.log.write.ms", ms_value(c->txn_log_write_ns));
     return cost;
 }
 
@@ -142,9 +143,62 @@ static json_t *fault_json(const ks_scenario *sc, const ks_fault_conf *f)
         if (f->to_ns != KS_TIME_MAX)
             json_object_set_new(o, "to.ms", ms_value(f->to_ns));
         break;
+    case KS_FAULT_CRASH_PRODUCER:
+        json_object_set_new(o, "at.ms", ms_value(f->from_ns));
+        break;
+    case KS_FAULT_CRASH_CONSUMER:
+        json_object_set_new(o, "consumer", json_string(sc->consumers[f->consumer].id));
+        json_object_set_new(o, "at.ms", ms_value(f->from_ns));
+        if (f->to_ns != KS_TIME_MAX)
+            json_object_set_new(o, "restart.ms", ms_value(f->to_ns));
+        if (f->forward_to >= 0)
+            json_object_set_new(o, "forward.to", json_string(sc->producers[f->forward_to].id));
+        break;
     case KS_FAULT__COUNT:
         break;
     }
+    return o;
+}
+
+static json_t *consumers_json(const ks_scenario *sc)
+{
+    json_t *arr = json_array();
+    for (uint32_t i = 0; i < sc->consumer_count; i++) {
+        const ks_consumer_conf *c = &sc->consumers[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "id", json_string(c->id));
+        json_object_set_new(o, "topic", json_string(sc->topics[c->topic].name));
+        if (!c->all_partitions) {
+            json_t *parts = json_array();
+            for (uint32_t k = 0; k < c->partition_count; k++)
+                json_array_append_new(parts, json_integer(c->partitions[k]));
+            json_object_set_new(o, "partitions", parts);
+        }
+        json_object_set_new(o, "isolation.level",
+                            json_string(c->read_committed ? "read_committed" : "read_uncommitted"));
+        json_object_set_new(o, "group.id", json_string(c->group_id));
+        json_object_set_new(o, "start.ms", ms_value(c->start_ns));
+        json_object_set_new(o, "poll.interval.ms", ms_value(c->poll_interval_ns));
+        json_object_set_new(o, "max.poll.records", json_integer(c->max_poll_records));
+        json_object_set_new(o, "process.us", number_value((double)c->process_ns / 1e3));
+        json_object_set_new(o, "commit", json_string(ks_commit_mode_name(c->commit)));
+        if (c->forward_to >= 0)
+            json_object_set_new(o, "forward.to", json_string(sc->producers[c->forward_to].id));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+static json_t *txn_json(const ks_txn_conf *t)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "records", json_integer(t->records));
+    json_t *ends = json_array();
+    for (uint32_t k = 0; k < t->end_count; k++)
+        json_array_append_new(ends, json_string(ks_txn_end_name(t->ends[k])));
+    json_object_set_new(o, "end", ends);
+    json_object_set_new(o, "end.delay.ms", ms_value(t->end_delay_ns));
+    json_object_set_new(o, "protocol", json_string(ks_txn_protocol_name(t->protocol)));
     return o;
 }
 
@@ -268,9 +322,13 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
         json_object_set_new(comp, "decompress.ns.per.byte",
                             number_value((double)pc->compression.decompress_ps / 1e3));
         json_object_set_new(p, "compression", comp);
+        if (pc->txn.enabled)
+            json_object_set_new(p, "transactions", txn_json(&pc->txn));
         json_array_append_new(prods, p);
     }
     json_object_set_new(o, "producers", prods);
+    if (sc->consumer_count > 0)
+        json_object_set_new(o, "consumers", consumers_json(sc));
     if (sc->admin_count > 0) {
         json_t *ops = json_array();
         for (uint32_t i = 0; i < sc->admin_count; i++) {
