@@ -123,12 +123,48 @@ static uint32_t response_bytes(const char *topic, uint32_t partitions)
     return 22u + (uint32_t)strlen(topic) + 36u * partitions;
 }
 
+/* Keeps the batch in the partition's log for consumers and the checker,
+ * with its records' ids while the producer still holds the batch (one
+ * that expired before this late copy landed is kept with ids 0). */
+static void log_batch(ks_world *w, const ks_request *q, const ks_req_batch *rb, ks_partition *part)
+{
+    ks_plog_batch b = {.records = rb->records, .producer_id = q->producer_id,
+                       .epoch = rb->epoch, .transactional = rb->transactional,
+                       .producer = q->producer, .batch = rb->batch_seq,
+                       .appended_ns = ks_sim_now(&w->sim)};
+    const ks_producer *p = &w->producers[q->producer];
+    const ks_batch *pb = &p->acc.batches[rb->batch];
+    uint64_t *ids = w->log_ids;
+    if (rb->records > w->log_ids_cap) {
+        ids = realloc(w->log_ids, rb->records * sizeof *ids);
+        if (!ids) {
+            w->out_of_memory = true;
+            ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+            return;
+        }
+        w->log_ids = ids;
+        w->log_ids_cap = rb->records;
+    }
+    uint32_t n = 0;
+    if (pb->state != KS_BATCH_FREE && pb->id == rb->batch_seq)
+        for (uint32_t r = pb->rec_head; r != KS_NONE && n < rb->records; r = p->acc.recs[r].next)
+            ids[n++] = p->acc.recs[r].id;
+    while (n < rb->records)
+        ids[n++] = 0;
+    if (ks_plog_append(&part->log, &b, ids) < 0) {
+        w->out_of_memory = true;
+        ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+    }
+}
+
 /* Appends one batch to its partition's log. */
 static void append_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb)
 {
     ks_partition *part = &w->partitions[rb->partition];
     assert(part->leader == broker);
     rb->base_offset = part->log_end_offset;
+    if (part->logged)
+        log_batch(w, q, rb, part);
     part->log_end_offset += rb->records;
     part->records += rb->records;
     part->batches++;

@@ -14,6 +14,7 @@
 #ifndef KS_BROKER_H
 #define KS_BROKER_H
 
+#include "models/plog.h"
 #include "models/producer_state.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
@@ -30,6 +31,8 @@ typedef struct ks_partition {
     bool exists;             /* created (admin operations add partitions) */
     int64_t log_end_offset;
     ks_producer_state ps;    /* idempotent producers' state at the leader */
+    bool logged;             /* its batches are kept (consumers or transactions) */
+    ks_plog log;             /* ... here */
     uint64_t records;        /* data records appended */
     uint64_t batches;
 } ks_partition;

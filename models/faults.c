@@ -48,14 +48,21 @@ static bool is_window(ks_fault_type t)
     return t == KS_FAULT_LINK_DOWN || t == KS_FAULT_PAUSE_BROKER || t == KS_FAULT_PAUSE_PRODUCER;
 }
 
+static bool is_crash(ks_fault_type t)
+{
+    return t == KS_FAULT_CRASH_PRODUCER || t == KS_FAULT_CRASH_CONSUMER;
+}
+
 void ks_faults_start(ks_world *w)
 {
     for (uint32_t i = 0; i < w->faults.n; i++) {
         const ks_fault_conf *c = &w->faults.conf[i];
-        if (!is_window(c->type))
+        if (!is_window(c->type) && !is_crash(c->type))
             continue;
         ks_event ev = {.kind = KS_EV_FAULT, .u.timer = {.owner = i, .tag = 1}};
         ks_sim_schedule_daemon(&w->sim, c->from_ns, &ev);
+        if (is_crash(c->type))
+            continue; /* a restart is the consumer's to schedule */
         ev.u.timer.tag = 0;
         ks_sim_schedule_daemon(&w->sim, c->to_ns, &ev);
     }
@@ -77,15 +84,24 @@ void ks_faults_on_window(ks_world *w, uint32_t i, bool open)
     const ks_fault_conf *c = &w->faults.conf[i];
     if (open)
         w->faults.hits[i]++;
+    if (c->type == KS_FAULT_CRASH_PRODUCER) {
+        /* the process dies: nothing of this producer happens any more */
+        w->producers[c->producer].crashed = true;
+    } else if (c->type == KS_FAULT_CRASH_CONSUMER) {
+        ks_consumer_crash(&w->consumers[c->consumer], w, c->to_ns, c->forward_to);
+    }
     if (!trace_fault(w, i, ks_sim_now(&w->sim)))
         return;
     ks_trace *tr = w->trace;
-    ks_trace_str(tr, "phase", open ? "begin" : "end");
+    ks_trace_str(tr, "phase", is_crash(c->type) ? "crash" : open ? "begin" : "end");
+    if (c->consumer >= 0)
+        ks_trace_str(tr, "consumer", w->sc->consumers[c->consumer].id);
     if (c->producer >= 0)
         ks_trace_str(tr, "producer", w->sc->producers[c->producer].id);
     if (c->broker >= 0)
         ks_trace_u64(tr, "broker", (uint64_t)c->broker);
-    ks_trace_i64(tr, "until", c->to_ns);
+    if (c->to_ns != KS_TIME_MAX)
+        ks_trace_i64(tr, "until", c->to_ns);
     ks_trace_end(tr);
 }
 

@@ -717,6 +717,13 @@ static void arrive(ks_producer *p, ks_world *w)
     }
 }
 
+void ks_producer_forward(ks_producer *p, ks_world *w)
+{
+    if (p->crashed || p->config_error[0])
+        return;
+    arrive(p, w);
+}
+
 void ks_producer_on_produce(ks_producer *p, ks_world *w)
 {
     const ks_workload_conf *wl = &p->conf->workload;

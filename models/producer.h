@@ -95,6 +95,7 @@ typedef struct ks_producer {
     ks_time pid_retry_at_ns;  /* after a failed InitProducerId */
     ks_seq_state *seq;        /* per partition, idempotent producers only */
     bool bump_required;       /* a local epoch bump is due (KIP-360) */
+    bool crashed;             /* crash.producer: its process is gone */
     uint64_t *scratch_ids;    /* record ids of one batch, for the checker */
     uint32_t scratch_cap;
     ks_handle expiry_timer;   /* delivery.timeout.ms check (a daemon) */
@@ -192,6 +193,10 @@ void ks_producer_on_expiry(ks_producer *p, struct ks_world *w);
 /* A paused producer's event moved to `at` under a new handle: keep the
  * handle the producer cancels it by. */
 void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_time at);
+/* Consume-transform-produce: the application hands the producer one
+ * record read by a consumer (key and value as the producer's workload
+ * says), as if it had arrived. */
+void ks_producer_forward(ks_producer *p, struct ks_world *w);
 /* At the end: tells the checker about records never sent. */
 void ks_producer_finish(ks_producer *p, struct ks_world *w);
 

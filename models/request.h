@@ -33,6 +33,7 @@ typedef struct ks_req_batch {
     int32_t base_seq;       /* idempotence: base sequence, or -1 */
     int64_t base_offset;    /* -1 until appended */
     ks_kerr error;          /* the leader's answer for this batch */
+    bool transactional;     /* part of a transaction */
     uint32_t next;          /* next entry of the request, or free list */
 } ks_req_batch;
 

@@ -131,9 +131,15 @@ static bool build(ks_world *w, const ks_scenario *sc)
     }
     /* Idempotent-producer state at each leader; brokers before 2.5
      * answered UNKNOWN_PRODUCER_ID to an unknown producer id. */
-    for (uint32_t i = 0; i < parts; i++)
+    bool logged = sc->consumer_count > 0;
+    for (uint32_t i = 0; i < sc->producer_count; i++)
+        logged = logged || sc->producers[i].txn.enabled;
+    for (uint32_t i = 0; i < parts; i++) {
         ks_ps_init(&w->partitions[i].ps, sc->producer_state_batches,
                    sc->kafka_version < KS_KV(2, 5, 0));
+        w->partitions[i].logged = logged;
+        ks_plog_init(&w->partitions[i].log, true);
+    }
     w->next_producer_id = sc->first_producer_id;
     if (!ks_faults_init(&w->faults, w))
         return false;
@@ -143,6 +149,13 @@ static bool build(ks_world *w, const ks_scenario *sc)
         return false;
     for (uint32_t i = 0; i < sc->producer_count; i++)
         if (!ks_producer_init(&w->producers[i], w, i))
+            return false;
+    w->consumer_count = sc->consumer_count;
+    w->consumers = calloc(sc->consumer_count ? sc->consumer_count : 1, sizeof *w->consumers);
+    if (!w->consumers)
+        return false;
+    for (uint32_t i = 0; i < sc->consumer_count; i++)
+        if (!ks_consumer_init(&w->consumers[i], w, i))
             return false;
     return build_checker(w);
 }
@@ -185,8 +198,14 @@ void ks_world_free(ks_world *w)
         free(w->partition_names[i]);
     free(w->partition_names);
     free(w->producer_names);
-    for (uint32_t i = 0; w->partitions && i < w->partition_count; i++)
+    for (uint32_t i = 0; w->partitions && i < w->partition_count; i++) {
         ks_ps_free(&w->partitions[i].ps);
+        ks_plog_free(&w->partitions[i].log);
+    }
+    for (uint32_t i = 0; w->consumers && i < w->consumer_count; i++)
+        ks_consumer_free(&w->consumers[i]);
+    free(w->consumers);
+    free(w->log_ids);
     ks_faults_free(&w->faults);
     free(w->brokers);
     free(w->broker_conns);
@@ -368,6 +387,8 @@ static bool defer_if_paused(ks_world *w, const ks_event *ev)
         producer = (int32_t)w->reqs.reqs[ev->u.request.request].producer;
         break;
     case KS_EV_PRODUCE:
+        if (w->producers[ev->u.producer.producer].crashed)
+            return true;
         break; /* arrivals keep coming; the application waits (producer.c) */
     case KS_EV_SENDER:
         producer = (int32_t)ev->u.producer.producer;
@@ -378,9 +399,12 @@ static bool defer_if_paused(ks_world *w, const ks_event *ev)
     case KS_EV_ADMIN:
     case KS_EV_METRICS:
     case KS_EV_FAULT:
+    case KS_EV_CONSUMER:
     case KS_EV__COUNT:
         break;
     }
+    if (producer >= 0 && w->producers[producer].crashed)
+        return true; /* its process is gone: the event goes nowhere */
     if (producer >= 0)
         until = ks_faults_producer_paused(w, (uint32_t)producer, now);
     if (until <= now)
@@ -433,6 +457,10 @@ static void dispatch(ks_world *w, const ks_event *ev)
     case KS_EV_FAULT:
         ks_faults_on_window(w, ev->u.timer.owner, ev->u.timer.tag != 0);
         break;
+    case KS_EV_CONSUMER:
+        ks_consumer_on_event(&w->consumers[ev->u.timer.owner], w, ev->u.timer.tag,
+                             ev->u.timer.arg);
+        break;
     case KS_EV__COUNT:
         break;
     }
@@ -450,6 +478,8 @@ void ks_world_run(ks_world *w)
     ks_faults_start(w);
     for (uint32_t i = 0; i < w->producer_count; i++)
         ks_producer_start(&w->producers[i], w);
+    for (uint32_t i = 0; i < w->consumer_count; i++)
+        ks_consumer_start(&w->consumers[i], w);
     ks_event ev;
     bool debug = w->trace && ks_trace_on(w->trace, KS_TR_EVENT);
     while (ks_sim_next(&w->sim, &ev)) {

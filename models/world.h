@@ -11,6 +11,7 @@
 #define KS_WORLD_H
 
 #include "models/broker.h"
+#include "models/consumer.h"
 #include "models/faults.h"
 #include "models/metrics.h"
 #include "models/network.h"
@@ -48,6 +49,10 @@ typedef struct ks_world {
     char **partition_names;       /* "events-0", for the checker */
     const char **producer_names;
     int64_t next_producer_id;     /* the cluster's next PID */
+    uint32_t consumer_count;
+    ks_consumer *consumers;
+    uint64_t *log_ids;            /* scratch: a batch's record ids for the log */
+    uint32_t log_ids_cap;
     uint64_t next_record_id;
     uint32_t next_leader;         /* round-robin of partition leaders */
     bool out_of_memory;

@@ -57,6 +57,7 @@ typedef struct ks_ev_request {
  *   response  a produce response reaches the producer
  *   fault     a fault window opens (tag 1) or closes (tag 0); owner is the
  *             fault's index (a daemon)
+ *   consumer  a consumer's poll cycle (owner: consumer; tag: which step)
  */
 #define KS_EVENT_KINDS(X)                                   \
     X(TIMER, "timer", ks_ev_timer, timer)                   \
@@ -68,7 +69,8 @@ typedef struct ks_ev_request {
     X(APPEND, "append", ks_ev_request, request)             \
     X(RESPONDED, "responded", ks_ev_request, request)       \
     X(RESPONSE, "response", ks_ev_request, request)         \
-    X(FAULT, "fault", ks_ev_timer, timer)
+    X(FAULT, "fault", ks_ev_timer, timer)                   \
+    X(CONSUMER, "consumer", ks_ev_timer, timer)
 
 typedef enum ks_event_kind {
 #define X(e, name, type, member) KS_EV_##e,

@@ -65,7 +65,10 @@ bool ks_kerr_find(const char *name, ks_kerr *out);
  * ([K] clients/.../common/protocol/ApiKeys.java). */
 #define KS_APIS(X)                                   \
     X(PRODUCE, "Produce", 0)                         \
-    X(INIT_PRODUCER_ID, "InitProducerId", 22)
+    X(INIT_PRODUCER_ID, "InitProducerId", 22)        \
+    X(FIND_COORDINATOR, "FindCoordinator", 10)       \
+    X(ADD_PARTITIONS_TO_TXN, "AddPartitionsToTxn", 24) \
+    X(END_TXN, "EndTxn", 26)
 
 typedef enum ks_api {
 #define X(e, name, key) KS_API_##e,

@@ -1,0 +1,83 @@
+/*
+ * consumer.h - consumers: poll loops that read partition logs under their
+ * isolation.level, commit offsets, and (consume-transform-produce) hand
+ * what they read to a producer.
+ *
+ * Owns: one consumer's positions (the next offset to fetch, per assigned
+ * partition), its group's committed offsets (the next offset to read,
+ * [K] KafkaConsumer javadoc), what it read (for the delivery checker),
+ * and its poll cycle:
+ *   poll     the application calls poll(): a fetch leaves for each
+ *            partition's leader (one network latency);
+ *   fetch    at the leader, the log is read from the position up to the
+ *            high watermark (read_uncommitted) or the LSO
+ *            (read_committed), skipping control records and, for
+ *            read_committed, aborted transactions (models/plog.h); at most
+ *            max.poll.records in all; the answer takes one latency back;
+ *   deliver  the application processes the records (process.us each),
+ *            forwards each to its producer when forward.to is set, then
+ *            commits (commit "sync": an OffsetCommit round trip; the
+ *            committed offset is the next offset to read), and polls
+ *            again after poll.interval.ms.
+ * A consumer without committed offsets starts at offset 0 (the log
+ * start: auto.offset.reset=earliest). crash.consumer stops it; a restart
+ * resumes from the committed offsets, so what was read but not committed
+ * is read again.
+ * Fetch latency is the network's latency distribution drawn from the
+ * consumer's own stream "consumer.<id>.fetch"; fetches use no bandwidth
+ * (their bytes are not modelled).
+ *
+ * Never: changes a log or a producer's state except through
+ * ks_producer_forward.
+ */
+#ifndef KS_CONSUMER_H
+#define KS_CONSUMER_H
+
+#include "models/plog.h"
+#include "sim/rng.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ks_world;
+
+typedef struct ks_consumer {
+    uint32_t index;
+    const ks_consumer_conf *conf;
+    ks_rng rng;                /* fetch latency draws */
+    uint32_t nparts;
+    uint32_t *parts;           /* world partition indices it reads */
+    int64_t *position;         /* per part: next offset to fetch */
+    int64_t *committed;        /* per part: committed offset, -1 none */
+    uint32_t next_part;        /* round-robin start over parts */
+    ks_fetched *buf;           /* the records of the fetch in progress */
+    uint32_t *buf_part;        /* ... and which part each came from */
+    uint32_t nbuf, buf_cap;
+    bool alive;
+    uint32_t generation;       /* +1 at every crash: events of an older one are ignored */
+    int32_t forward_to;        /* producer index, or -1 */
+    /* results */
+    uint64_t polls, records, commits, crashes, restarts;
+    uint64_t read_aborted;     /* records read that belong to aborted transactions */
+} ks_consumer;
+
+bool ks_consumer_init(ks_consumer *c, struct ks_world *w, uint32_t index);
+void ks_consumer_free(ks_consumer *c);
+/* Schedules the first poll at start.ms. */
+void ks_consumer_start(ks_consumer *c, struct ks_world *w);
+/* Event handlers (KS_EV_CONSUMER, by tag). */
+void ks_consumer_on_event(ks_consumer *c, struct ks_world *w, uint32_t tag, uint64_t arg);
+/* crash.consumer: dies now; restart_ns (KS_TIME_MAX: never) starts a new
+ * instance from the committed offsets, forwarding to forward_to (-1: the
+ * same producer). */
+void ks_consumer_crash(ks_consumer *c, struct ks_world *w, ks_time restart_ns, int32_t forward_to);
+
+/* Tags of KS_EV_CONSUMER events (ks_ev_timer.tag; owner = consumer). */
+#define KS_CONSUMER_POLL 1u
+#define KS_CONSUMER_FETCHED 2u
+#define KS_CONSUMER_COMMITTED 3u
+#define KS_CONSUMER_RESTART 4u
+
+#endif
