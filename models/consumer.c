@@ -39,3 +39,10 @@ void ks_consumer_crash(ks_consumer *c, ks_world *w, ks_time restart_ns, int32_t 
     (void)restart_ns;
     (void)forward_to;
 }
+
+void ks_consumer_txn_committed(ks_consumer *c, ks_world *w, const int64_t *offsets)
+{
+    (void)c;
+    (void)w;
+    (void)offsets;
+}

@@ -74,6 +74,12 @@ void ks_consumer_on_event(ks_consumer *c, struct ks_world *w, uint32_t tag, uint
  * same producer). */
 void ks_consumer_crash(ks_consumer *c, struct ks_world *w, ks_time restart_ns, int32_t forward_to);
 
+/* commit "transaction": the forward producer's transaction that carried
+ * this consumer's offsets (the positions it had when they were sent,
+ * offsets[k] for parts[k]) committed: they are the group's committed
+ * offsets now. */
+void ks_consumer_txn_committed(ks_consumer *c, struct ks_world *w, const int64_t *offsets);
+
 /* Tags of KS_EV_CONSUMER events (ks_ev_timer.tag; owner = consumer). */
 #define KS_CONSUMER_POLL 1u
 #define KS_CONSUMER_FETCHED 2u

@@ -724,6 +724,14 @@ void ks_producer_forward(ks_producer *p, ks_world *w)
     arrive(p, w);
 }
 
+void ks_producer_send_offsets(ks_producer *p, ks_world *w, uint32_t consumer)
+{
+    /* the transactional producer takes these over (transactions model) */
+    (void)p;
+    (void)w;
+    (void)consumer;
+}
+
 void ks_producer_on_produce(ks_producer *p, ks_world *w)
 {
     const ks_workload_conf *wl = &p->conf->workload;

@@ -197,6 +197,11 @@ void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_ti
  * record read by a consumer (key and value as the producer's workload
  * says), as if it had arrived. */
 void ks_producer_forward(ks_producer *p, struct ks_world *w);
+/* Consume-transform-produce with commit "transaction": after forwarding a
+ * poll's records, the consumer asks the producer to put its positions in
+ * the transaction (sendOffsetsToTransaction) and end it; the producer
+ * calls ks_consumer_txn_committed when the transaction commits. */
+void ks_producer_send_offsets(ks_producer *p, struct ks_world *w, uint32_t consumer);
 /* At the end: tells the checker about records never sent. */
 void ks_producer_finish(ks_producer *p, struct ks_world *w);
 
