@@ -64,6 +64,16 @@ typedef struct ks_open_txn {
     int64_t first_offset;
 } ks_open_txn;
 
+/* A completed transaction whose marker is not yet below the high
+ * watermark: it stays unstable, holding the LSO at its first offset, until
+ * the high watermark passes its marker ([K] ProducerStateManager
+ * .unreplicatedTxns, completeTxn, onHighWatermarkUpdated). */
+typedef struct ks_completed_txn {
+    int64_t producer_id;
+    int64_t first_offset;
+    int64_t last_offset;     /* its marker */
+} ks_completed_txn;
+
 typedef struct ks_plog {
     ks_plog_batch *batches;
     uint32_t count, cap;
@@ -72,10 +82,13 @@ typedef struct ks_plog {
     bool keep_ids;
     int64_t leo;             /* log end offset: the next offset */
     int64_t hw;              /* high watermark */
+    bool hw_held;            /* held by ks_plog_set_hw; else hw follows the LEO */
     ks_open_txn *open;       /* ongoing transactions, by first offset */
     uint32_t nopen, open_cap;
     ks_aborted_txn *aborted; /* in marker order */
     uint32_t naborted, aborted_cap;
+    ks_completed_txn *unrepl; /* completed, marker >= hw; in marker order */
+    uint32_t nunrepl, unrepl_cap;
 } ks_plog;
 
 /* keep_ids: store every data record's id (consumers and the checker read
@@ -100,10 +113,12 @@ int64_t ks_plog_append_marker(ks_plog *l, int64_t producer_id, int16_t epoch, ks
                               ks_time now);
 
 /* Holds the high watermark at hw (<= LEO); -1 releases it to follow the
- * LEO again. */
+ * LEO again. A leader's high watermark never goes back ([K] UnifiedLog
+ * .maybeIncrementHighWatermark), so hw is at least the current one. */
 void ks_plog_set_hw(ks_plog *l, int64_t hw);
-/* The last stable offset: the first offset of the oldest ongoing
- * transaction, or the high watermark if none is older. */
+/* The last stable offset: the first offset of the oldest transaction
+ * that is ongoing or whose marker is not yet below the high watermark, or
+ * the high watermark if none is older. */
 int64_t ks_plog_lso(const ks_plog *l);
 /* The batch holding `offset`, or NULL (binary search). */
 const ks_plog_batch *ks_plog_find(const ks_plog *l, int64_t offset);
@@ -121,11 +136,17 @@ typedef struct ks_fetched {
  * A consumer fetch from `from`: up to `max` records below the fetch limit
  * (the high watermark for read_uncommitted, the LSO for read_committed),
  * in offset order, skipping control records always and, for
- * read_committed, the data of aborted transactions (a transactional batch
- * whose producer id has an aborted transaction with first_offset <=
- * the batch's offset <= last_offset). *next receives the offset to fetch
- * from next time (past skipped records and markers, never past the
- * limit). Returns the number of records written to out.
+ * read_committed, the data of aborted transactions as the consumer's
+ * CompletedFetch does: the broker sends the aborted transactions with
+ * last_offset >= from; a batch with a producer id moves every one with
+ * first_offset <= its last offset into the aborted producer id set; an
+ * ABORT marker takes its producer id out; a transactional batch of a
+ * producer id in the set is skipped. Only whole batches below the limit
+ * are read. *next receives the offset to fetch from next time (past
+ * skipped records and markers, never past the limit). Returns the number
+ * of records written to out. read_committed needs scratch memory while
+ * aborted transactions are in range: out of memory, it returns 0 with
+ * *next = from, like an empty fetch.
  */
 uint32_t ks_plog_fetch(const ks_plog *l, int64_t from, ks_isolation iso, uint32_t max,
                        ks_fetched *out, int64_t *next);
