@@ -231,6 +231,15 @@ static void handle_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
         refuse_batch(w, broker, q, rb, ks_kerr_name(injected), fault);
         return;
     }
+    if (q->producer_id >= 0 && rb->transactional && w->producers[q->producer].txn_kip890) {
+        /* KIP-890: the first transactional batch adds its partition */
+        ks_kerr e = ks_coord_implicit_add(w, q->producer, q->producer_id, rb->epoch, rb->partition);
+        if (e != KS_KERR_NONE) {
+            rb->error = e;
+            refuse_batch(w, broker, q, rb, ks_kerr_name(e), KS_NO_FAULT);
+            return;
+        }
+    }
     if (q->producer_id >= 0) {
         int32_t last_seq = (int32_t)(((int64_t)rb->base_seq + rb->records - 1) % 2147483648LL);
         int64_t dup = -1;
@@ -264,46 +273,21 @@ static void handle_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
     rb->error = injected;
 }
 
-void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
+/* The response to request `id` leaves now (after any configured delay):
+ * faults may lose or delay it; the connection takes its next request
+ * once the response is written. */
+void ks_broker_respond(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_broker *b = &w->brokers[broker];
     ks_request *q = &w->reqs.reqs[id];
-    ks_time now = ks_sim_now(&w->sim);
-    const char *topic = NULL;
-    ks_kerr injected = KS_KERR_NONE;
-    uint32_t struck = UINT32_MAX;
-    int32_t fault = KS_NO_FAULT;
-    uint32_t resp_bytes = 24u; /* InitProducerIdResponse: error, producer id, epoch */
-    if (q->api == KS_API_INIT_PRODUCER_ID) {
-        /* [K] ProducerIdManager: the cluster hands out ids in order */
-        q->producer_id = w->next_producer_id++;
-        q->epoch = 0;
-    } else {
-        fault = ks_faults_append(w, id, now, &injected, &struck);
-    }
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        ks_req_batch *rb = &w->reqs.entries[e];
-        bool hit = fault >= 0 && (struck == UINT32_MAX || struck == rb->partition);
-        handle_batch(w, broker, q, rb, hit ? injected : KS_KERR_NONE, hit ? fault : KS_NO_FAULT);
-        topic = w->sc->topics[w->partitions[rb->partition].topic].name;
-    }
     uint32_t conn = q->conn;
-    ks_broker_conn *c = &w->broker_conns[conn];
-    c->handling = false;
-    b->busy_ns += now - c->handle_start_ns;
-    b->busy_threads--;
-    if (!q->expects_response) {
-        ks_request_unref(&w->reqs, id); /* acks=0: nothing to answer */
-        ks_broker_on_responded(w, broker, conn, KS_REQ_NONE);
-        return;
+    uint32_t resp_bytes = 24u; /* a small response: error and a few ids */
+    if (q->api == KS_API_PRODUCE && q->first != KS_REQ_NONE) {
+        const ks_partition *part = &w->partitions[w->reqs.entries[q->first].partition];
+        resp_bytes = response_bytes(w->sc->topics[part->topic].name, q->batches);
     }
-    /* The thread is free now; the connection stays muted until the
-     * response (after any extra delay) has been written. */
-    ks_time leaves = ks_time_add(now, w->sc->broker_costs[broker].response_delay_ns);
+    ks_time leaves = ks_time_add(ks_sim_now(&w->sim), w->sc->broker_costs[broker].response_delay_ns);
     ks_time delay = 0, sent;
     int32_t lost = ks_faults_response(w, id, leaves, &delay);
-    if (q->api == KS_API_PRODUCE)
-        resp_bytes = response_bytes(topic ? topic : "", q->batches);
     ks_time arrival = ks_net_transit(&w->net, conn, KS_NET_RESPONSE, leaves, resp_bytes, delay,
                                      lost >= 0, &sent);
     ks_event done = {.kind = KS_EV_RESPONDED,
@@ -322,6 +306,56 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
                        .u.request = {.conn = conn, .broker = broker, .request = id}};
         ks_sim_schedule(&w->sim, arrival, &ev);
     }
+}
+
+/* Handles a produce request: each batch is appended or refused. */
+static void handle_produce(ks_world *w, uint32_t broker, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    ks_kerr injected = KS_KERR_NONE;
+    uint32_t struck = UINT32_MAX;
+    int32_t fault = ks_faults_append(w, id, ks_sim_now(&w->sim), &injected, &struck);
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        ks_req_batch *rb = &w->reqs.entries[e];
+        bool hit = fault >= 0 && (struck == UINT32_MAX || struck == rb->partition);
+        handle_batch(w, broker, q, rb, hit ? injected : KS_KERR_NONE, hit ? fault : KS_NO_FAULT);
+    }
+}
+
+void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
+{
+    ks_broker *b = &w->brokers[broker];
+    ks_request *q = &w->reqs.reqs[id];
+    ks_time now = ks_sim_now(&w->sim);
+    bool now_answer = true;
+    switch (q->api) {
+    case KS_API_PRODUCE:
+        handle_produce(w, broker, id);
+        break;
+    case KS_API_INIT_PRODUCER_ID:
+    case KS_API_FIND_COORDINATOR:
+    case KS_API_ADD_PARTITIONS_TO_TXN:
+    case KS_API_END_TXN:
+        /* the coordinator may answer later, once its log write is done */
+        now_answer = ks_coord_handle(w, broker, id);
+        break;
+    case KS_API__COUNT:
+        break;
+    }
+    uint32_t conn = q->conn;
+    ks_broker_conn *c = &w->broker_conns[conn];
+    c->handling = false;
+    b->busy_ns += now - c->handle_start_ns;
+    b->busy_threads--;
+    if (!q->expects_response) {
+        ks_request_unref(&w->reqs, id); /* acks=0: nothing to answer */
+        ks_broker_on_responded(w, broker, conn, KS_REQ_NONE);
+        return;
+    }
+    /* The thread is free now; the connection stays muted until the
+     * response has been written. */
+    if (now_answer)
+        ks_broker_respond(w, broker, id);
     dispatch(w, b);
 }
 

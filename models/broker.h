@@ -66,6 +66,9 @@ void ks_broker_on_arrive(struct ks_world *w, uint32_t broker, uint32_t req);
 void ks_broker_on_append(struct ks_world *w, uint32_t broker, uint32_t req);
 /* The response to `req` is written (req KS_REQ_NONE: acks=0, none). */
 void ks_broker_on_responded(struct ks_world *w, uint32_t broker, uint32_t conn, uint32_t req);
+/* Writes the response to request `req` now (the coordinator answers
+ * some requests after its log write). */
+void ks_broker_respond(struct ks_world *w, uint32_t broker, uint32_t req);
 /* Handler time up to now, including requests still being handled. */
 ks_time ks_broker_busy_ns(const struct ks_world *w, uint32_t broker);
 

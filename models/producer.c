@@ -181,6 +181,19 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
     }
     p->acks = p->set.acks;
     p->max_in_flight = p->set.max_in_flight;
+    p->coordinator = -1;
+    p->txn_offsets_consumer = -1;
+    p->last_partition = UINT32_MAX;
+    if (pc->txn.enabled && !p->config_error[0]) {
+        p->txn = true;
+        p->txn_kip890 = pc->txn.protocol == KS_TXNP_KIP890 ||
+                        (pc->txn.protocol == KS_TXNP_DEFAULT &&
+                         w->sc->kafka_version >= KS_KV(4, 0, 0));
+        p->txn_added = calloc(p->max_partitions, sizeof *p->txn_added);
+        p->txn_pending = calloc(p->max_partitions, sizeof *p->txn_pending);
+        if (!p->txn_added || !p->txn_pending)
+            return false;
+    }
     p->max_request_size = (uint32_t)cfg[KS_PCFG_MAX_REQUEST_SIZE].i;
     p->max_block_ns = cfg[KS_PCFG_MAX_BLOCK_MS].i * KS_NS_PER_MS;
     ks_partitioner_kind kind = ks_producer_partitioner(pc, w->sc->kafka_version);
@@ -227,6 +240,11 @@ void ks_producer_free(ks_producer *p)
     free(p->was_full);
     free(p->seq);
     p->seq = NULL;
+    free(p->txn_added);
+    free(p->txn_pending);
+    free(p->txn_offsets);
+    p->txn_added = p->txn_pending = NULL;
+    p->txn_offsets = NULL;
     free(p->scratch_ids);
     p->scratch_ids = NULL;
     free(p->client_id);
@@ -340,8 +358,16 @@ void ks_producer_start(ks_producer *p, ks_world *w)
         trace_state(p, w, "config_exception", p->config_error);
         return;
     }
-    if (p->set.idempotent)
+    if (p->txn) {
+        /* initTransactions(): the application waits until the producer id
+         * is there */
+        p->txn_phase = KS_TXNC_INITIALIZING;
+        p->txn_blocked = true;
+        p->producer_id = -1;
+        wake_sender(p, w, ks_sim_now(&w->sim));
+    } else if (p->set.idempotent) {
         init_producer_id(p, w);
+    }
     if (p->conf->workload.records > 0)
         schedule_arrival(p, w, p->conf->workload.start_ns);
     schedule_metadata(p, w);
@@ -436,6 +462,7 @@ static void trace_produce(ks_producer *p, ks_world *w, const ks_send_rec *r, int
         ks_trace_u64(tr, "value_bytes", r->value_bytes);
         ks_trace_end(tr);
     }
+    p->last_partition = partition < 0 ? UINT32_MAX : (uint32_t)partition;
     if (p->first_count < KS_FIRST_RECORDS) {
         p->first_ids[p->first_count] = r->id;
         p->first_offsets[p->first_count] = KS_OFFSET_UNTOLD;
@@ -586,6 +613,13 @@ static void do_send(ks_producer *p, ks_world *w, ks_send_rec rec)
     p->produced++;
     w->metrics.cur.produced++;
     p->record_bytes += r.value_bytes + (r.key_len > 0 ? (uint64_t)r.key_len : 0);
+    if (p->txn && p->txn_phase == KS_TXNC_FENCED) {
+        /* a fenced producer refuses every send() */
+        trace_produce(p, w, &r, -1);
+        complete(p, w, r.id, now, KS_NONE, -1, 0, "ProducerFencedException");
+        told_alone(p, w, r.id, "ProducerFencedException");
+        return;
+    }
     uint32_t upper = ks_record_upper_bound(r.key_len, r.value_bytes);
     /* KafkaProducer.ensureValidRecordSize */
     if (upper > p->max_request_size || upper > p->acc.memory_total) {
@@ -635,12 +669,24 @@ static void do_send(ks_producer *p, ks_world *w, ks_send_rec rec)
 
 /* The application thread calls send() now and is busy for the record's
  * CPU cost. */
+static void txn_after_send(ks_producer *p, ks_world *w);
+
 static void app_send(ks_producer *p, ks_world *w)
 {
     ks_send_rec r = {0};
     pick_record(p, &r);
     uint64_t bytes = r.value_bytes + (r.key_len > 0 ? (uint64_t)r.key_len : 0u);
+    if (p->txn && p->txn_phase == KS_TXNC_READY) {
+        /* beginTransaction(): local only */
+        p->txn_phase = KS_TXNC_IN_TXN;
+        p->txn_number++;
+        p->txn_records = 0;
+        p->txn_failed = false;
+        memset(p->txn_added, 0, p->max_partitions * sizeof *p->txn_added);
+    }
     do_send(p, w, r);
+    if (p->txn)
+        txn_after_send(p, w);
     /* Records are compressed as they are appended (the batch's
      * compression stream), on the application thread. */
     ks_time compress = (ks_time)((bytes * (uint64_t)p->conf->compression.compress_ps + 500u) / 1000u);
@@ -651,7 +697,7 @@ static void app_send(ks_producer *p, ks_world *w)
  * blocked or busy; when it is busy, comes back once it is free. */
 static void drain_backlog(ks_producer *p, ks_world *w)
 {
-    while (!p->blocked && p->backlog > 0 && w->sim.verdict == KS_SIM_RUNNING) {
+    while (!p->blocked && !p->txn_blocked && p->backlog > 0 && w->sim.verdict == KS_SIM_RUNNING) {
         /* a paused producer (fault pause.producer) sends nothing until the
          * pause ends */
         ks_time until = ks_faults_producer_paused(w, p->index, ks_sim_now(&w->sim));
@@ -708,7 +754,7 @@ void ks_producer_on_block_timeout(ks_producer *p, ks_world *w)
 static void arrive(ks_producer *p, ks_world *w)
 {
     p->arrivals++;
-    if (p->blocked || p->backlog > 0 || ks_sim_now(&w->sim) < p->app_free_ns ||
+    if (p->blocked || p->txn_blocked || p->backlog > 0 || ks_sim_now(&w->sim) < p->app_free_ns ||
         ks_faults_producer_paused(w, p->index, ks_sim_now(&w->sim)) > 0) {
         p->backlog++;
         drain_backlog(p, w);
@@ -722,14 +768,6 @@ void ks_producer_forward(ks_producer *p, ks_world *w)
     if (p->crashed || p->config_error[0])
         return;
     arrive(p, w);
-}
-
-void ks_producer_send_offsets(ks_producer *p, ks_world *w, uint32_t consumer)
-{
-    /* the transactional producer takes these over (transactions model) */
-    (void)p;
-    (void)w;
-    (void)consumer;
 }
 
 void ks_producer_on_produce(ks_producer *p, ks_world *w)
@@ -1068,11 +1106,13 @@ static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool 
     while (n->fifo_head != KS_REQ_NONE) {
         uint32_t id = pop_in_flight(p, w, n);
         ks_request *q = &w->reqs.reqs[id];
-        if (q->api == KS_API_INIT_PRODUCER_ID) {
+        if (q->api != KS_API_PRODUCE) {
             /* retried after retry.backoff.ms, like every request of the
              * TransactionManager */
             p->pid_pending = false;
             p->pid_retry_at_ns = ks_time_add(now, p->set.retry_backoff_ns);
+            p->txn_req_in_flight = false;
+            p->txn_retry_at_ns = p->pid_retry_at_ns;
             first = false;
             ks_request_unref(&w->reqs, id);
             continue;
@@ -1215,6 +1255,7 @@ static void fill_entry(ks_producer *p, ks_world *w, ks_req_batch *rb, uint32_t b
     rb->epoch = -1;
     rb->base_seq = -1;
     rb->base_offset = -1;
+    rb->transactional = p->txn;
     if (p->seq) {
         assign_sequence(p, b);
         rb->epoch = b->epoch;
@@ -1500,6 +1541,324 @@ static bool node_has_batches(const ks_producer *p, const ks_prod_node *n)
     return false;
 }
 
+/* ---- transactions: the client side ([K] TransactionManager) ---------- */
+
+static void txn_begin_end(ks_producer *p, ks_world *w);
+
+/* After a send() in a transaction: its partition must be added to the
+ * transaction before its batches may go (classic protocol), and the
+ * application ends the transaction after transactions.records records. */
+static void txn_after_send(ks_producer *p, ks_world *w)
+{
+    if (p->txn_phase != KS_TXNC_IN_TXN)
+        return;
+    uint32_t part = p->last_partition;
+    if (part != UINT32_MAX && !p->txn_added[part] && !p->txn_pending[part]) {
+        p->txn_pending[part] = true; /* maybeAddPartition */
+        p->txn_pending_count++;
+    }
+    p->txn_records++;
+    if (p->txn_offsets_consumer >= 0 || p->txn_records < p->conf->txn.records)
+        return;
+    for (uint32_t i = 0; i < w->consumer_count; i++)
+        if (w->consumers[i].forward_to == (int32_t)p->index &&
+            w->consumers[i].conf->commit == KS_COMMIT_TRANSACTION)
+            return; /* its consumer ends it with the offsets */
+    p->txn_blocked = true;
+    if (p->conf->txn.end_delay_ns > 0) {
+        ks_event ev = {.kind = KS_EV_TIMER, .u.timer = {.owner = p->index, .tag = KS_TIMER_TXN_END}};
+        ks_sim_after(&w->sim, p->conf->txn.end_delay_ns, &ev);
+    } else {
+        txn_begin_end(p, w);
+    }
+}
+
+void ks_producer_on_txn_end(ks_producer *p, ks_world *w)
+{
+    txn_begin_end(p, w);
+}
+
+static void trace_txn_client(ks_producer *p, ks_world *w, const char *what, const char *error)
+{
+    ks_trace *tr = w->trace;
+    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_PRODUCER)) {
+        ks_trace_str(tr, "producer", p->conf->id);
+        ks_trace_str(tr, "what", what);
+        ks_trace_str(tr, "transactional_id", p->conf->config[KS_PCFG_TRANSACTIONAL_ID].s);
+        ks_trace_u64(tr, "transaction", p->txn_number);
+        ks_trace_i64(tr, "producer_id", p->producer_id);
+        ks_trace_i64(tr, "epoch", p->epoch);
+        if (error)
+            ks_trace_str(tr, "error", error);
+        ks_trace_end(tr);
+    }
+}
+
+/* commitTransaction() or abortTransaction(): the application waits. An
+ * abort fails the batches not yet sent (TransactionAbortedException); a
+ * commit flushes them. EndTxn goes once nothing of the transaction is
+ * left in flight. "none": the application never ends it. */
+static void txn_begin_end(ks_producer *p, ks_world *w)
+{
+    if (p->txn_phase != KS_TXNC_IN_TXN)
+        return;
+    const ks_txn_conf *tc = &p->conf->txn;
+    ks_txn_end how = tc->ends[(p->txn_number - 1) % tc->end_count];
+    if (how == KS_TXN_END_NONE && !p->txn_failed) {
+        trace_txn_client(p, w, "hangs", NULL);
+        return; /* the application hangs: transaction.timeout.ms will tell */
+    }
+    p->txn_phase = KS_TXNC_ENDING;
+    p->txn_commit = how == KS_TXN_END_COMMIT && !p->txn_failed;
+    trace_txn_client(p, w, p->txn_commit ? "commit" : "abort", NULL);
+    if (!p->txn_commit) {
+        for (uint32_t part = 0; part < p->partitions; part++) {
+            ks_deque *d = &p->acc.dq[part];
+            uint32_t bid = d->head;
+            while (bid != KS_NONE) {
+                ks_batch *b = ks_acc_batch(&p->acc, bid);
+                uint32_t next = b->next;
+                if (!was_sent(b)) {
+                    ks_acc_remove(&p->acc, bid);
+                    finish_batch(p, w, bid, -1, "TransactionAbortedException");
+                }
+                bid = next;
+            }
+        }
+        try_unblock(p, w);
+    }
+    wake_sender(p, w, ks_sim_now(&w->sim));
+}
+
+/* ProducerFencedException: the producer can do nothing more; what it
+ * holds fails. */
+static void txn_fenced(ks_producer *p, ks_world *w, ks_kerr err)
+{
+    if (p->txn_phase == KS_TXNC_FENCED)
+        return;
+    p->txn_phase = KS_TXNC_FENCED;
+    p->txn_blocked = false;
+    trace_txn_client(p, w, "fenced", ks_kerr_name(err));
+    for (uint32_t part = 0; part < p->partitions; part++) {
+        while (p->acc.dq[part].head != KS_NONE) {
+            uint32_t bid = p->acc.dq[part].head;
+            ks_acc_remove(&p->acc, bid);
+            seq_done(p, ks_acc_batch(&p->acc, bid));
+            finish_batch(p, w, bid, -1, "ProducerFencedException");
+        }
+    }
+    try_unblock(p, w);
+    drain_backlog(p, w);
+}
+
+/* The transaction is over (EndTxn answered): the application goes on. */
+static void txn_done(ks_producer *p, ks_world *w, const ks_request *q)
+{
+    if (p->txn_commit) {
+        p->txn_committed++;
+        if (p->txn_offsets_consumer >= 0)
+            ks_consumer_txn_committed(&w->consumers[p->txn_offsets_consumer], w, p->txn_offsets);
+    } else {
+        p->txn_aborted++;
+    }
+    if (p->txn_kip890 && q && q->epoch >= 0 && q->epoch != p->epoch) {
+        /* KIP-890: every commit or abort bumps the epoch; the sequences
+         * start over under it */
+        p->epoch = q->epoch;
+    }
+    p->txn_offsets_consumer = -1;
+    trace_txn_client(p, w, p->txn_commit ? "committed" : "aborted", NULL);
+    p->txn_phase = KS_TXNC_READY;
+    memset(p->txn_added, 0, p->max_partitions * sizeof *p->txn_added);
+    p->txn_blocked = false;
+    drain_backlog(p, w);
+}
+
+/* A transactional request of `api` to `broker`, with `parts` partitions
+ * as entries (AddPartitionsToTxn). */
+static void send_txn_request(ks_producer *p, ks_world *w, uint32_t broker, ks_api api,
+                             ks_time now)
+{
+    uint32_t id = ks_request_alloc(&w->reqs);
+    if (id == KS_REQ_NONE) {
+        oom(w);
+        return;
+    }
+    ks_prod_node *n = &p->nodes[broker];
+    ks_request *q = &w->reqs.reqs[id];
+    q->api = api;
+    q->producer = p->index;
+    q->broker = broker;
+    q->conn = n->conn;
+    q->correlation_id = ++p->api_requests[api];
+    q->expects_response = true;
+    q->producer_id = p->producer_id;
+    q->epoch = p->epoch;
+    q->commit = p->txn_commit;
+    q->gen = n->gen;
+    q->pnext = KS_REQ_NONE;
+    const char *tid = p->conf->config[KS_PCFG_TRANSACTIONAL_ID].s;
+    q->request_bytes = 30u + (uint32_t)strlen(p->client_id) + (uint32_t)strlen(tid);
+    if (api == KS_API_ADD_PARTITIONS_TO_TXN) {
+        uint32_t last = KS_REQ_NONE;
+        for (uint32_t part = 0; part < p->partitions; part++) {
+            if (!p->txn_pending[part])
+                continue;
+            uint32_t e = ks_request_add_batch(&w->reqs, id, &last);
+            if (e == KS_REQ_NONE) {
+                oom(w);
+                return;
+            }
+            q = &w->reqs.reqs[id];
+            w->reqs.entries[e].partition = p->first_partition + part;
+            q->request_bytes += 8u;
+        }
+    }
+    sender_cost(p, q, now);
+    p->txn_req_in_flight = true;
+    bool lost;
+    ks_time sent;
+    launch(p, w, broker, id, now, &lost, &sent);
+}
+
+/* The least loaded broker whose connection can take a request now, or
+ * UINT32_MAX (then *next says when to look again). */
+static uint32_t least_loaded(const ks_producer *p, const ks_world *w, ks_time now, ks_time *next)
+{
+    uint32_t best = UINT32_MAX;
+    for (uint32_t b = 0; b < p->brokers; b++) {
+        const ks_prod_node *n = &p->nodes[b];
+        const ks_net_lane *lane = &w->net.conns[n->conn].lane[KS_NET_REQUEST];
+        ks_time when = lane->wire_free_ns > n->ready_at_ns ? lane->wire_free_ns : n->ready_at_ns;
+        if (n->in_flight >= p->max_in_flight)
+            continue;
+        if (when > now) {
+            if (when < *next)
+                *next = when;
+            continue;
+        }
+        if (best == UINT32_MAX || n->in_flight < p->nodes[best].in_flight)
+            best = b;
+    }
+    return best;
+}
+
+/* Sends the transactional request due, if any, one at a time
+ * (Sender.maybeSendAndPollTransactionalRequest): FindCoordinator, then
+ * InitProducerId, AddPartitionsToTxn for partitions with records (classic
+ * protocol), EndTxn once nothing of the transaction is left. */
+static void txn_send_due(ks_producer *p, ks_world *w, ks_time now, ks_time *next)
+{
+    if (p->txn_req_in_flight || p->txn_phase == KS_TXNC_FENCED)
+        return;
+    if (now < p->txn_retry_at_ns) {
+        if (p->txn_retry_at_ns < *next)
+            *next = p->txn_retry_at_ns;
+        return;
+    }
+    ks_api api;
+    if (p->coordinator < 0)
+        api = KS_API_FIND_COORDINATOR;
+    else if (p->txn_phase == KS_TXNC_INITIALIZING)
+        api = KS_API_INIT_PRODUCER_ID;
+    else if (!p->txn_kip890 && p->txn_pending_count > 0)
+        api = KS_API_ADD_PARTITIONS_TO_TXN;
+    else if (p->txn_phase == KS_TXNC_ENDING && p->acc.batches_live == 0)
+        api = KS_API_END_TXN;
+    else
+        return;
+    if (api == KS_API_END_TXN && p->txn_records == 0 && p->txn_offsets_consumer < 0) {
+        txn_done(p, w, NULL); /* nothing was sent: nothing to end */
+        return;
+    }
+    uint32_t broker = (uint32_t)p->coordinator;
+    const ks_prod_node *n = p->coordinator >= 0 ? &p->nodes[broker] : NULL;
+    if (api == KS_API_FIND_COORDINATOR) {
+        broker = least_loaded(p, w, now, next);
+        if (broker == UINT32_MAX)
+            return;
+    } else if (n->in_flight >= p->max_in_flight || n->ready_at_ns > now ||
+               w->net.conns[n->conn].lane[KS_NET_REQUEST].wire_free_ns > now) {
+        ks_time when = n->ready_at_ns > now ? n->ready_at_ns
+                                            : w->net.conns[n->conn].lane[KS_NET_REQUEST].wire_free_ns;
+        if (when > now && when < *next)
+            *next = when;
+        return;
+    }
+    send_txn_request(p, w, broker, api, now);
+}
+
+/* A transactional request's answer. Retriable errors go again after
+ * retry.backoff.ms (AddPartitionsToTxn's CONCURRENT_TRANSACTIONS after
+ * 20 ms, ADD_PARTITIONS_RETRY_BACKOFF_MS); a fenced producer is done. */
+static void txn_answered(ks_producer *p, ks_world *w, const ks_request *q)
+{
+    ks_time now = ks_sim_now(&w->sim);
+    p->txn_req_in_flight = false;
+    if (q->error == KS_KERR_PRODUCER_FENCED || q->error == KS_KERR_INVALID_PRODUCER_EPOCH) {
+        txn_fenced(p, w, q->error);
+        return;
+    }
+    if (q->error != KS_KERR_NONE) {
+        ks_time backoff = q->api == KS_API_ADD_PARTITIONS_TO_TXN &&
+                                  q->error == KS_KERR_CONCURRENT_TRANSACTIONS
+                              ? 20 * KS_NS_PER_MS
+                              : p->set.retry_backoff_ns;
+        if (!ks_kerr_retriable(q->error) && q->api == KS_API_ADD_PARTITIONS_TO_TXN)
+            p->txn_failed = true; /* an abortable error */
+        p->txn_retry_at_ns = ks_time_add(now, backoff);
+        trace_txn_client(p, w, ks_api_name(q->api), ks_kerr_name(q->error));
+        return;
+    }
+    switch (q->api) {
+    case KS_API_FIND_COORDINATOR:
+        p->coordinator = (int32_t)q->node;
+        break;
+    case KS_API_INIT_PRODUCER_ID:
+        got_producer_id(p, w, q);
+        p->txn_phase = KS_TXNC_READY;
+        p->txn_blocked = false;
+        drain_backlog(p, w);
+        break;
+    case KS_API_ADD_PARTITIONS_TO_TXN:
+        for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+            uint32_t part = w->reqs.entries[e].partition - p->first_partition;
+            if (p->txn_pending[part]) {
+                p->txn_pending[part] = false;
+                p->txn_pending_count--;
+            }
+            p->txn_added[part] = true;
+        }
+        break;
+    case KS_API_END_TXN:
+        txn_done(p, w, q);
+        break;
+    case KS_API_PRODUCE:
+    case KS_API__COUNT:
+        break;
+    }
+}
+
+void ks_producer_send_offsets(ks_producer *p, ks_world *w, uint32_t consumer)
+{
+    if (!p->txn || p->txn_phase != KS_TXNC_IN_TXN || p->crashed)
+        return;
+    const ks_consumer *c = &w->consumers[consumer];
+    if (c->nparts > p->txn_offsets_cap) {
+        int64_t *o = realloc(p->txn_offsets, c->nparts * sizeof *o);
+        if (!o) {
+            oom(w);
+            return;
+        }
+        p->txn_offsets = o;
+        p->txn_offsets_cap = c->nparts;
+    }
+    memcpy(p->txn_offsets, c->position, c->nparts * sizeof *p->txn_offsets);
+    p->txn_offsets_consumer = (int32_t)consumer;
+    p->txn_blocked = true;
+    txn_begin_end(p, w);
+}
+
 /* The lowest sequence of the partition's batches on the wire, or
  * INT32_MAX (with the head batch: firstInFlightSequence). */
 static int32_t lowest_on_wire(const ks_producer *p, const ks_world *w, uint32_t part)
@@ -1529,6 +1888,8 @@ static bool may_drain(void *ctx, uint32_t part, const ks_batch *head)
     const ks_producer *p = ((const void *const *)ctx)[0];
     const ks_world *w = ((const void *const *)ctx)[1];
     const ks_seq_state *sq = &p->seq[part];
+    if (p->txn && !p->txn_kip890 && !p->txn_added[part])
+        return false; /* isSendToPartitionAllowed: AddPartitionsToTxn first */
     if (!head->has_seq)
         return !sq->unresolved && (sq->epoch == p->epoch || sq->incomplete == 0);
     return head->base_seq < lowest_on_wire(p, w, part);
@@ -1613,6 +1974,14 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
         wake_sender(p, w, p->sender_free_ns);
         return;
     }
+    if (p->txn) {
+        ks_time tnext = KS_TIME_MAX;
+        txn_send_due(p, w, now, &tnext);
+        if (tnext != KS_TIME_MAX)
+            wake_sender(p, w, tnext);
+        if (p->producer_id < 0 || p->txn_phase == KS_TXNC_FENCED)
+            return;
+    }
     if (p->seq) {
         resolve_sequences(p);
         maybe_bump_epoch(p, w);
@@ -1620,14 +1989,16 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
             /* nothing is drained without a producer id; its answer (or a
              * connection becoming ready) wakes the sender */
             ks_time next = KS_TIME_MAX;
-            maybe_init_producer_id(p, w, now, &next);
+            if (!p->txn)
+                maybe_init_producer_id(p, w, now, &next);
             if (next != KS_TIME_MAX)
                 wake_sender(p, w, next);
             return;
         }
     }
     ks_ready r = {p->node_ready, KS_TIME_MAX, p->queue, p->queue_ids, 0};
-    ks_acc_ready(&p->acc, p->leader, now, p->blocked, &r);
+    /* a transaction being committed flushes: every batch is ready */
+    ks_acc_ready(&p->acc, p->leader, now, p->blocked || p->txn_phase == KS_TXNC_ENDING, &r);
     update_load_stats(p, &r);
     ks_time next = r.next_check_ns;
     for (uint32_t b = 0; b < p->brokers && w->sim.verdict == KS_SIM_RUNNING; b++) {
@@ -1697,8 +2068,11 @@ static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
             ks_trace_i64(tr, "rtt_ns", now - q->sent_ns);
             ks_trace_end(tr);
         }
-        if (q->api == KS_API_INIT_PRODUCER_ID) {
-            got_producer_id(p, w, q);
+        if (q->api != KS_API_PRODUCE) {
+            if (p->txn)
+                txn_answered(p, w, q);
+            else
+                got_producer_id(p, w, q);
             ks_request_unref(&w->reqs, id);
             continue;
         }

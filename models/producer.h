@@ -37,6 +37,13 @@
 
 struct ks_world;
 
+/* The transactional client's phases. */
+#define KS_TXNC_INITIALIZING 1 /* initTransactions: FindCoordinator, InitProducerId */
+#define KS_TXNC_READY 2        /* between transactions */
+#define KS_TXNC_IN_TXN 3       /* beginTransaction done */
+#define KS_TXNC_ENDING 4       /* commitTransaction / abortTransaction */
+#define KS_TXNC_FENCED 5       /* ProducerFencedException: the producer is done */
+
 /* The summary lists where the first records went and what the
  * application was told about them. */
 #define KS_FIRST_RECORDS 64u
@@ -96,6 +103,28 @@ typedef struct ks_producer {
     ks_seq_state *seq;        /* per partition, idempotent producers only */
     bool bump_required;       /* a local epoch bump is due (KIP-360) */
     bool crashed;             /* crash.producer: its process is gone */
+
+    /* transactions (transactional.id set; [K] TransactionManager) */
+    bool txn;                 /* a transactional producer */
+    bool txn_kip890;          /* transaction version 2 */
+    int txn_phase;            /* KS_TXNC_* */
+    bool txn_blocked;         /* the application waits in initTransactions,
+                                 commitTransaction or abortTransaction */
+    int32_t coordinator;      /* its coordinator's broker; -1 unknown */
+    bool txn_req_in_flight;   /* one transactional request at a time */
+    ks_time txn_retry_at_ns;
+    uint64_t txn_number;      /* transactions begun */
+    uint32_t txn_records;     /* records sent in the current one */
+    bool txn_failed;          /* a batch failed: it can only abort */
+    bool txn_commit;          /* ending: commit (else abort) */
+    bool *txn_added;          /* per partition: added to the current transaction */
+    bool *txn_pending;        /* per partition: has records, not yet added */
+    uint32_t txn_pending_count;
+    int32_t txn_offsets_consumer; /* consumer whose offsets ride in this one, or -1 */
+    int64_t *txn_offsets;     /* ... its positions then */
+    uint32_t txn_offsets_cap;
+    uint64_t txn_committed, txn_aborted;
+    uint32_t last_partition;  /* where the last send() went (-1 as UINT32_MAX) */
     uint64_t *scratch_ids;    /* record ids of one batch, for the checker */
     uint32_t scratch_cap;
     ks_handle expiry_timer;   /* delivery.timeout.ms check (a daemon) */
@@ -189,6 +218,7 @@ void ks_producer_on_request_timeout(ks_producer *p, struct ks_world *w, uint32_t
  * so its request.timeout.ms must keep the run alive. */
 void ks_producer_lost(ks_producer *p, struct ks_world *w, uint32_t req);
 void ks_producer_on_lost(ks_producer *p, struct ks_world *w, uint32_t broker);
+void ks_producer_on_txn_end(ks_producer *p, struct ks_world *w);
 void ks_producer_on_expiry(ks_producer *p, struct ks_world *w);
 /* A paused producer's event moved to `at` under a new handle: keep the
  * handle the producer cancels it by. */
@@ -217,6 +247,7 @@ ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka
 #define KS_TIMER_SENT 4u  /* acks=0: a request was written (arg: its batches) */
 #define KS_TIMER_REQUEST_TIMEOUT 5u /* request.timeout.ms (arg: broker) */
 #define KS_TIMER_EXPIRY 6u /* delivery.timeout.ms check */
+#define KS_TIMER_TXN_END 9u /* the application ends its transaction */
 #define KS_TIMER_LOST 8u  /* request.timeout.ms of a request that lost a message (arg: broker) */
 
 #endif

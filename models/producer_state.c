@@ -176,6 +176,20 @@ bool ks_ps_update(ks_producer_state *s, int64_t pid, int16_t epoch, int32_t firs
     return true;
 }
 
+bool ks_ps_marker(ks_producer_state *s, int64_t pid, int16_t epoch)
+{
+    uint32_t i = index_of(s, pid);
+    ks_ps_entry *e = i < s->count ? &s->entries[i] : add_entry(s, pid, epoch);
+    if (!e)
+        return false;
+    if (epoch > e->epoch) {
+        e->epoch = epoch;
+        e->count = 0;
+        e->head = 0;
+    }
+    return true;
+}
+
 const char *ks_ps_verdict_error(ks_ps_verdict v)
 {
     switch (v) {

@@ -79,6 +79,11 @@ ks_ps_verdict ks_ps_check(const ks_producer_state *s, int64_t pid, int16_t epoch
  * out of memory. */
 bool ks_ps_update(ks_producer_state *s, int64_t pid, int16_t epoch, int32_t first_seq,
                   int32_t last_seq, int64_t offset);
+/* A transaction marker of (pid, epoch) was appended: the entry takes the
+ * marker's epoch, and a newer epoch drops its cached batches ([K]
+ * ProducerAppendInfo.appendEndTxnMarker). Returns false when out of
+ * memory. */
+bool ks_ps_marker(ks_producer_state *s, int64_t pid, int16_t epoch);
 /* The entry of a producer id, or NULL. */
 const ks_ps_entry *ks_ps_find(const ks_producer_state *s, int64_t pid);
 /* The entry's last sequence (KS_NO_SEQUENCE when it has no batch). */

@@ -52,7 +52,10 @@ typedef struct ks_request {
     uint32_t next;          /* broker queue link, or pool free list */
     uint32_t pnext;         /* the producer's in-flight list */
     int64_t producer_id;    /* idempotence: or -1; InitProducerId: the answer */
-    int16_t epoch;          /* InitProducerId: the answer */
+    int16_t epoch;          /* InitProducerId, EndTxn (KIP-890): the answer */
+    ks_kerr error;          /* requests other than Produce: the answer's error */
+    bool commit;            /* EndTxn: commit (else abort) */
+    uint32_t node;          /* FindCoordinator: the coordinator's broker */
     uint32_t gen;           /* the producer's connection generation at send */
     uint32_t refs;          /* holders: producer, broker path, response event */
     bool arrived;           /* its response reached the producer */

@@ -32,14 +32,6 @@ static bool supported(const ks_scenario *sc, ks_diag *diag)
                       sc->file, KS_VERSION);
         ok = false;
     }
-    for (uint32_t i = 0; i < sc->producer_count; i++) {
-        if (sc->producers[i].txn.enabled) {
-            ks_diag_error(diag, "%s: $.producers[%u].config.transactional.id: this ksim (%s) "
-                                "does not simulate transactions yet",
-                          sc->file, i, KS_VERSION);
-            ok = false;
-        }
-    }
     return ok;
 }
 
@@ -141,7 +133,7 @@ static bool build(ks_world *w, const ks_scenario *sc)
         ks_plog_init(&w->partitions[i].log, true);
     }
     w->next_producer_id = sc->first_producer_id;
-    if (!ks_faults_init(&w->faults, w))
+    if (!ks_faults_init(&w->faults, w) || !ks_coord_init(&w->coord, w))
         return false;
     w->producer_count = sc->producer_count;
     w->producers = calloc(sc->producer_count, sizeof *w->producers);
@@ -207,6 +199,7 @@ void ks_world_free(ks_world *w)
     free(w->consumers);
     free(w->log_ids);
     ks_faults_free(&w->faults);
+    ks_coord_free(&w->coord);
     free(w->brokers);
     free(w->broker_conns);
     free(w->partitions);
@@ -363,6 +356,9 @@ static void on_timer(ks_world *w, const ks_ev_timer *t)
     case KS_TIMER_LOST:
         ks_producer_on_lost(p, w, (uint32_t)t->arg);
         break;
+    case KS_TIMER_TXN_END:
+        ks_producer_on_txn_end(p, w);
+        break;
     default:
         break;
     }
@@ -400,6 +396,7 @@ static bool defer_if_paused(ks_world *w, const ks_event *ev)
     case KS_EV_METRICS:
     case KS_EV_FAULT:
     case KS_EV_CONSUMER:
+    case KS_EV_TXN:
     case KS_EV__COUNT:
         break;
     }
@@ -460,6 +457,9 @@ static void dispatch(ks_world *w, const ks_event *ev)
     case KS_EV_CONSUMER:
         ks_consumer_on_event(&w->consumers[ev->u.timer.owner], w, ev->u.timer.tag,
                              ev->u.timer.arg);
+        break;
+    case KS_EV_TXN:
+        ks_coord_on_event(w, ev->u.timer.owner, ev->u.timer.tag, ev->u.timer.arg);
         break;
     case KS_EV__COUNT:
         break;

@@ -12,6 +12,7 @@
 
 #include "models/broker.h"
 #include "models/consumer.h"
+#include "models/coordinator.h"
 #include "models/faults.h"
 #include "models/metrics.h"
 #include "models/network.h"
@@ -45,6 +46,7 @@ typedef struct ks_world {
     ks_metrics metrics;
     ks_faults faults;
     ks_checker *checker;
+    ks_coordinators coord;
     json_t *delivery;             /* the checker's verdicts, after the run */
     char **partition_names;       /* "events-0", for the checker */
     const char **producer_names;

@@ -58,6 +58,8 @@ typedef struct ks_ev_request {
  *   fault     a fault window opens (tag 1) or closes (tag 0); owner is the
  *             fault's index (a daemon)
  *   consumer  a consumer's poll cycle (owner: consumer; tag: which step)
+ *   txn       a transaction coordinator's step (owner: transaction; tag:
+ *             log write done, marker, marker answer, timeout scan)
  */
 #define KS_EVENT_KINDS(X)                                   \
     X(TIMER, "timer", ks_ev_timer, timer)                   \
@@ -70,7 +72,8 @@ typedef struct ks_ev_request {
     X(RESPONDED, "responded", ks_ev_request, request)       \
     X(RESPONSE, "response", ks_ev_request, request)         \
     X(FAULT, "fault", ks_ev_timer, timer)                   \
-    X(CONSUMER, "consumer", ks_ev_timer, timer)
+    X(CONSUMER, "consumer", ks_ev_timer, timer)             \
+    X(TXN, "txn", ks_ev_timer, timer)
 
 typedef enum ks_event_kind {
 #define X(e, name, type, member) KS_EV_##e,

@@ -35,6 +35,8 @@
       "OutOfOrderSequenceException", false, false)                                          \
     X(INVALID_PRODUCER_EPOCH, 47, "INVALID_PRODUCER_EPOCH", "InvalidProducerEpochException", false, false) \
     X(INVALID_TXN_STATE, 48, "INVALID_TXN_STATE", "InvalidTxnStateException", false, false) \
+    X(INVALID_PRODUCER_ID_MAPPING, 49, "INVALID_PRODUCER_ID_MAPPING",                       \
+      "InvalidPidMappingException", false, false)                                           \
     X(INVALID_TRANSACTION_TIMEOUT, 50, "INVALID_TRANSACTION_TIMEOUT",                       \
       "InvalidTxnTimeoutException", false, false)                                          \
     X(CONCURRENT_TRANSACTIONS, 51, "CONCURRENT_TRANSACTIONS", "ConcurrentTransactionsException", true, false) \

@@ -54,6 +54,8 @@ typedef enum ks_trace_level {
     X(FAULT, "fault", BATCH)              \
     X(RETRY, "retry", BATCH)              \
     X(PRODUCER, "producer", BATCH)        \
+    X(TXN, "txn", BATCH)                  \
+    X(MARKER, "marker", BATCH)            \
     X(EVENT, "event", DEBUG)
 
 typedef enum ks_trace_kind {
