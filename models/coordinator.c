@@ -317,8 +317,10 @@ static void on_marker(ks_world *w, uint32_t txn, uint32_t pidx)
     schedule(w, txn, KS_COORD_MARKER_ACK, pidx, ks_time_add(ks_sim_now(&w->sim), lat));
 }
 
-static const char *why_written(ks_txn_state s)
+static const char *why_written(ks_txn_state from, ks_txn_state s)
 {
+    if (from == KS_TXN_PREPARE_EPOCH_FENCE)
+        return "the coordinator aborts the fenced transaction";
     switch (s) {
     case KS_TXN_EMPTY:
         return "InitProducerId";
@@ -357,7 +359,7 @@ static void on_written(ks_world *w, uint32_t txn)
     bool ok = ks_txn_apply(&t->meta, &d, fresh, ks_sim_now(&w->sim));
     assert(ok);
     (void)ok;
-    trace_txn(w, t, from, why_written(t->meta.state));
+    trace_txn(w, t, from, why_written(from, t->meta.state));
     uint32_t req = t->waiting_req;
     t->waiting_req = KS_REQ_NONE;
     if (req != KS_REQ_NONE) {

@@ -364,7 +364,7 @@ void ks_producer_start(ks_producer *p, ks_world *w)
         p->txn_phase = KS_TXNC_INITIALIZING;
         p->txn_blocked = true;
         p->producer_id = -1;
-        wake_sender(p, w, ks_sim_now(&w->sim));
+        wake_sender(p, w, p->conf->workload.start_ns);
     } else if (p->set.idempotent) {
         init_producer_id(p, w);
     }
@@ -670,6 +670,7 @@ static void do_send(ks_producer *p, ks_world *w, ks_send_rec rec)
 /* The application thread calls send() now and is busy for the record's
  * CPU cost. */
 static void txn_after_send(ks_producer *p, ks_world *w);
+static void txn_begin_end(ks_producer *p, ks_world *w);
 
 static void app_send(ks_producer *p, ks_world *w)
 {
@@ -713,6 +714,11 @@ static void drain_backlog(ks_producer *p, ks_world *w)
         }
         p->backlog--;
         app_send(p, w);
+    }
+    if (p->backlog == 0 && p->txn_end_after_backlog && !p->blocked) {
+        p->txn_end_after_backlog = false;
+        p->txn_blocked = true;
+        txn_begin_end(p, w);
     }
 }
 
@@ -970,7 +976,9 @@ static void batch_error(ks_producer *p, ks_world *w, uint32_t bid, ks_kerr err)
         return;
     }
     seq_done(p, b);
-    if (p->seq && b->has_seq && (int64_t)b->attempts < p->set.retries)
+    if (p->txn)
+        p->txn_failed = true; /* an abortable error: the transaction can only abort */
+    else if (p->seq && b->has_seq && (int64_t)b->attempts < p->set.retries)
         request_bump(p, b->partition);
     finish_batch(p, w, bid, -1, ks_kerr_exception(err));
 }
@@ -1543,8 +1551,6 @@ static bool node_has_batches(const ks_producer *p, const ks_prod_node *n)
 
 /* ---- transactions: the client side ([K] TransactionManager) ---------- */
 
-static void txn_begin_end(ks_producer *p, ks_world *w);
-
 /* After a send() in a transaction: its partition must be added to the
  * transaction before its batches may go (classic protocol), and the
  * application ends the transaction after transactions.records records. */
@@ -1767,6 +1773,12 @@ static void txn_send_due(ks_producer *p, ks_world *w, ks_time now, ks_time *next
         api = KS_API_END_TXN;
     else
         return;
+    if (api == KS_API_END_TXN && p->txn_failed && p->txn_commit) {
+        /* commitTransaction fails on the abortable error; the application
+         * aborts instead */
+        p->txn_commit = false;
+        trace_txn_client(p, w, "abort", "a batch of the transaction failed");
+    }
     if (api == KS_API_END_TXN && p->txn_records == 0 && p->txn_offsets_consumer < 0) {
         txn_done(p, w, NULL); /* nothing was sent: nothing to end */
         return;
@@ -1855,6 +1867,12 @@ void ks_producer_send_offsets(ks_producer *p, ks_world *w, uint32_t consumer)
     }
     memcpy(p->txn_offsets, c->position, c->nparts * sizeof *p->txn_offsets);
     p->txn_offsets_consumer = (int32_t)consumer;
+    if (p->backlog > 0) {
+        /* records handed over are still waiting for the application
+         * thread: they belong to this transaction, which ends after them */
+        p->txn_end_after_backlog = true;
+        return;
+    }
     p->txn_blocked = true;
     txn_begin_end(p, w);
 }
@@ -2060,8 +2078,9 @@ static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
             ks_trace_u64(tr, "request", q->correlation_id);
             if (q->api != KS_API_PRODUCE)
                 ks_trace_str(tr, "api", ks_api_name(q->api));
-            ks_kerr err = KS_KERR_NONE;
-            for (uint32_t e = q->first; e != KS_REQ_NONE && err == KS_KERR_NONE;
+            ks_kerr err = q->api == KS_API_PRODUCE ? KS_KERR_NONE : q->error;
+            for (uint32_t e = q->first; q->api == KS_API_PRODUCE && e != KS_REQ_NONE &&
+                                        err == KS_KERR_NONE;
                  e = w->reqs.entries[e].next)
                 err = w->reqs.entries[e].error;
             ks_trace_str(tr, "error", ks_kerr_name(err));

@@ -121,6 +121,7 @@ typedef struct ks_producer {
     bool *txn_pending;        /* per partition: has records, not yet added */
     uint32_t txn_pending_count;
     int32_t txn_offsets_consumer; /* consumer whose offsets ride in this one, or -1 */
+    bool txn_end_after_backlog;   /* ... once the records handed over are sent */
     int64_t *txn_offsets;     /* ... its positions then */
     uint32_t txn_offsets_cap;
     uint64_t txn_committed, txn_aborted;

@@ -62,6 +62,14 @@ static json_t *producers_json(const ks_world *w, ks_hist *all)
         }
         json_object_set_new(j, "requests", json_integer((json_int_t)p->requests));
         json_object_set_new(j, "retries", json_integer((json_int_t)p->retries));
+        if (p->txn) {
+            json_object_set_new(j, "transactional_id",
+                                json_string(p->conf->config[KS_PCFG_TRANSACTIONAL_ID].s));
+            json_object_set_new(j, "transactions_committed",
+                                json_integer((json_int_t)p->txn_committed));
+            json_object_set_new(j, "transactions_aborted", json_integer((json_int_t)p->txn_aborted));
+            json_object_set_new(j, "fenced", json_boolean(p->txn_phase == KS_TXNC_FENCED));
+        }
         json_object_set_new(j, "expired", json_integer((json_int_t)p->expired));
         json_object_set_new(j, "disconnects", json_integer((json_int_t)p->connection_closes));
         json_object_set_new(j, "epoch_bumps", json_integer((json_int_t)p->epoch_bumps));
@@ -121,7 +129,47 @@ static json_t *partitions_json(const ks_world *w)
         json_object_set_new(j, "records", json_integer((json_int_t)p->records));
         json_object_set_new(j, "batches", json_integer((json_int_t)p->batches));
         json_object_set_new(j, "log_end_offset", json_integer(p->log_end_offset));
+        if (p->logged) {
+            json_object_set_new(j, "high_watermark", json_integer(p->log.hw));
+            json_object_set_new(j, "last_stable_offset", json_integer(ks_plog_lso(&p->log)));
+            uint32_t markers = 0;
+            for (uint32_t b = 0; b < p->log.count; b++)
+                markers += p->log.batches[b].control;
+            json_object_set_new(j, "markers", json_integer(markers));
+            json_object_set_new(j, "aborted_transactions", json_integer(p->log.naborted));
+        }
         json_object_set_new(o, name, j);
+    }
+    return o;
+}
+
+/* Per partition of a consumer, keyed "TOPIC-N": one of its offset arrays. */
+static json_t *offsets_json(const ks_world *w, const ks_consumer *c, const int64_t *offsets)
+{
+    json_t *o = json_object();
+    for (uint32_t k = 0; k < c->nparts; k++)
+        json_object_set_new(o, w->partition_names[c->parts[k]], json_integer(offsets[k]));
+    return o;
+}
+
+static json_t *consumers_json(const ks_world *w)
+{
+    json_t *o = json_object();
+    for (uint32_t i = 0; i < w->consumer_count; i++) {
+        const ks_consumer *c = &w->consumers[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "isolation_level",
+                            json_string(c->conf->read_committed ? "read_committed"
+                                                                : "read_uncommitted"));
+        json_object_set_new(j, "polls", json_integer((json_int_t)c->polls));
+        json_object_set_new(j, "records", json_integer((json_int_t)c->records));
+        json_object_set_new(j, "read_aborted", json_integer((json_int_t)c->read_aborted));
+        json_object_set_new(j, "commits", json_integer((json_int_t)c->commits));
+        json_object_set_new(j, "crashes", json_integer((json_int_t)c->crashes));
+        json_object_set_new(j, "restarts", json_integer((json_int_t)c->restarts));
+        json_object_set_new(j, "positions", offsets_json(w, c, c->position));
+        json_object_set_new(j, "committed", offsets_json(w, c, c->committed));
+        json_object_set_new(o, c->conf->id, j);
     }
     return o;
 }
@@ -201,7 +249,22 @@ json_t *ks_world_summary(const ks_world *w)
     json_object_set_new(o, "producers", prods);
     json_object_set_new(o, "brokers", brokers_json(w));
     json_object_set_new(o, "partitions", partitions_json(w));
+    json_object_set_new(o, "consumers", consumers_json(w));
     json_object_set_new(o, "network", network_json(w));
+    if (w->coord.count > 0) {
+        json_t *txns = json_object();
+        for (uint32_t i = 0; i < w->coord.count; i++) {
+            const ks_coord_txn *t = &w->coord.txns[i];
+            json_t *j = json_object();
+            json_object_set_new(j, "coordinator", json_integer(t->broker));
+            json_object_set_new(j, "state", json_string(ks_txn_state_name(t->meta.state)));
+            json_object_set_new(j, "producer_id", json_integer(t->meta.producer_id));
+            json_object_set_new(j, "epoch", json_integer(t->meta.epoch));
+            json_object_set_new(j, "transitions", json_integer(t->meta.transitions));
+            json_object_set_new(txns, t->meta.transactional_id, j);
+        }
+        json_object_set_new(o, "transactions", txns);
+    }
     json_object_set_new(o, "delivery", w->delivery ? json_deep_copy(w->delivery) : json_null());
     json_t *faults = json_array();
     for (uint32_t i = 0; i < w->faults.n; i++) {

@@ -51,6 +51,7 @@ typedef enum ks_trace_level {
     X(APPEND, "append", BATCH)            \
     X(RESPONSE, "response", BATCH)        \
     X(ACK, "ack", RECORD)                 \
+    X(CONSUME, "consume", RECORD)         \
     X(FAULT, "fault", BATCH)              \
     X(RETRY, "retry", BATCH)              \
     X(PRODUCER, "producer", BATCH)        \
