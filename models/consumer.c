@@ -354,10 +354,15 @@ static void after_processing(ks_consumer *c, ks_world *w)
         }
         break;
     case KS_COMMIT_TRANSACTION:
-        /* the producer commits them with its transaction and tells us */
+        /* the producer commits them with its transaction; like
+         * commitTransaction, that blocks the application: it polls again
+         * once the transaction is over (ks_consumer_txn_committed or
+         * ks_consumer_txn_aborted) */
         if (c->nbuf > 0 && c->forward_to >= 0) {
             memcpy(c->pending_commit, c->position, c->nparts * sizeof *c->position);
+            c->txn_waiting = true;
             ks_producer_send_offsets(&w->producers[c->forward_to], w, c->index);
+            return;
         }
         break;
     case KS_COMMIT_NONE:
@@ -499,9 +504,30 @@ bool ks_consumer_wake(ks_consumer *c, ks_world *w)
     return c->poll_ev != KS_HANDLE_NONE;
 }
 
-void ks_consumer_txn_committed(ks_consumer *c, ks_world *w, const int64_t *offsets)
+void ks_consumer_offsets_committed(ks_consumer *c, const int64_t *offsets)
 {
-    (void)w;
     memcpy(c->committed, offsets, c->nparts * sizeof *c->committed);
     c->commits++;
+}
+
+void ks_consumer_txn_committed(ks_consumer *c, ks_world *w, const int64_t *offsets)
+{
+    if (offsets)
+        ks_consumer_offsets_committed(c, offsets);
+    if (c->txn_waiting && c->alive) {
+        c->txn_waiting = false;
+        schedule_poll(c, w, next_poll_at(c, ks_sim_now(&w->sim)));
+    }
+}
+
+void ks_consumer_txn_aborted(ks_consumer *c, ks_world *w)
+{
+    if (!c->txn_waiting || !c->alive)
+        return;
+    /* the transaction's output is gone: read again from the committed
+     * offsets ([K] the application seeks back after abortTransaction) */
+    c->txn_waiting = false;
+    for (uint32_t k = 0; k < c->nparts; k++)
+        c->position[k] = c->committed[k] >= 0 ? c->committed[k] : 0;
+    schedule_poll(c, w, next_poll_at(c, ks_sim_now(&w->sim)));
 }

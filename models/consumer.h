@@ -79,6 +79,7 @@ typedef struct ks_consumer {
     uint32_t nbuf, buf_cap;
     uint32_t cursor;           /* records of buf the application has processed */
     bool alive;
+    bool txn_waiting;          /* commit "transaction": waits for the producer's commit */
     uint32_t generation;       /* +1 at every crash: events of an older one are ignored */
     int32_t forward_to;        /* producer index, or -1 */
     int32_t restart_forward_to; /* the restarted instance's producer, -1: forward_to */
@@ -113,8 +114,15 @@ bool ks_consumer_wake(ks_consumer *c, struct ks_world *w);
 /* commit "transaction": the forward producer's transaction that carried
  * this consumer's offsets (the positions it had when they were sent,
  * offsets[k] for parts[k]) committed: they are the group's committed
- * offsets now. */
+ * offsets now (offsets NULL: already set by the coordinator; the
+ * application just goes on). */
 void ks_consumer_txn_committed(ks_consumer *c, struct ks_world *w, const int64_t *offsets);
+/* The group coordinator's side: offsets sent to a transaction are the
+ * group's committed offsets once the transaction commits (the
+ * coordinator calls this when it writes PrepareCommit). */
+void ks_consumer_offsets_committed(ks_consumer *c, const int64_t *offsets);
+/* ... or aborted: the consumer reads again from its committed offsets. */
+void ks_consumer_txn_aborted(ks_consumer *c, struct ks_world *w);
 
 /* Tags of KS_EV_CONSUMER events (ks_ev_timer.tag; owner = consumer). */
 #define KS_CONSUMER_POLL 1u

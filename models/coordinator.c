@@ -29,6 +29,7 @@ void ks_coord_free(ks_coordinators *c)
     for (uint32_t i = 0; i < c->count; i++) {
         ks_txn_meta_free(&c->txns[i].meta);
         free(c->txns[i].add);
+        free(c->txns[i].offsets);
     }
     free(c->txns);
     c->txns = NULL;
@@ -72,6 +73,7 @@ static uint32_t find_txn(ks_world *w, uint32_t producer)
     t->broker = ks_coord_broker(w, id);
     t->kip890 = p->txn_kip890;
     t->waiting_req = KS_REQ_NONE;
+    t->offsets_consumer = -1;
     return c->count++;
 }
 
@@ -225,6 +227,22 @@ static bool end_txn(ks_world *w, uint32_t id)
         return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
     ks_coord_txn *t = &w->coord.txns[txn];
     ks_txn_decision d = ks_txn_end_txn(&t->meta, q->producer_id, q->epoch, q->commit, t->kip890);
+    t->offsets_consumer = -1;
+    const ks_producer *p = &w->producers[q->producer];
+    if (d.write && q->commit && p->txn_offsets_consumer >= 0) {
+        /* the offsets sent to the transaction (AddOffsetsToTxn and
+         * TxnOffsetCommit, which ksim folds into EndTxn) */
+        uint32_t n = w->consumers[p->txn_offsets_consumer].nparts;
+        if (n > t->offsets_cap) {
+            int64_t *o = realloc(t->offsets, n * sizeof *o);
+            if (!o)
+                return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
+            t->offsets = o;
+            t->offsets_cap = n;
+        }
+        memcpy(t->offsets, p->txn_offsets, n * sizeof *t->offsets);
+        t->offsets_consumer = p->txn_offsets_consumer;
+    }
     if (!d.write) {
         q->epoch = d.epoch >= 0 ? d.epoch : q->epoch;
         return answer(q, d.error);
@@ -370,6 +388,11 @@ static void on_written(ks_world *w, uint32_t txn)
         ks_broker_respond(w, t->broker, req);
     }
     arm_scan(w);
+    if (t->meta.state == KS_TXN_PREPARE_COMMIT && t->offsets_consumer >= 0) {
+        /* the decision commits the offsets too */
+        ks_consumer_offsets_committed(&w->consumers[t->offsets_consumer], t->offsets);
+        t->offsets_consumer = -1;
+    }
     if (t->meta.state == KS_TXN_PREPARE_COMMIT || t->meta.state == KS_TXN_PREPARE_ABORT)
         send_markers(w, txn);
 }

@@ -671,6 +671,7 @@ static void do_send(ks_producer *p, ks_world *w, ks_send_rec rec)
  * CPU cost. */
 static void txn_after_send(ks_producer *p, ks_world *w);
 static void txn_begin_end(ks_producer *p, ks_world *w);
+static void txn_try_end(ks_producer *p, ks_world *w);
 
 static void app_send(ks_producer *p, ks_world *w)
 {
@@ -715,11 +716,19 @@ static void drain_backlog(ks_producer *p, ks_world *w)
         p->backlog--;
         app_send(p, w);
     }
-    if (p->backlog == 0 && p->txn_end_after_backlog && !p->blocked) {
-        p->txn_end_after_backlog = false;
-        p->txn_blocked = true;
-        txn_begin_end(p, w);
-    }
+    txn_try_end(p, w);
+}
+
+/* sendOffsetsToTransaction then commitTransaction, once every record
+ * handed over for this transaction has been sent. */
+static void txn_try_end(ks_producer *p, ks_world *w)
+{
+    if (!p->txn_end_after_backlog || p->backlog > 0 || p->blocked || p->txn_blocked ||
+        p->txn_phase != KS_TXNC_IN_TXN)
+        return;
+    p->txn_end_after_backlog = false;
+    p->txn_blocked = true;
+    txn_begin_end(p, w);
 }
 
 void ks_producer_on_app_free(ks_producer *p, ks_world *w)
@@ -1660,13 +1669,11 @@ static void txn_fenced(ks_producer *p, ks_world *w, ks_kerr err)
 /* The transaction is over (EndTxn answered): the application goes on. */
 static void txn_done(ks_producer *p, ks_world *w, const ks_request *q)
 {
-    if (p->txn_commit) {
+    int32_t consumer = p->txn_offsets_consumer;
+    if (p->txn_commit)
         p->txn_committed++;
-        if (p->txn_offsets_consumer >= 0)
-            ks_consumer_txn_committed(&w->consumers[p->txn_offsets_consumer], w, p->txn_offsets);
-    } else {
+    else
         p->txn_aborted++;
-    }
     if (p->txn_kip890 && q && q->epoch >= 0 && q->epoch != p->epoch) {
         /* KIP-890: every commit or abort bumps the epoch; the sequences
          * start over under it */
@@ -1677,6 +1684,12 @@ static void txn_done(ks_producer *p, ks_world *w, const ks_request *q)
     p->txn_phase = KS_TXNC_READY;
     memset(p->txn_added, 0, p->max_partitions * sizeof *p->txn_added);
     p->txn_blocked = false;
+    if (consumer >= 0) {
+        if (p->txn_commit)
+            ks_consumer_txn_committed(&w->consumers[consumer], w, NULL);
+        else
+            ks_consumer_txn_aborted(&w->consumers[consumer], w);
+    }
     drain_backlog(p, w);
 }
 
@@ -1853,7 +1866,7 @@ static void txn_answered(ks_producer *p, ks_world *w, const ks_request *q)
 
 void ks_producer_send_offsets(ks_producer *p, ks_world *w, uint32_t consumer)
 {
-    if (!p->txn || p->txn_phase != KS_TXNC_IN_TXN || p->crashed)
+    if (!p->txn || p->crashed || p->txn_phase == KS_TXNC_FENCED)
         return;
     const ks_consumer *c = &w->consumers[consumer];
     if (c->nparts > p->txn_offsets_cap) {
@@ -1867,14 +1880,10 @@ void ks_producer_send_offsets(ks_producer *p, ks_world *w, uint32_t consumer)
     }
     memcpy(p->txn_offsets, c->position, c->nparts * sizeof *p->txn_offsets);
     p->txn_offsets_consumer = (int32_t)consumer;
-    if (p->backlog > 0) {
-        /* records handed over are still waiting for the application
-         * thread: they belong to this transaction, which ends after them */
-        p->txn_end_after_backlog = true;
-        return;
-    }
-    p->txn_blocked = true;
-    txn_begin_end(p, w);
+    /* the records handed over may still wait for the application thread
+     * (or for initTransactions): the transaction ends after them */
+    p->txn_end_after_backlog = true;
+    txn_try_end(p, w);
 }
 
 /* The lowest sequence of the partition's batches on the wire, or
