@@ -80,3 +80,9 @@ ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, ui
     l->bytes += bytes;
     return arrival;
 }
+
+void ks_net_reconnect(ks_net *n, uint32_t conn)
+{
+    for (int d = 0; d < 2; d++)
+        n->conns[conn].lane[d].last_arrival_ns = 0;
+}

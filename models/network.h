@@ -68,4 +68,8 @@ static inline uint32_t ks_net_conn_id(const ks_net *n, uint32_t producer, uint32
 ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes,
                        ks_time extra_ns, bool lost, ks_time *sent);
 
+/* The connection was closed and is opened again: a new TCP connection,
+ * whose messages owe nothing to the order of the old one's. */
+void ks_net_reconnect(ks_net *n, uint32_t conn);
+
 #endif

@@ -243,6 +243,8 @@ void ks_producer_free(ks_producer *p)
     free(p->txn_added);
     free(p->txn_pending);
     free(p->txn_offsets);
+    free(p->txn_ids);
+    p->txn_ids = NULL;
     p->txn_added = p->txn_pending = NULL;
     p->txn_offsets = NULL;
     free(p->scratch_ids);
@@ -1104,6 +1106,7 @@ static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool 
     ks_time now = ks_sim_now(&w->sim);
     n->gen++;
     n->ready_at_ns = ks_time_add(now, p->conf->config[KS_PCFG_RECONNECT_BACKOFF_MS].i * KS_NS_PER_MS);
+    ks_net_reconnect(&w->net, n->conn);
     p->connection_closes++;
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, now, KS_TR_PRODUCER)) {
@@ -1180,6 +1183,8 @@ static void expire(ks_producer *p, ks_world *w, uint32_t bid)
     ks_batch *b = ks_acc_batch(&p->acc, bid);
     seq_done(p, b);
     mark_unresolved(p, b);
+    if (p->txn)
+        p->txn_failed = true; /* the transaction can only abort now */
     p->expired++;
     finish_batch(p, w, bid, -1, "TimeoutException");
 }
@@ -1291,7 +1296,8 @@ static void put_on_wire(ks_producer *p, ks_world *w, uint32_t id, ks_time *arriv
     *lost = fault >= 0;
     *arrival = ks_net_transit(&w->net, q->conn, KS_NET_REQUEST, q->sent_ns, q->request_bytes,
                               delay, *lost, sent);
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+    for (uint32_t e = q->first; q->api == KS_API_PRODUCE && e != KS_REQ_NONE;
+         e = w->reqs.entries[e].next) {
         const ks_req_batch *rb = &w->reqs.entries[e];
         ks_checker_sent(w->checker, p->index, rb->batch_seq, rb->partition, rb->records,
                         q->correlation_id, rb->attempt);
@@ -1573,6 +1579,17 @@ static void txn_after_send(ks_producer *p, ks_world *w)
         p->txn_pending_count++;
     }
     p->txn_records++;
+    if (p->ntxn_ids == p->txn_ids_cap) {
+        uint32_t cap = p->txn_ids_cap ? p->txn_ids_cap * 2u : 16u;
+        uint64_t *ids = realloc(p->txn_ids, cap * sizeof *ids);
+        if (!ids) {
+            oom(w);
+            return;
+        }
+        p->txn_ids = ids;
+        p->txn_ids_cap = cap;
+    }
+    p->txn_ids[p->ntxn_ids++] = w->next_record_id - 1; /* the record just sent */
     if (p->txn_offsets_consumer >= 0 || p->txn_records < p->conf->txn.records)
         return;
     for (uint32_t i = 0; i < w->consumer_count; i++)
@@ -1670,10 +1687,13 @@ static void txn_fenced(ks_producer *p, ks_world *w, ks_kerr err)
 static void txn_done(ks_producer *p, ks_world *w, const ks_request *q)
 {
     int32_t consumer = p->txn_offsets_consumer;
-    if (p->txn_commit)
+    if (p->txn_commit) {
         p->txn_committed++;
-    else
+    } else {
         p->txn_aborted++;
+        ks_checker_aborted(w->checker, p->txn_ids, p->ntxn_ids);
+    }
+    p->ntxn_ids = 0;
     if (p->txn_kip890 && q && q->epoch >= 0 && q->epoch != p->epoch) {
         /* KIP-890: every commit or abort bumps the epoch; the sequences
          * start over under it */

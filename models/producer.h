@@ -125,6 +125,8 @@ typedef struct ks_producer {
     int64_t *txn_offsets;     /* ... its positions then */
     uint32_t txn_offsets_cap;
     uint64_t txn_committed, txn_aborted;
+    uint64_t *txn_ids;        /* the records sent in the current transaction */
+    uint32_t ntxn_ids, txn_ids_cap;
     uint32_t last_partition;  /* where the last send() went (-1 as UINT32_MAX) */
     uint64_t *scratch_ids;    /* record ids of one batch, for the checker */
     uint32_t scratch_cap;

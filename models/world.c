@@ -68,6 +68,8 @@ static bool build_checker(ks_world *w)
     }
     w->checker = ks_checker_create(w->producer_count, (const char *const *)w->producer_names,
                                    w->partition_count, (const char *const *)w->partition_names);
+    if (w->checker && w->sc->consumer_count > 0)
+        ks_checker_watch_reads(w->checker);
     return w->checker != NULL;
 }
 

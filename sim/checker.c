@@ -101,6 +101,10 @@ struct ks_checker {
     const char *const *partition_names;
     uint64_t *high; /* [producer * partitions + partition]: 1 + highest batch landed */
     map ledger, requests;
+    map aborted;      /* records whose writer failed or whose transaction aborted */
+    map reads;        /* records read by read_committed consumers (producer = consumer) */
+    bool reads_on;    /* the maps above are kept (a consumer reads committed) */
+    uint64_t aborted_read;
     char **names; /* interned error names; index + 1 is the handle */
     uint32_t nnames, names_cap;
     json_t *anomalies;
@@ -719,7 +723,7 @@ ks_checker *ks_checker_create(uint32_t producers, const char *const *producer_id
         c->high = ck_alloc(c, cells * sizeof *c->high, true);
     c->anomalies = json_array();
     if (!sizes_ok || (cells > 0 && !c->high) || !c->anomalies || !map_init(c, &c->ledger) ||
-        !map_init(c, &c->requests)) {
+        !map_init(c, &c->requests) || !map_init(c, &c->aborted) || !map_init(c, &c->reads)) {
         ks_checker_free(c);
         return NULL;
     }
@@ -735,6 +739,8 @@ void ks_checker_free(ks_checker *c)
             entry_free(c, c->ledger.slots[i].v.e);
     map_free(c, &c->ledger);
     map_free(c, &c->requests);
+    map_free(c, &c->aborted);
+    map_free(c, &c->reads);
     while (c->nspare > 0)
         free(c->spare[--c->nspare]);
     for (uint32_t i = 0; i < c->nnames; i++)
@@ -869,6 +875,8 @@ void ks_checker_told(ks_checker *c, uint32_t producer, uint64_t batch, uint32_t 
     if (e && e->told != KS_TOLD_NOTHING)
         return; /* told twice: the first word stands */
     count_told(c, told, n);
+    if (told == KS_TOLD_FAILED)
+        ks_checker_aborted(c, record_ids, n);
     if (batch == KS_CHECK_NO_BATCH)
         return;
     if (!e) {
@@ -967,11 +975,64 @@ static void judge_open(ks_checker *c)
         (void)map_resize(c, m, MAP_MIN_CAP, false);
 }
 
+void ks_checker_aborted(ks_checker *c, const uint64_t *ids, uint32_t n)
+{
+    if (!c || !c->reads_on || !ids)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        if (!map_find(&c->aborted, 0, ids[i]) && !map_insert(c, &c->aborted, 0, ids[i]))
+            return;
+}
+
+void ks_checker_read(ks_checker *c, uint32_t consumer, uint64_t record, bool read_committed)
+{
+    if (!c || !read_committed)
+        return;
+    if (!map_find(&c->reads, consumer, record))
+        (void)map_insert(c, &c->reads, consumer, record);
+}
+
+void ks_checker_watch_reads(ks_checker *c)
+{
+    if (c)
+        c->reads_on = true;
+}
+
+/* Aborted reads (Jepsen's G1a): records a read_committed consumer read
+ * whose writer was told they failed, or whose transaction aborted. Listed
+ * in table order, which depends only on the record ids. */
+static void judge_reads(ks_checker *c)
+{
+    for (size_t i = 0; i < c->reads.cap; i++) {
+        const slot *s = &c->reads.slots[i];
+        if (!s->used || !map_find(&c->aborted, 0, s->key))
+            continue;
+        c->aborted_read++;
+        c->anomalies_total++;
+        if (json_array_size(c->anomalies) >= KS_CHECK_LIST_MAX)
+            continue;
+        json_t *a = json_object();
+        json_t *kinds = json_array();
+        json_array_append_new(kinds, json_string("aborted_read"));
+        json_object_set_new(a, "kinds", kinds);
+        json_object_set_new(a, "record", json_integer((json_int_t)s->key));
+        json_object_set_new(a, "consumer", json_integer(s->producer));
+        char cause[160];
+        snprintf(cause, sizeof cause,
+                 "a read_committed consumer read record %llu, whose producer was told it "
+                 "failed or its transaction aborted",
+                 (unsigned long long)s->key);
+        json_object_set_new(a, "cause", json_string(cause));
+        json_array_append_new(c->anomalies, a);
+    }
+}
+
 json_t *ks_checker_finish(ks_checker *c)
 {
     if (!c)
         return NULL;
     judge_open(c);
+    judge_reads(c);
     bool ok = true;
     json_t *records = json_object(), *out = json_object();
     put(records, "acked", jint(c->acked), &ok);
@@ -985,8 +1046,11 @@ json_t *ks_checker_finish(ks_checker *c)
     put(out, "nonmonotonic_send", jint(c->nonmonotonic), &ok);
     put(out, "failed_but_present", jint(c->failed_but_present), &ok);
     put(out, "indeterminate", jint(c->indeterminate), &ok);
+    if (c->reads_on)
+        put(out, "aborted_read", jint(c->aborted_read), &ok);
     bool clean = c->lost == 0 && c->duplicate == 0 && c->nonmonotonic == 0 &&
-                 c->failed_but_present == 0 && c->indeterminate == 0 && !c->out_of_memory;
+                 c->failed_but_present == 0 && c->indeterminate == 0 && c->aborted_read == 0 &&
+                 !c->out_of_memory;
     put(out, "ok", json_boolean(clean), &ok);
     put(out, "anomalies", json_incref(c->anomalies), &ok);
     put(out, "anomalies_total", jint(c->anomalies_total), &ok);

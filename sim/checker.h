@@ -116,6 +116,14 @@ void ks_checker_told(ks_checker *c, uint32_t producer, uint64_t batch, uint32_t 
  * the summary, for records not in any ledger entry (never sent). */
 void ks_checker_untold(ks_checker *c, uint32_t producer, uint64_t records);
 
+/* Transactions and consumers (call ks_checker_watch_reads first, when the
+ * scenario has consumers): records whose transaction aborted, and the
+ * records read_committed consumers read. A record both read committed
+ * and aborted (or told failed) is an aborted read (Jepsen's G1a). */
+void ks_checker_watch_reads(ks_checker *c);
+void ks_checker_aborted(ks_checker *c, const uint64_t *ids, uint32_t n);
+void ks_checker_read(ks_checker *c, uint32_t consumer, uint64_t record, bool read_committed);
+
 /* Judges every entry still open, in ascending (producer, batch) order
  * (their records are indeterminate unless told), and returns the verdicts
  * (docs/trace.md, "delivery"), keys in this order:
