@@ -1671,6 +1671,8 @@ static void txn_fenced(ks_producer *p, ks_world *w, ks_kerr err)
     p->txn_phase = KS_TXNC_FENCED;
     p->txn_blocked = false;
     trace_txn_client(p, w, "fenced", ks_kerr_name(err));
+    ks_checker_zombie(w->checker, p->txn_ids, p->ntxn_ids);
+    p->ntxn_ids = 0;
     for (uint32_t part = 0; part < p->partitions; part++) {
         while (p->acc.dq[part].head != KS_NONE) {
             uint32_t bid = p->acc.dq[part].head;

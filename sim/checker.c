@@ -102,6 +102,8 @@ struct ks_checker {
     uint64_t *high; /* [producer * partitions + partition]: 1 + highest batch landed */
     map ledger, requests;
     map aborted;      /* records whose writer failed or whose transaction aborted */
+    map zombie;       /* records a fenced producer sent in its last transaction */
+    uint64_t zombie_visible;
     map reads;        /* records read by read_committed consumers (producer = consumer) */
     bool reads_on;    /* the maps above are kept (a consumer reads committed) */
     uint64_t aborted_read;
@@ -723,7 +725,8 @@ ks_checker *ks_checker_create(uint32_t producers, const char *const *producer_id
         c->high = ck_alloc(c, cells * sizeof *c->high, true);
     c->anomalies = json_array();
     if (!sizes_ok || (cells > 0 && !c->high) || !c->anomalies || !map_init(c, &c->ledger) ||
-        !map_init(c, &c->requests) || !map_init(c, &c->aborted) || !map_init(c, &c->reads)) {
+        !map_init(c, &c->requests) || !map_init(c, &c->aborted) || !map_init(c, &c->reads) ||
+        !map_init(c, &c->zombie)) {
         ks_checker_free(c);
         return NULL;
     }
@@ -740,6 +743,7 @@ void ks_checker_free(ks_checker *c)
     map_free(c, &c->ledger);
     map_free(c, &c->requests);
     map_free(c, &c->aborted);
+    map_free(c, &c->zombie);
     map_free(c, &c->reads);
     while (c->nspare > 0)
         free(c->spare[--c->nspare]);
@@ -984,9 +988,18 @@ void ks_checker_aborted(ks_checker *c, const uint64_t *ids, uint32_t n)
             return;
 }
 
+void ks_checker_zombie(ks_checker *c, const uint64_t *ids, uint32_t n)
+{
+    if (!c || !c->reads_on || !ids)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        if (!map_find(&c->zombie, 0, ids[i]) && !map_insert(c, &c->zombie, 0, ids[i]))
+            return;
+}
+
 void ks_checker_read(ks_checker *c, uint32_t consumer, uint64_t record, bool read_committed)
 {
-    if (!c || !read_committed)
+    if (!c || !c->reads_on || !read_committed)
         return;
     if (!map_find(&c->reads, consumer, record))
         (void)map_insert(c, &c->reads, consumer, record);
@@ -1005,22 +1018,33 @@ static void judge_reads(ks_checker *c)
 {
     for (size_t i = 0; i < c->reads.cap; i++) {
         const slot *s = &c->reads.slots[i];
-        if (!s->used || !map_find(&c->aborted, 0, s->key))
+        if (!s->used)
             continue;
-        c->aborted_read++;
+        bool zombie = map_find(&c->zombie, 0, s->key) != NULL;
+        if (zombie)
+            c->zombie_visible++;
+        if (!zombie && !map_find(&c->aborted, 0, s->key))
+            continue;
+        if (!zombie || map_find(&c->aborted, 0, s->key))
+            c->aborted_read++;
         c->anomalies_total++;
         if (json_array_size(c->anomalies) >= KS_CHECK_LIST_MAX)
             continue;
         json_t *a = json_object();
         json_t *kinds = json_array();
-        json_array_append_new(kinds, json_string("aborted_read"));
+        if (map_find(&c->aborted, 0, s->key))
+            json_array_append_new(kinds, json_string("aborted_read"));
+        if (zombie)
+            json_array_append_new(kinds, json_string("zombie_write_visible"));
         json_object_set_new(a, "kinds", kinds);
         json_object_set_new(a, "record", json_integer((json_int_t)s->key));
         json_object_set_new(a, "consumer", json_integer(s->producer));
         char cause[160];
         snprintf(cause, sizeof cause,
-                 "a read_committed consumer read record %llu, whose producer was told it "
-                 "failed or its transaction aborted",
+                 zombie ? "a read_committed consumer read record %llu, written by a producer "
+                          "that was fenced in that transaction"
+                        : "a read_committed consumer read record %llu, whose producer was told "
+                          "it failed or its transaction aborted",
                  (unsigned long long)s->key);
         json_object_set_new(a, "cause", json_string(cause));
         json_array_append_new(c->anomalies, a);
@@ -1046,10 +1070,13 @@ json_t *ks_checker_finish(ks_checker *c)
     put(out, "nonmonotonic_send", jint(c->nonmonotonic), &ok);
     put(out, "failed_but_present", jint(c->failed_but_present), &ok);
     put(out, "indeterminate", jint(c->indeterminate), &ok);
-    if (c->reads_on)
+    if (c->reads_on) {
         put(out, "aborted_read", jint(c->aborted_read), &ok);
+        put(out, "zombie_write_visible", jint(c->zombie_visible), &ok);
+    }
     bool clean = c->lost == 0 && c->duplicate == 0 && c->nonmonotonic == 0 &&
                  c->failed_but_present == 0 && c->indeterminate == 0 && c->aborted_read == 0 &&
+                 c->zombie_visible == 0 &&
                  !c->out_of_memory;
     put(out, "ok", json_boolean(clean), &ok);
     put(out, "anomalies", json_incref(c->anomalies), &ok);

@@ -123,6 +123,9 @@ void ks_checker_untold(ks_checker *c, uint32_t producer, uint64_t records);
 void ks_checker_watch_reads(ks_checker *c);
 void ks_checker_aborted(ks_checker *c, const uint64_t *ids, uint32_t n);
 void ks_checker_read(ks_checker *c, uint32_t consumer, uint64_t record, bool read_committed);
+/* Records a producer sent in the transaction it was fenced in (zombie
+ * writes): read committed, they are a zombie write made visible. */
+void ks_checker_zombie(ks_checker *c, const uint64_t *ids, uint32_t n);
 
 /* Judges every entry still open, in ascending (producer, batch) order
  * (their records are indeterminate unless told), and returns the verdicts

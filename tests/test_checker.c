@@ -575,6 +575,47 @@ static void test_out_of_memory(void **state)
     assert_false(run_short_of_memory(100000));
 }
 
+/* Reads by read_committed consumers against what the producers were
+ * told: a record told failed (or of an aborted transaction) that was read
+ * committed is an aborted read; one written in a fenced producer's last
+ * transaction is a zombie write made visible; read_uncommitted reads do
+ * not count; without ks_checker_watch_reads nothing is reported. */
+static void test_aborted_and_zombie_reads(void **state)
+{
+    (void)state;
+    ks_checker *c = new_checker();
+    ks_checker_watch_reads(c);
+    uint64_t failed[] = {10};
+    ks_checker_told(c, 0, KS_CHECK_NO_BATCH, UINT32_MAX, KS_TOLD_FAILED, "TimeoutException", -1,
+                    failed, 1);
+    uint64_t aborted[] = {11, 12};
+    ks_checker_aborted(c, aborted, 2);
+    uint64_t zombie[] = {13};
+    ks_checker_zombie(c, zombie, 1);
+    ks_checker_read(c, 0, 10, true);  /* aborted read */
+    ks_checker_read(c, 0, 11, false); /* read_uncommitted: fine */
+    ks_checker_read(c, 1, 12, true);  /* aborted read */
+    ks_checker_read(c, 1, 13, true);  /* zombie write visible */
+    ks_checker_read(c, 1, 14, true);  /* a good read */
+    ks_checker_read(c, 0, 10, true);  /* the same read twice counts once */
+    json_t *s = ks_checker_finish(c);
+    assert_int_equal(count_of(s, "aborted_read"), 2);
+    assert_int_equal(count_of(s, "zombie_write_visible"), 1);
+    assert_false(is_ok(s));
+    assert_int_equal(listed(s), 3);
+    json_decref(s);
+    ks_checker_free(c);
+
+    c = new_checker(); /* not watching: no read verdicts at all */
+    ks_checker_read(c, 0, 10, true);
+    ks_checker_aborted(c, failed, 1);
+    s = ks_checker_finish(c);
+    assert_null(json_object_get(s, "aborted_read"));
+    assert_true(is_ok(s));
+    json_decref(s);
+    ks_checker_free(c);
+}
+
 static void test_fate_names(void **state)
 {
     (void)state;
@@ -607,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_fate_order),
         cmocka_unit_test(test_growth_and_determinism),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_aborted_and_zombie_reads),
         cmocka_unit_test(test_fate_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

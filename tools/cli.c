@@ -268,6 +268,21 @@ static void print_delivery(FILE *f, json_t *summary)
         expired += json_integer_value(json_object_get(p, "expired"));
         closes += json_integer_value(json_object_get(p, "disconnects"));
     }
+    const char *tid;
+    json_t *t;
+    json_object_foreach(json_object_get(summary, "transactions"), tid, t)
+        fprintf(f, "  txn        %s: %s at producer id %lld, epoch %lld (coordinator %lld)\n", tid,
+                json_string_value(json_object_get(t, "state")),
+                (long long)json_integer_value(json_object_get(t, "producer_id")),
+                (long long)json_integer_value(json_object_get(t, "epoch")),
+                (long long)json_integer_value(json_object_get(t, "coordinator")));
+    json_object_foreach(json_object_get(summary, "consumers"), tid, t)
+        fprintf(f, "  consumer   %s (%s): %lld records read in %lld polls, %lld commits%s\n", tid,
+                json_string_value(json_object_get(t, "isolation_level")),
+                (long long)json_integer_value(json_object_get(t, "records")),
+                (long long)json_integer_value(json_object_get(t, "polls")),
+                (long long)json_integer_value(json_object_get(t, "commits")),
+                json_integer_value(json_object_get(t, "restarts")) > 0 ? ", restarted" : "");
     json_int_t faults = 0;
     size_t i;
     json_t *fj;
@@ -280,11 +295,15 @@ static void print_delivery(FILE *f, json_t *summary)
     if (!json_is_object(d))
         return;
     fprintf(f, "  delivery   %s: %lld lost, %lld duplicated (+%lld copies), %lld reordered, "
-               "%lld failed but present, %lld indeterminate\n",
+               "%lld failed but present, %lld indeterminate",
             json_is_true(json_object_get(d, "ok")) ? "ok" : "ANOMALIES",
             (long long)jint(d, "lost"), (long long)jint(d, "duplicate"),
             (long long)jint(d, "extra_copies"), (long long)jint(d, "nonmonotonic_send"),
             (long long)jint(d, "failed_but_present"), (long long)jint(d, "indeterminate"));
+    if (json_object_get(d, "aborted_read"))
+        fprintf(f, ", %lld aborted reads, %lld zombie writes visible",
+                (long long)jint(d, "aborted_read"), (long long)jint(d, "zombie_write_visible"));
+    fprintf(f, "\n");
     json_t *a;
     json_array_foreach(json_object_get(d, "anomalies"), i, a) {
         if (i == 3) {
