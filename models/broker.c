@@ -339,6 +339,7 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
         /* the coordinator may answer later, once its log write is done */
         now_answer = ks_coord_handle(w, broker, id);
         break;
+    case KS_API_WRITE_TXN_MARKERS: /* inter-broker: never on a producer's connection */
     case KS_API__COUNT:
         break;
     }

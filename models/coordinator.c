@@ -266,31 +266,54 @@ bool ks_coord_handle(ks_world *w, uint32_t broker, uint32_t id)
     case KS_API_END_TXN:
         return end_txn(w, id);
     case KS_API_PRODUCE:
+    case KS_API_WRITE_TXN_MARKERS:
     case KS_API__COUNT:
         break;
     }
     return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
 }
 
-/* One marker leaves for each partition of the transaction. */
-static void send_markers(ks_world *w, uint32_t txn)
+static void marker_stream(ks_world *w)
 {
     ks_coordinators *c = &w->coord;
-    ks_coord_txn *t = &c->txns[txn];
     if (!c->rng_ready) {
         if (!ks_world_stream(w, &c->rng, "coordinator.markers"))
             ks_rng_stream(&c->rng, w->sc->seed, "coordinator.markers");
         c->rng_ready = true;
     }
+}
+
+/* Sends (or sends again) the WriteTxnMarkers request for one partition
+ * to its leader ([K] TransactionMarkerChannelManager: one inter-broker
+ * request, resent until it is answered). A request a fault loses is sent
+ * again after the broker's request.timeout.ms. */
+static void send_marker(ks_world *w, uint32_t txn, uint32_t pidx)
+{
+    ks_coordinators *c = &w->coord;
+    marker_stream(w);
+    ks_time now = ks_sim_now(&w->sim), delay = 0;
+    uint64_t number = ++c->marker_requests;
+    uint32_t leader = w->partitions[pidx].leader;
+    int32_t lost = ks_faults_marker(w, leader, pidx, number, false, now, &delay);
+    if (lost >= 0) {
+        ks_time timeout = w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i * KS_NS_PER_MS;
+        schedule(w, txn, KS_COORD_MARKER_RETRY, pidx, ks_time_add(now, timeout));
+        return;
+    }
+    ks_time lat = ks_time_add(ks_dist_draw(&w->net.latency, &c->rng), delay);
+    schedule(w, txn, KS_COORD_MARKER, pidx | (number << 32), ks_time_add(now, lat));
+}
+
+/* One marker leaves for each partition of the transaction. */
+static void send_markers(ks_world *w, uint32_t txn)
+{
+    ks_coord_txn *t = &w->coord.txns[txn];
     t->marker_commit = t->meta.state == KS_TXN_PREPARE_COMMIT;
     t->marker_pid = t->meta.producer_id;
     t->marker_epoch = t->meta.epoch;
     t->markers_pending = t->meta.npartitions;
-    ks_time now = ks_sim_now(&w->sim);
-    for (uint32_t k = 0; k < t->meta.npartitions; k++) {
-        ks_time lat = ks_dist_draw(&w->net.latency, &c->rng);
-        schedule(w, txn, KS_COORD_MARKER, t->meta.partitions[k], ks_time_add(now, lat));
-    }
+    for (uint32_t k = 0; k < t->meta.npartitions; k++)
+        send_marker(w, txn, t->meta.partitions[k]);
     if (t->markers_pending == 0) {
         ks_txn_decision d = ks_txn_complete(&t->meta);
         start_write(w, txn, &d, KS_REQ_NONE);
@@ -299,25 +322,21 @@ static void send_markers(ks_world *w, uint32_t txn)
 
 /* The leader appends the marker: one control record, one offset; the
  * partition's producer state takes its epoch ([K] ProducerAppendInfo.
- * appendEndTxnMarker). */
-static void on_marker(ks_world *w, uint32_t txn, uint32_t pidx)
+ * appendEndTxnMarker). A marker sent again after a lost answer is
+ * appended again. */
+static void on_marker(ks_world *w, uint32_t txn, uint32_t pidx, uint64_t number)
 {
     ks_coord_txn *t = &w->coord.txns[txn];
     ks_partition *part = &w->partitions[pidx];
     ks_marker m = t->marker_commit ? KS_MARKER_COMMIT : KS_MARKER_ABORT;
     int64_t off = ks_plog_append_marker(&part->log, t->marker_pid, t->marker_epoch, m,
                                         ks_sim_now(&w->sim));
-    if (off < 0) {
+    if (off < 0 || !ks_ps_marker(&part->ps, t->marker_pid, t->marker_epoch)) {
         w->out_of_memory = true;
         ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
         return;
     }
     part->log_end_offset = part->log.leo;
-    if (!ks_ps_marker(&part->ps, t->marker_pid, t->marker_epoch)) {
-        w->out_of_memory = true;
-        ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
-        return;
-    }
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_MARKER)) {
         ks_trace_u64(tr, "broker", part->leader);
@@ -329,10 +348,17 @@ static void on_marker(ks_world *w, uint32_t txn, uint32_t pidx)
         ks_trace_str(tr, "type", t->marker_commit ? "COMMIT" : "ABORT");
         ks_trace_i64(tr, "offset", off);
         ks_trace_i64(tr, "lso", ks_plog_lso(&part->log));
+        ks_trace_u64(tr, "request", number);
         ks_trace_end(tr);
     }
-    ks_time lat = ks_dist_draw(&w->net.latency, &w->coord.rng);
-    schedule(w, txn, KS_COORD_MARKER_ACK, pidx, ks_time_add(ks_sim_now(&w->sim), lat));
+    ks_time now = ks_sim_now(&w->sim), delay = 0;
+    if (ks_faults_marker(w, part->leader, pidx, number, true, now, &delay) >= 0) {
+        ks_time timeout = w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i * KS_NS_PER_MS;
+        schedule(w, txn, KS_COORD_MARKER_RETRY, pidx, ks_time_add(now, timeout));
+        return;
+    }
+    ks_time lat = ks_time_add(ks_dist_draw(&w->net.latency, &w->coord.rng), delay);
+    schedule(w, txn, KS_COORD_MARKER_ACK, pidx, ks_time_add(now, lat));
 }
 
 static const char *why_written(ks_txn_state from, ks_txn_state s)
@@ -429,7 +455,10 @@ void ks_coord_on_event(ks_world *w, uint32_t txn, uint32_t tag, uint64_t arg)
         on_written(w, txn);
         break;
     case KS_COORD_MARKER:
-        on_marker(w, txn, (uint32_t)arg);
+        on_marker(w, txn, (uint32_t)(arg & 0xffffffffu), arg >> 32);
+        break;
+    case KS_COORD_MARKER_RETRY:
+        send_marker(w, txn, (uint32_t)arg);
         break;
     case KS_COORD_MARKER_ACK: {
         ks_coord_txn *t = &w->coord.txns[txn];

@@ -24,7 +24,9 @@
  *                     way, drawn from the coordinator's stream); the
  *                     leader appends a control record; when every leader
  *                     has answered, CompleteCommit/CompleteAbort is
- *                     written;
+ *                     written; a marker request or answer lost to a
+ *                     fault ("api": "WriteTxnMarkers") is sent again after
+ *                     the broker's request.timeout.ms;
  *   timeout scan      every transaction.abort.timed.out.transaction.
  *                     cleanup.interval.ms, Ongoing transactions older than
  *                     their transaction.timeout.ms are fenced and aborted.
@@ -72,6 +74,7 @@ typedef struct ks_coordinators {
     ks_coord_txn *txns;
     uint32_t count, cap;
     ks_rng rng;                 /* marker latencies: "coordinator.markers" */
+    uint64_t marker_requests;   /* WriteTxnMarkers sent, retries included */
     bool rng_ready;
     ks_handle scan;             /* the timeout scan, while a transaction is Ongoing */
     ks_time scan_at;
@@ -100,5 +103,6 @@ void ks_coord_on_event(struct ks_world *w, uint32_t txn, uint32_t tag, uint64_t 
 #define KS_COORD_MARKER 2u      /* a marker reaches a leader (arg: partition) */
 #define KS_COORD_MARKER_ACK 3u  /* its answer reaches the coordinator */
 #define KS_COORD_SCAN 4u        /* the timeout scan */
+#define KS_COORD_MARKER_RETRY 5u /* a marker's request or answer was lost: send it again */
 
 #endif

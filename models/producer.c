@@ -1881,6 +1881,7 @@ static void txn_answered(ks_producer *p, ks_world *w, const ks_request *q)
         txn_done(p, w, q);
         break;
     case KS_API_PRODUCE:
+    case KS_API_WRITE_TXN_MARKERS:
     case KS_API__COUNT:
         break;
     }

@@ -93,6 +93,9 @@ static const ks_cfg_def producer_defs[KS_PCFG__COUNT] = {
 static const ks_cfg_def broker_defs[KS_BCFG__COUNT] = {
     [KS_BCFG_NUM_IO_THREADS] = {.type = KS_CFG_INT, .min = 1, .max = 4096, .def_old = 8,
         .read_by = "broker", .doc = "request handler threads (ServerConfigs)"},
+    [KS_BCFG_REQUEST_TIMEOUT_MS] = {.type = KS_CFG_INT, .min = 1, .max = INT_MAX32, .def_old = 30000,
+        .read_by = "coordinator",
+        .doc = "inter-broker requests such as WriteTxnMarkers time out after this"},
     [KS_BCFG_MESSAGE_MAX_BYTES] = {.type = KS_CFG_INT, .max = INT_MAX32, .def_old = 1048588,
         .doc = "largest record batch a broker accepts (1 MiB + 12)"},
     [KS_BCFG_MIN_INSYNC_REPLICAS] = {.type = KS_CFG_INT, .min = 1, .max = INT_MAX32, .def_old = 1,

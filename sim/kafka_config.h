@@ -97,6 +97,7 @@ typedef enum ks_pcfg {
  * ReplicationConfigs.java, TransactionLogConfig.java, ...). */
 #define KS_BROKER_CONFIGS(X)                                     \
     X(NUM_IO_THREADS, "num.io.threads")                          \
+    X(REQUEST_TIMEOUT_MS, "request.timeout.ms")                  \
     X(MESSAGE_MAX_BYTES, "message.max.bytes")                    \
     X(MIN_INSYNC_REPLICAS, "min.insync.replicas")                \
     X(UNCLEAN_LEADER_ELECTION, "unclean.leader.election.enable") \

@@ -70,7 +70,8 @@ bool ks_kerr_find(const char *name, ks_kerr *out);
     X(INIT_PRODUCER_ID, "InitProducerId", 22)        \
     X(FIND_COORDINATOR, "FindCoordinator", 10)       \
     X(ADD_PARTITIONS_TO_TXN, "AddPartitionsToTxn", 24) \
-    X(END_TXN, "EndTxn", 26)
+    X(END_TXN, "EndTxn", 26)                         \
+    X(WRITE_TXN_MARKERS, "WriteTxnMarkers", 27)
 
 typedef enum ks_api {
 #define X(e, name, key) KS_API_##e,

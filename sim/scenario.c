@@ -1787,7 +1787,9 @@ static void fault_api(loader *L, json_t *o, ks_fault_conf *f)
         if (sug)
             err(L, "unknown API \"%s\" (did you mean \"%s\"?)", name, sug);
         else
-            err(L, "unknown API \"%s\": one of Produce, InitProducerId", name);
+            err(L, "unknown API \"%s\": one of Produce, InitProducerId, FindCoordinator, "
+                   "AddPartitionsToTxn, EndTxn, WriteTxnMarkers",
+                name);
     }
     ks_jpath_restore(&L->path, m);
 }
