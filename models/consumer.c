@@ -388,7 +388,8 @@ static void on_fetched(ks_consumer *c, ks_world *w)
     for (uint32_t j = 0; j < c->nbuf; j++) {
         const ks_fetched *f = &c->buf[j];
         trace_consume(c, w, f, c->buf_part[j]);
-        ks_checker_read(w->checker, c->index, f->record, c->conf->read_committed);
+        ks_checker_read(w->checker, c->index, f->record, c->conf->read_committed,
+                        ks_sim_now(&w->sim));
         if (f->transactional && !c->conf->read_committed)
             note_txn_read(c, w, c->buf_part[j], f);
     }

@@ -411,6 +411,7 @@ static void on_written(ks_world *w, uint32_t txn)
         q->error = KS_KERR_NONE;
         q->producer_id = t->meta.producer_id;
         q->epoch = t->meta.epoch;
+        q->decided_ns = ks_sim_now(&w->sim);
         ks_broker_respond(w, t->broker, req);
     }
     arm_scan(w);

@@ -244,7 +244,9 @@ void ks_producer_free(ks_producer *p)
     free(p->txn_pending);
     free(p->txn_offsets);
     free(p->txn_ids);
+    free(p->txn_parts);
     p->txn_ids = NULL;
+    p->txn_parts = NULL;
     p->txn_added = p->txn_pending = NULL;
     p->txn_offsets = NULL;
     free(p->scratch_ids);
@@ -1582,13 +1584,18 @@ static void txn_after_send(ks_producer *p, ks_world *w)
     if (p->ntxn_ids == p->txn_ids_cap) {
         uint32_t cap = p->txn_ids_cap ? p->txn_ids_cap * 2u : 16u;
         uint64_t *ids = realloc(p->txn_ids, cap * sizeof *ids);
-        if (!ids) {
+        if (ids)
+            p->txn_ids = ids;
+        uint32_t *parts = realloc(p->txn_parts, cap * sizeof *parts);
+        if (parts)
+            p->txn_parts = parts;
+        if (!ids || !parts) {
             oom(w);
             return;
         }
-        p->txn_ids = ids;
         p->txn_ids_cap = cap;
     }
+    p->txn_parts[p->ntxn_ids] = part == UINT32_MAX ? UINT32_MAX : p->first_partition + part;
     p->txn_ids[p->ntxn_ids++] = w->next_record_id - 1; /* the record just sent */
     if (p->txn_offsets_consumer >= 0 || p->txn_records < p->conf->txn.records)
         return;
@@ -1691,6 +1698,9 @@ static void txn_done(ks_producer *p, ks_world *w, const ks_request *q)
     int32_t consumer = p->txn_offsets_consumer;
     if (p->txn_commit) {
         p->txn_committed++;
+        ks_time decided = q && q->decided_ns > 0 ? q->decided_ns : ks_sim_now(&w->sim);
+        ks_checker_txn_committed(w->checker, p->index, p->txn_number, decided, p->txn_ids,
+                                 p->txn_parts, p->ntxn_ids);
     } else {
         p->txn_aborted++;
         ks_checker_aborted(w->checker, p->txn_ids, p->ntxn_ids);

@@ -126,6 +126,7 @@ typedef struct ks_producer {
     uint32_t txn_offsets_cap;
     uint64_t txn_committed, txn_aborted;
     uint64_t *txn_ids;        /* the records sent in the current transaction */
+    uint32_t *txn_parts;      /* ... and their partitions (world indices) */
     uint32_t ntxn_ids, txn_ids_cap;
     uint32_t last_partition;  /* where the last send() went (-1 as UINT32_MAX) */
     uint64_t *scratch_ids;    /* record ids of one batch, for the checker */

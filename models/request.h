@@ -56,6 +56,7 @@ typedef struct ks_request {
     ks_kerr error;          /* requests other than Produce: the answer's error */
     bool commit;            /* EndTxn: commit (else abort) */
     uint32_t node;          /* FindCoordinator: the coordinator's broker */
+    ks_time decided_ns;     /* EndTxn: when the coordinator wrote the decision */
     uint32_t gen;           /* the producer's connection generation at send */
     uint32_t refs;          /* holders: producer, broker path, response event */
     bool arrived;           /* its response reached the producer */

@@ -68,8 +68,12 @@ static bool build_checker(ks_world *w)
     }
     w->checker = ks_checker_create(w->producer_count, (const char *const *)w->producer_names,
                                    w->partition_count, (const char *const *)w->partition_names);
-    if (w->checker && w->sc->consumer_count > 0)
+    if (w->checker && w->sc->consumer_count > 0) {
         ks_checker_watch_reads(w->checker);
+        for (uint32_t i = 0; i < w->consumer_count; i++)
+            for (uint32_t k = 0; w->consumers[i].conf->read_committed && k < w->consumers[i].nparts; k++)
+                ks_checker_reads_partition(w->checker, w->consumers[i].parts[k]);
+    }
     return w->checker != NULL;
 }
 

@@ -12,6 +12,8 @@
  */
 #include "sim/checker.h"
 
+#include "sim/sim.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +83,7 @@ typedef struct slot {
     uint64_t key;
     uint32_t producer;
     bool used;
+    ks_time read_ns;   /* the reads table: when it was first read */
     union {
         entry *e;
         req_info r;
@@ -104,6 +107,20 @@ struct ks_checker {
     map aborted;      /* records whose writer failed or whose transaction aborted */
     map zombie;       /* records a fenced producer sent in its last transaction */
     uint64_t zombie_visible;
+    /* committed transactions: their records (and partitions), in commit
+     * order, and the partitions read_committed consumers read */
+    uint64_t *ctx_ids;
+    uint32_t *ctx_parts;
+    ks_time *ctx_decided;      /* per record: when its transaction committed */
+    uint64_t nctx, ctx_cap;
+    uint64_t *ctx_start;       /* per transaction: index of its first record */
+    uint32_t *ctx_producer;
+    uint64_t *ctx_number;
+    uint64_t ntx, tx_cap;
+    bool *part_read;           /* per partition: a read_committed consumer reads it */
+    ks_time *read_at;          /* per slot of `reads`: when it was first read */
+    uint64_t torn, precommitted;
+    uint32_t consumers_seen;   /* 1 + the highest consumer index read by */
     map reads;        /* records read by read_committed consumers (producer = consumer) */
     bool reads_on;    /* the maps above are kept (a consumer reads committed) */
     uint64_t aborted_read;
@@ -744,6 +761,13 @@ void ks_checker_free(ks_checker *c)
     map_free(c, &c->requests);
     map_free(c, &c->aborted);
     map_free(c, &c->zombie);
+    free(c->ctx_ids);
+    free(c->ctx_parts);
+    free(c->ctx_decided);
+    free(c->ctx_start);
+    free(c->ctx_producer);
+    free(c->ctx_number);
+    free(c->part_read);
     map_free(c, &c->reads);
     while (c->nspare > 0)
         free(c->spare[--c->nspare]);
@@ -997,18 +1021,83 @@ void ks_checker_zombie(ks_checker *c, const uint64_t *ids, uint32_t n)
             return;
 }
 
-void ks_checker_read(ks_checker *c, uint32_t consumer, uint64_t record, bool read_committed)
+void ks_checker_read(ks_checker *c, uint32_t consumer, uint64_t record, bool read_committed,
+                     ks_time now)
 {
     if (!c || !c->reads_on || !read_committed)
         return;
-    if (!map_find(&c->reads, consumer, record))
-        (void)map_insert(c, &c->reads, consumer, record);
+    if (map_find(&c->reads, consumer, record))
+        return;
+    slot *s = map_insert(c, &c->reads, consumer, record);
+    if (s)
+        s->read_ns = now;
+    if (consumer + 1u > c->consumers_seen)
+        c->consumers_seen = consumer + 1u;
 }
 
 void ks_checker_watch_reads(ks_checker *c)
 {
-    if (c)
-        c->reads_on = true;
+    if (!c)
+        return;
+    c->reads_on = true;
+    if (!c->part_read && c->partitions > 0)
+        c->part_read = calloc(c->partitions, sizeof *c->part_read);
+    if (!c->part_read && c->partitions > 0)
+        c->out_of_memory = true;
+}
+
+void ks_checker_reads_partition(ks_checker *c, uint32_t partition)
+{
+    if (c && c->part_read && partition < c->partitions)
+        c->part_read[partition] = true;
+}
+
+static bool grow(void **p, uint64_t cap, size_t size)
+{
+    void *q = realloc(*p, (size_t)cap * size);
+    if (!q)
+        return false;
+    *p = q;
+    return true;
+}
+
+void ks_checker_txn_committed(ks_checker *c, uint32_t producer, uint64_t txn, ks_time decided_ns,
+                              const uint64_t *ids, const uint32_t *partitions, uint32_t n)
+{
+    if (!c || !c->reads_on || c->out_of_memory)
+        return;
+    if (c->ntx == c->tx_cap) {
+        uint64_t cap = c->tx_cap ? c->tx_cap * 2u : 16u;
+        if (!grow((void **)&c->ctx_start, cap, sizeof *c->ctx_start) ||
+            !grow((void **)&c->ctx_producer, cap, sizeof *c->ctx_producer) ||
+            !grow((void **)&c->ctx_number, cap, sizeof *c->ctx_number)) {
+            c->out_of_memory = true;
+            return;
+        }
+        c->tx_cap = cap;
+    }
+    if (c->nctx + n > c->ctx_cap) {
+        uint64_t cap = c->ctx_cap ? c->ctx_cap : 64u;
+        while (cap < c->nctx + n)
+            cap *= 2u;
+        if (!grow((void **)&c->ctx_ids, cap, sizeof *c->ctx_ids) ||
+            !grow((void **)&c->ctx_parts, cap, sizeof *c->ctx_parts) ||
+            !grow((void **)&c->ctx_decided, cap, sizeof *c->ctx_decided)) {
+            c->out_of_memory = true;
+            return;
+        }
+        c->ctx_cap = cap;
+    }
+    c->ctx_start[c->ntx] = c->nctx;
+    c->ctx_producer[c->ntx] = producer;
+    c->ctx_number[c->ntx] = txn;
+    c->ntx++;
+    for (uint32_t i = 0; i < n; i++) {
+        c->ctx_ids[c->nctx] = ids[i];
+        c->ctx_parts[c->nctx] = partitions[i];
+        c->ctx_decided[c->nctx] = decided_ns;
+        c->nctx++;
+    }
 }
 
 /* Aborted reads (Jepsen's G1a): records a read_committed consumer read
@@ -1051,12 +1140,82 @@ static void judge_reads(ks_checker *c)
     }
 }
 
+/* Was `record` read by a read_committed consumer? When first (or -1). */
+static ks_time first_read(const ks_checker *c, uint64_t record)
+{
+    ks_time t = -1;
+    for (uint32_t k = 0; k < c->consumers_seen; k++) {
+        const slot *s = map_find(&c->reads, k, record);
+        if (s && (t < 0 || s->read_ns < t))
+            t = s->read_ns;
+    }
+    return t;
+}
+
+static void list_txn_anomaly(ks_checker *c, const char *kind, uint64_t tx, const char *cause)
+{
+    c->anomalies_total++;
+    if (json_array_size(c->anomalies) >= KS_CHECK_LIST_MAX)
+        return;
+    json_t *a = json_object();
+    json_t *kinds = json_array();
+    json_array_append_new(kinds, json_string(kind));
+    json_object_set_new(a, "kinds", kinds);
+    json_object_set_new(a, "producer", json_string(c->producer_ids[c->ctx_producer[tx]]));
+    json_object_set_new(a, "transaction", json_integer((json_int_t)c->ctx_number[tx]));
+    json_object_set_new(a, "cause", json_string(cause));
+    json_array_append_new(c->anomalies, a);
+}
+
+/* Committed transactions against what read_committed consumers read:
+ * torn (some of its records read, others never, among partitions a
+ * consumer reads) and precommitted reads (read before the transaction
+ * committed). Only records of partitions some read_committed consumer
+ * reads are judged. */
+static void judge_transactions(ks_checker *c)
+{
+    if (c->reads.count == 0)
+        return;
+    for (uint64_t tx = 0; tx < c->ntx; tx++) {
+        uint64_t end = tx + 1 < c->ntx ? c->ctx_start[tx + 1] : c->nctx;
+        uint64_t seen = 0, unseen = 0, early = 0;
+        for (uint64_t k = c->ctx_start[tx]; k < end; k++) {
+            if (!c->part_read || !c->part_read[c->ctx_parts[k]])
+                continue;
+            ks_time t = first_read(c, c->ctx_ids[k]);
+            if (t < 0) {
+                unseen++;
+                continue;
+            }
+            seen++;
+            if (t < c->ctx_decided[k])
+                early++;
+        }
+        char cause[200];
+        if (seen > 0 && unseen > 0) {
+            c->torn += seen + unseen;
+            snprintf(cause, sizeof cause,
+                     "read_committed consumers read %llu of its records and never %llu others",
+                     (unsigned long long)seen, (unsigned long long)unseen);
+            list_txn_anomaly(c, "torn_transaction", tx, cause);
+        }
+        if (early > 0) {
+            c->precommitted += early;
+            snprintf(cause, sizeof cause,
+                     "read_committed consumers read %llu of its records before it committed",
+                     (unsigned long long)early);
+            list_txn_anomaly(c, "precommitted_read", tx, cause);
+        }
+    }
+}
+
 json_t *ks_checker_finish(ks_checker *c)
 {
     if (!c)
         return NULL;
     judge_open(c);
     judge_reads(c);
+    judge_transactions(c);
     bool ok = true;
     json_t *records = json_object(), *out = json_object();
     put(records, "acked", jint(c->acked), &ok);
@@ -1073,10 +1232,12 @@ json_t *ks_checker_finish(ks_checker *c)
     if (c->reads_on) {
         put(out, "aborted_read", jint(c->aborted_read), &ok);
         put(out, "zombie_write_visible", jint(c->zombie_visible), &ok);
+        put(out, "torn_transaction", jint(c->torn), &ok);
+        put(out, "precommitted_read", jint(c->precommitted), &ok);
     }
     bool clean = c->lost == 0 && c->duplicate == 0 && c->nonmonotonic == 0 &&
                  c->failed_but_present == 0 && c->indeterminate == 0 && c->aborted_read == 0 &&
-                 c->zombie_visible == 0 &&
+                 c->zombie_visible == 0 && c->torn == 0 && c->precommitted == 0 &&
                  !c->out_of_memory;
     put(out, "ok", json_boolean(clean), &ok);
     put(out, "anomalies", json_incref(c->anomalies), &ok);

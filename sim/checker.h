@@ -122,7 +122,17 @@ void ks_checker_untold(ks_checker *c, uint32_t producer, uint64_t records);
  * and aborted (or told failed) is an aborted read (Jepsen's G1a). */
 void ks_checker_watch_reads(ks_checker *c);
 void ks_checker_aborted(ks_checker *c, const uint64_t *ids, uint32_t n);
-void ks_checker_read(ks_checker *c, uint32_t consumer, uint64_t record, bool read_committed);
+void ks_checker_read(ks_checker *c, uint32_t consumer, uint64_t record, bool read_committed,
+                     int64_t now_ns);
+/* A read_committed consumer reads this partition (transactions are
+ * judged only on the partitions consumers read). */
+void ks_checker_reads_partition(ks_checker *c, uint32_t partition);
+/* The producer's transaction `txn` committed (decided at decided_ns):
+ * its records ids[0..n), written to partitions[0..n). A committed
+ * transaction read in part is torn; a record read before decided_ns is a
+ * precommitted read. */
+void ks_checker_txn_committed(ks_checker *c, uint32_t producer, uint64_t txn, int64_t decided_ns,
+                              const uint64_t *ids, const uint32_t *partitions, uint32_t n);
 /* Records a producer sent in the transaction it was fenced in (zombie
  * writes): read committed, they are a zombie write made visible. */
 void ks_checker_zombie(ks_checker *c, const uint64_t *ids, uint32_t n);

@@ -592,12 +592,12 @@ static void test_aborted_and_zombie_reads(void **state)
     ks_checker_aborted(c, aborted, 2);
     uint64_t zombie[] = {13};
     ks_checker_zombie(c, zombie, 1);
-    ks_checker_read(c, 0, 10, true);  /* aborted read */
-    ks_checker_read(c, 0, 11, false); /* read_uncommitted: fine */
-    ks_checker_read(c, 1, 12, true);  /* aborted read */
-    ks_checker_read(c, 1, 13, true);  /* zombie write visible */
-    ks_checker_read(c, 1, 14, true);  /* a good read */
-    ks_checker_read(c, 0, 10, true);  /* the same read twice counts once */
+    ks_checker_read(c, 0, 10, true, 0);  /* aborted read */
+    ks_checker_read(c, 0, 11, false, 0); /* read_uncommitted: fine */
+    ks_checker_read(c, 1, 12, true, 0);  /* aborted read */
+    ks_checker_read(c, 1, 13, true, 0);  /* zombie write visible */
+    ks_checker_read(c, 1, 14, true, 0);  /* a good read */
+    ks_checker_read(c, 0, 10, true, 0);  /* the same read twice counts once */
     json_t *s = ks_checker_finish(c);
     assert_int_equal(count_of(s, "aborted_read"), 2);
     assert_int_equal(count_of(s, "zombie_write_visible"), 1);
@@ -607,11 +607,43 @@ static void test_aborted_and_zombie_reads(void **state)
     ks_checker_free(c);
 
     c = new_checker(); /* not watching: no read verdicts at all */
-    ks_checker_read(c, 0, 10, true);
+    ks_checker_read(c, 0, 10, true, 0);
     ks_checker_aborted(c, failed, 1);
     s = ks_checker_finish(c);
     assert_null(json_object_get(s, "aborted_read"));
     assert_true(is_ok(s));
+    json_decref(s);
+    ks_checker_free(c);
+}
+
+/* Committed transactions against read_committed reads: one read in part
+ * (on partitions a consumer reads) is torn; a record read before its
+ * transaction's decision is a precommitted read; records of partitions no
+ * consumer reads are not judged. */
+static void test_torn_and_precommitted(void **state)
+{
+    (void)state;
+    ks_checker *c = new_checker();
+    ks_checker_watch_reads(c);
+    ks_checker_reads_partition(c, 0);
+    uint64_t t1[] = {1, 2, 3};
+    uint32_t p1[] = {0, 0, 1}; /* record 3 on partition 1: no consumer reads it */
+    ks_checker_txn_committed(c, 0, 1, 100, t1, p1, 3);
+    uint64_t t2[] = {4, 5};
+    uint32_t p2[] = {0, 0};
+    ks_checker_txn_committed(c, 1, 1, 200, t2, p2, 2);
+    uint64_t t3[] = {6};
+    uint32_t p3[] = {0};
+    ks_checker_txn_committed(c, 1, 2, 300, t3, p3, 1);
+    ks_checker_read(c, 0, 1, true, 150);
+    ks_checker_read(c, 0, 2, true, 150); /* t1 whole (record 3 not judged) */
+    ks_checker_read(c, 0, 4, true, 250); /* t2 torn: 5 never read */
+    ks_checker_read(c, 0, 6, true, 299); /* t3 read before its decision */
+    json_t *s = ks_checker_finish(c);
+    assert_int_equal(count_of(s, "torn_transaction"), 2);
+    assert_int_equal(count_of(s, "precommitted_read"), 1);
+    assert_false(is_ok(s));
+    assert_int_equal(listed(s), 2);
     json_decref(s);
     ks_checker_free(c);
 }
@@ -649,6 +681,7 @@ int main(void)
         cmocka_unit_test(test_growth_and_determinism),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_aborted_and_zombie_reads),
+        cmocka_unit_test(test_torn_and_precommitted),
         cmocka_unit_test(test_fate_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -301,8 +301,10 @@ static void print_delivery(FILE *f, json_t *summary)
             (long long)jint(d, "extra_copies"), (long long)jint(d, "nonmonotonic_send"),
             (long long)jint(d, "failed_but_present"), (long long)jint(d, "indeterminate"));
     if (json_object_get(d, "aborted_read"))
-        fprintf(f, ", %lld aborted reads, %lld zombie writes visible",
-                (long long)jint(d, "aborted_read"), (long long)jint(d, "zombie_write_visible"));
+        fprintf(f, ", %lld aborted reads, %lld zombie writes visible, %lld in torn transactions, "
+                   "%lld precommitted reads",
+                (long long)jint(d, "aborted_read"), (long long)jint(d, "zombie_write_visible"),
+                (long long)jint(d, "torn_transaction"), (long long)jint(d, "precommitted_read"));
     fprintf(f, "\n");
     json_t *a;
     json_array_foreach(json_object_get(d, "anomalies"), i, a) {
