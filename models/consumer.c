@@ -311,7 +311,10 @@ static void trace_consume(const ks_consumer *c, ks_world *w, const ks_fetched *f
     ks_trace_str(tr, "topic", w->sc->topics[p->topic].name);
     ks_trace_u64(tr, "partition", p->index);
     ks_trace_i64(tr, "offset", f->offset);
-    ks_trace_u64(tr, "record", f->record);
+    if (f->record == KS_PLOG_NO_RECORD)
+        ks_trace_str(tr, "record", NULL);
+    else
+        ks_trace_u64(tr, "record", f->record);
     ks_trace_str(tr, "producer", f->producer < w->producer_count
                                      ? w->sc->producers[f->producer].id
                                      : NULL);
@@ -485,6 +488,7 @@ void ks_consumer_crash(ks_consumer *c, ks_world *w, ks_time restart_ns, int32_t 
     c->alive = false;
     c->generation++;
     c->crashes++;
+    c->txn_waiting = false; /* the transaction it waited for is not its own any more */
     if (c->poll_ev != KS_HANDLE_NONE)
         ks_sim_cancel(&w->sim, c->poll_ev);
     c->poll_ev = KS_HANDLE_NONE;

@@ -26,6 +26,8 @@ bool ks_coord_init(ks_coordinators *c, ks_world *w)
 
 void ks_coord_free(ks_coordinators *c)
 {
+    free(c->scratch);
+    c->scratch = NULL;
     for (uint32_t i = 0; i < c->count; i++) {
         ks_txn_meta_free(&c->txns[i].meta);
         free(c->txns[i].add);
@@ -134,9 +136,8 @@ static void arm_scan(ks_world *w)
     ks_time at = KS_TIME_MAX;
     if (deadline != KS_TIME_MAX && c->scan_interval_ns > 0) {
         /* Kafka aborts when start + timeout < now: the first scan after */
-        at = (deadline / c->scan_interval_ns + 1) * c->scan_interval_ns;
-        if (at <= ks_sim_now(&w->sim))
-            at = ks_sim_now(&w->sim);
+        ks_time from = deadline > ks_sim_now(&w->sim) ? deadline : ks_sim_now(&w->sim);
+        at = (from / c->scan_interval_ns + 1) * c->scan_interval_ns; /* the next tick after */
     }
     if (c->scan != KS_HANDLE_NONE && c->scan_at == at)
         return;
@@ -170,7 +171,13 @@ static bool init_producer_id(ks_world *w, uint32_t id)
     if (txn == UINT32_MAX)
         return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
     ks_coord_txn *t = &w->coord.txns[txn];
+    const ks_producer *p = &w->producers[q->producer];
+    ks_time timeout = p->conf->config[KS_PCFG_TRANSACTION_TIMEOUT_MS].i * KS_NS_PER_MS;
+    if (timeout > w->sc->broker_config[KS_BCFG_TXN_MAX_TIMEOUT_MS].i * KS_NS_PER_MS)
+        return answer(q, KS_KERR_INVALID_TRANSACTION_TIMEOUT); /* [K] handleInitProducerId */
     ks_txn_decision d = ks_txn_init_producer_id(&t->meta);
+    if (!t->meta.pending && t->meta.state != KS_TXN_ONGOING)
+        t->meta.timeout_ns = timeout; /* each InitProducerId sets it */
     if (d.abort_ongoing) {
         /* fence the Ongoing transaction, then abort it ourselves; the new
          * instance retries (CONCURRENT_TRANSACTIONS) */
@@ -198,23 +205,33 @@ static bool add_partitions(ks_world *w, uint32_t id)
     uint32_t txn = find_txn(w, q->producer);
     if (txn == UINT32_MAX)
         return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
-    ks_coord_txn *t = &w->coord.txns[txn];
-    t->nadd = 0;
+    ks_coordinators *cs = &w->coord;
+    uint32_t n = 0;
     for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        if (t->nadd == t->add_cap) {
-            uint32_t cap = t->add_cap ? t->add_cap * 2u : 8u;
-            uint32_t *a = realloc(t->add, cap * sizeof *a);
+        if (n == cs->scratch_cap) {
+            uint32_t cap = cs->scratch_cap ? cs->scratch_cap * 2u : 8u;
+            uint32_t *a = realloc(cs->scratch, cap * sizeof *a);
             if (!a)
                 return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
-            t->add = a;
-            t->add_cap = cap;
+            cs->scratch = a;
+            cs->scratch_cap = cap;
         }
-        t->add[t->nadd++] = w->reqs.entries[e].partition;
+        cs->scratch[n++] = w->reqs.entries[e].partition;
     }
-    ks_txn_decision d =
-        ks_txn_add_partitions(&t->meta, q->producer_id, q->epoch, t->add, t->nadd);
+    ks_coord_txn *t = &cs->txns[txn];
+    ks_txn_decision d = ks_txn_add_partitions(&t->meta, q->producer_id, q->epoch, cs->scratch, n);
     if (!d.write)
         return answer(q, d.error);
+    /* only a request that starts a write sets what the write adds */
+    if (n > t->add_cap) {
+        uint32_t *a = realloc(t->add, n * sizeof *a);
+        if (!a)
+            return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
+        t->add = a;
+        t->add_cap = n;
+    }
+    memcpy(t->add, cs->scratch, n * sizeof *t->add);
+    t->nadd = n;
     start_write(w, txn, &d, id);
     return false;
 }
@@ -227,8 +244,9 @@ static bool end_txn(ks_world *w, uint32_t id)
         return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
     ks_coord_txn *t = &w->coord.txns[txn];
     ks_txn_decision d = ks_txn_end_txn(&t->meta, q->producer_id, q->epoch, q->commit, t->kip890);
-    t->offsets_consumer = -1;
     const ks_producer *p = &w->producers[q->producer];
+    if (d.write)
+        t->offsets_consumer = -1;
     if (d.write && q->commit && p->txn_offsets_consumer >= 0) {
         /* the offsets sent to the transaction (AddOffsetsToTxn and
          * TxnOffsetCommit, which ksim folds into EndTxn) */
@@ -507,4 +525,19 @@ ks_kerr ks_coord_implicit_add(ks_world *w, uint32_t producer, int64_t producer_i
         trace_txn(w, t, from, "first produce (KIP-890)");
     arm_scan(w);
     return KS_KERR_NONE;
+}
+
+bool ks_coord_verify(const ks_world *w, uint32_t producer, int64_t producer_id, int16_t epoch,
+                     uint32_t partition)
+{
+    const ks_coordinators *c = &w->coord;
+    const char *id = txn_id_of(w, producer);
+    for (uint32_t i = 0; i < c->count; i++) {
+        const ks_txn_meta *m = &c->txns[i].meta;
+        if (strcmp(m->transactional_id, id) != 0)
+            continue;
+        return m->state == KS_TXN_ONGOING && m->producer_id == producer_id && m->epoch == epoch &&
+               ks_txn_has_partition(m, partition);
+    }
+    return false;
 }

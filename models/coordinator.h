@@ -75,6 +75,8 @@ typedef struct ks_coordinators {
     uint32_t count, cap;
     ks_rng rng;                 /* marker latencies: "coordinator.markers" */
     uint64_t marker_requests;   /* WriteTxnMarkers sent, retries included */
+    uint32_t *scratch;          /* a request's partitions, before its decision */
+    uint32_t scratch_cap;
     bool rng_ready;
     ks_handle scan;             /* the timeout scan, while a transaction is Ongoing */
     ks_time scan_at;
@@ -96,6 +98,10 @@ bool ks_coord_handle(struct ks_world *w, uint32_t broker, uint32_t req);
  * the error the batch is answered with (NONE to append). */
 ks_kerr ks_coord_implicit_add(struct ks_world *w, uint32_t producer, int64_t producer_id,
                               int16_t epoch, uint32_t partition);
+/* KIP-890 part 1: is `partition` in the ongoing transaction of
+ * (producer_id, epoch)? */
+bool ks_coord_verify(const struct ks_world *w, uint32_t producer, int64_t producer_id, int16_t epoch,
+                     uint32_t partition);
 /* KS_EV_TXN events. */
 void ks_coord_on_event(struct ks_world *w, uint32_t txn, uint32_t tag, uint64_t arg);
 

@@ -31,6 +31,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* A record id the log does not know (a late copy of a batch its producer
+ * had already let go). */
+#define KS_PLOG_NO_RECORD UINT64_MAX
+
 typedef enum ks_marker { KS_MARKER_ABORT = 0, KS_MARKER_COMMIT = 1 } ks_marker;
 
 typedef enum ks_isolation { KS_READ_UNCOMMITTED = 0, KS_READ_COMMITTED = 1 } ks_isolation;

@@ -618,10 +618,10 @@ static void do_send(ks_producer *p, ks_world *w, ks_send_rec rec)
     w->metrics.cur.produced++;
     p->record_bytes += r.value_bytes + (r.key_len > 0 ? (uint64_t)r.key_len : 0);
     if (p->txn && p->txn_phase == KS_TXNC_FENCED) {
-        /* a fenced producer refuses every send() */
+        /* a fenced (or otherwise failed) producer refuses every send() */
         trace_produce(p, w, &r, -1);
-        complete(p, w, r.id, now, KS_NONE, -1, 0, "ProducerFencedException");
-        told_alone(p, w, r.id, "ProducerFencedException");
+        complete(p, w, r.id, now, KS_NONE, -1, 0, p->fatal_exception);
+        told_alone(p, w, r.id, p->fatal_exception);
         return;
     }
     uint32_t upper = ks_record_upper_bound(r.key_len, r.value_bytes);
@@ -676,6 +676,7 @@ static void do_send(ks_producer *p, ks_world *w, ks_send_rec rec)
 static void txn_after_send(ks_producer *p, ks_world *w);
 static void txn_begin_end(ks_producer *p, ks_world *w);
 static void txn_try_end(ks_producer *p, ks_world *w);
+static void txn_abortable(ks_producer *p, ks_world *w);
 
 static void app_send(ks_producer *p, ks_world *w)
 {
@@ -688,6 +689,7 @@ static void app_send(ks_producer *p, ks_world *w)
         p->txn_number++;
         p->txn_records = 0;
         p->txn_failed = false;
+        p->txn_started = false;
         memset(p->txn_added, 0, p->max_partitions * sizeof *p->txn_added);
     }
     do_send(p, w, r);
@@ -989,11 +991,12 @@ static void batch_error(ks_producer *p, ks_world *w, uint32_t bid, ks_kerr err)
         return;
     }
     seq_done(p, b);
-    if (p->txn)
-        p->txn_failed = true; /* an abortable error: the transaction can only abort */
-    else if (p->seq && b->has_seq && (int64_t)b->attempts < p->set.retries)
+    bool txn = p->txn;
+    if (!txn && p->seq && b->has_seq && (int64_t)b->attempts < p->set.retries)
         request_bump(p, b->partition);
     finish_batch(p, w, bid, -1, ks_kerr_exception(err));
+    if (txn)
+        txn_abortable(p, w); /* the transaction can only abort now */
 }
 
 /* The leader appended a batch (or recognised it as a duplicate). */
@@ -1185,10 +1188,10 @@ static void expire(ks_producer *p, ks_world *w, uint32_t bid)
     ks_batch *b = ks_acc_batch(&p->acc, bid);
     seq_done(p, b);
     mark_unresolved(p, b);
-    if (p->txn)
-        p->txn_failed = true; /* the transaction can only abort now */
     p->expired++;
     finish_batch(p, w, bid, -1, "TimeoutException");
+    if (p->txn)
+        p->txn_failed = true; /* the transaction can only abort now */
 }
 
 /* delivery.timeout.ms, as Sender.sendProducerData checks it: first each
@@ -1280,12 +1283,20 @@ static void fill_entry(ks_producer *p, ks_world *w, ks_req_batch *rb, uint32_t b
     rb->base_seq = -1;
     rb->base_offset = -1;
     rb->transactional = p->txn;
+    if (w->partitions[rb->partition].logged) {
+        /* the log keeps record ids: the request carries them, so that a
+         * copy landing after the producer let the batch go is known */
+        rb->ids = malloc((size_t)b->records * sizeof *rb->ids);
+        uint32_t n = 0;
+        for (uint32_t r = b->rec_head; rb->ids && r != KS_NONE && n < b->records;
+             r = p->acc.recs[r].next)
+            rb->ids[n++] = p->acc.recs[r].id;
+    }
     if (p->seq) {
         assign_sequence(p, b);
         rb->epoch = b->epoch;
         rb->base_seq = b->base_seq;
     }
-    (void)w;
 }
 
 /* The request leaves at `at`: faults may lose or delay it. */
@@ -1480,6 +1491,8 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
                     b->attempts > 0 ? "retry" : why_sent(p, b, was_full[b->partition], now));
     }
     q->request_bytes = request_bytes(p, topic_name(w, p), q->batches, batch_bytes);
+    if (p->txn && p->txn_kip890)
+        p->txn_started = true; /* its first produce adds the partition */
     p->requests++;
     p->batches += q->batches;
     w->metrics.cur.requests++;
@@ -1576,7 +1589,12 @@ static void txn_after_send(ks_producer *p, ks_world *w)
     if (p->txn_phase != KS_TXNC_IN_TXN)
         return;
     uint32_t part = p->last_partition;
-    if (part != UINT32_MAX && !p->txn_added[part] && !p->txn_pending[part]) {
+    if (part == UINT32_MAX) {
+        /* send() threw: doSend puts the transaction in an abortable state */
+        txn_abortable(p, w);
+        return;
+    }
+    if (!p->txn_added[part] && !p->txn_pending[part]) {
         p->txn_pending[part] = true; /* maybeAddPartition */
         p->txn_pending_count++;
     }
@@ -1651,6 +1669,9 @@ static void txn_begin_end(ks_producer *p, ks_world *w)
     p->txn_commit = how == KS_TXN_END_COMMIT && !p->txn_failed;
     trace_txn_client(p, w, p->txn_commit ? "commit" : "abort", NULL);
     if (!p->txn_commit) {
+        /* beginAbort: partitions not yet added are forgotten */
+        memset(p->txn_pending, 0, p->max_partitions * sizeof *p->txn_pending);
+        p->txn_pending_count = 0;
         for (uint32_t part = 0; part < p->partitions; part++) {
             ks_deque *d = &p->acc.dq[part];
             uint32_t bid = d->head;
@@ -1675,21 +1696,50 @@ static void txn_fenced(ks_producer *p, ks_world *w, ks_kerr err)
 {
     if (p->txn_phase == KS_TXNC_FENCED)
         return;
+    bool fenced = err == KS_KERR_PRODUCER_FENCED || err == KS_KERR_INVALID_PRODUCER_EPOCH;
+    const char *exc = fenced ? "ProducerFencedException" : ks_kerr_exception(err);
     p->txn_phase = KS_TXNC_FENCED;
+    p->fatal_exception = exc;
     p->txn_blocked = false;
-    trace_txn_client(p, w, "fenced", ks_kerr_name(err));
-    ks_checker_zombie(w->checker, p->txn_ids, p->ntxn_ids);
+    trace_txn_client(p, w, fenced ? "fenced" : "fatal", ks_kerr_name(err));
+    if (fenced)
+        ks_checker_zombie(w->checker, p->txn_ids, p->ntxn_ids);
     p->ntxn_ids = 0;
-    for (uint32_t part = 0; part < p->partitions; part++) {
-        while (p->acc.dq[part].head != KS_NONE) {
-            uint32_t bid = p->acc.dq[part].head;
+    /* abortIncompleteBatches: queued and in-flight batches alike fail;
+     * late answers for the latter are ignored */
+    for (uint32_t bid = 0; bid < p->acc.batch_cap; bid++) {
+        ks_batch *b = ks_acc_batch(&p->acc, bid);
+        if (b->state == KS_BATCH_FREE)
+            continue;
+        if (b->state == KS_BATCH_QUEUED)
             ks_acc_remove(&p->acc, bid);
-            seq_done(p, ks_acc_batch(&p->acc, bid));
-            finish_batch(p, w, bid, -1, "ProducerFencedException");
-        }
+        seq_done(p, b);
+        finish_batch(p, w, bid, -1, exc);
     }
     try_unblock(p, w);
     drain_backlog(p, w);
+}
+
+/* An abortable error: the transaction can only abort, and what it has
+ * not sent yet fails at once (Sender: abortUndrainedBatches). A later
+ * InitProducerId bumps the epoch (epochBumpRequired). */
+static void txn_abortable(ks_producer *p, ks_world *w)
+{
+    if (!p->txn || p->txn_phase == KS_TXNC_FENCED)
+        return;
+    p->txn_failed = true;
+    for (uint32_t part = 0; part < p->partitions; part++) {
+        uint32_t bid = p->acc.dq[part].head;
+        while (bid != KS_NONE) {
+            ks_batch *b = ks_acc_batch(&p->acc, bid);
+            uint32_t next = b->next;
+            if (!was_sent(b)) {
+                ks_acc_remove(&p->acc, bid);
+                finish_batch(p, w, bid, -1, "TransactionAbortedException");
+            }
+            bid = next;
+        }
+    }
 }
 
 /* The transaction is over (EndTxn answered): the application goes on. */
@@ -1716,6 +1766,15 @@ static void txn_done(ks_producer *p, ks_world *w, const ks_request *q)
     p->txn_phase = KS_TXNC_READY;
     memset(p->txn_added, 0, p->max_partitions * sizeof *p->txn_added);
     p->txn_blocked = false;
+    if (p->txn_failed && !p->txn_kip890 && p->txn_started) {
+        /* epochBumpRequired: InitProducerId again, for a new epoch, before
+         * the next transaction ([K] TransactionManager.
+         * beginCompletingTransaction, KIP-360) */
+        p->txn_phase = KS_TXNC_INITIALIZING;
+        p->txn_blocked = true;
+        p->producer_id = -1;
+        wake_sender(p, w, ks_sim_now(&w->sim));
+    }
     if (consumer >= 0) {
         if (p->txn_commit)
             ks_consumer_txn_committed(&w->consumers[consumer], w, NULL);
@@ -1824,8 +1883,8 @@ static void txn_send_due(ks_producer *p, ks_world *w, ks_time now, ks_time *next
         p->txn_commit = false;
         trace_txn_client(p, w, "abort", "a batch of the transaction failed");
     }
-    if (api == KS_API_END_TXN && p->txn_records == 0 && p->txn_offsets_consumer < 0) {
-        txn_done(p, w, NULL); /* nothing was sent: nothing to end */
+    if (api == KS_API_END_TXN && !p->txn_started && p->txn_offsets_consumer < 0) {
+        txn_done(p, w, NULL); /* the coordinator never heard of it: nothing to end */
         return;
     }
     uint32_t broker = (uint32_t)p->coordinator;
@@ -1856,13 +1915,22 @@ static void txn_answered(ks_producer *p, ks_world *w, const ks_request *q)
         txn_fenced(p, w, q->error);
         return;
     }
+    if (q->error == KS_KERR_INVALID_PRODUCER_ID_MAPPING && q->api == KS_API_ADD_PARTITIONS_TO_TXN) {
+        txn_abortable(p, w); /* abortableErrorIfPossible */
+        trace_txn_client(p, w, ks_api_name(q->api), ks_kerr_name(q->error));
+        return;
+    }
+    if (q->error != KS_KERR_NONE && !ks_kerr_retriable(q->error)) {
+        /* the handlers treat the rest as fatal (INVALID_TXN_STATE,
+         * INVALID_TRANSACTION_TIMEOUT, unknown errors) */
+        txn_fenced(p, w, q->error);
+        return;
+    }
     if (q->error != KS_KERR_NONE) {
         ks_time backoff = q->api == KS_API_ADD_PARTITIONS_TO_TXN &&
                                   q->error == KS_KERR_CONCURRENT_TRANSACTIONS
                               ? 20 * KS_NS_PER_MS
                               : p->set.retry_backoff_ns;
-        if (!ks_kerr_retriable(q->error) && q->api == KS_API_ADD_PARTITIONS_TO_TXN)
-            p->txn_failed = true; /* an abortable error */
         p->txn_retry_at_ns = ks_time_add(now, backoff);
         trace_txn_client(p, w, ks_api_name(q->api), ks_kerr_name(q->error));
         return;
@@ -1886,6 +1954,7 @@ static void txn_answered(ks_producer *p, ks_world *w, const ks_request *q)
             }
             p->txn_added[part] = true;
         }
+        p->txn_started = true;
         break;
     case KS_API_END_TXN:
         txn_done(p, w, q);
@@ -2040,6 +2109,10 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
         if (tnext != KS_TIME_MAX)
             wake_sender(p, w, tnext);
         if (p->producer_id < 0 || p->txn_phase == KS_TXNC_FENCED)
+            return;
+        /* Sender.runOnce sends no produce data while a transactional
+         * request is in flight (maybeSendAndPollTransactionalRequest) */
+        if (p->txn_req_in_flight)
             return;
     }
     if (p->seq) {

@@ -116,6 +116,8 @@ typedef struct ks_producer {
     uint64_t txn_number;      /* transactions begun */
     uint32_t txn_records;     /* records sent in the current one */
     bool txn_failed;          /* a batch failed: it can only abort */
+    bool txn_started;         /* the coordinator knows of it (a partition added) */
+    const char *fatal_exception; /* what every send() gets once fenced or failed */
     bool txn_commit;          /* ending: commit (else abort) */
     bool *txn_added;          /* per partition: added to the current transaction */
     bool *txn_pending;        /* per partition: has records, not yet added */

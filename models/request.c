@@ -16,6 +16,8 @@ void ks_request_pool_init(ks_request_pool *p)
 
 void ks_request_pool_free(ks_request_pool *p)
 {
+    for (uint32_t e = 0; e < p->entry_cap; e++)
+        free(p->entries[e].ids); /* entries still in use at the end */
     free(p->reqs);
     free(p->entries);
     ks_request_pool_init(p);
@@ -31,6 +33,7 @@ uint32_t ks_request_add_batch(ks_request_pool *p, uint32_t id, uint32_t *last)
         if (!e)
             return KS_REQ_NONE;
         for (uint32_t i = cap; i-- > p->entry_cap;) {
+            e[i].ids = NULL;
             e[i].next = p->entry_free;
             p->entry_free = i;
         }
@@ -82,6 +85,8 @@ void ks_request_release(ks_request_pool *p, uint32_t id)
     assert(id < p->cap && p->live > 0);
     for (uint32_t e = p->reqs[id].first; e != KS_REQ_NONE;) {
         uint32_t next = p->entries[e].next;
+        free(p->entries[e].ids);
+        p->entries[e].ids = NULL;
         p->entries[e].next = p->entry_free;
         p->entry_free = e;
         e = next;

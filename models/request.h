@@ -34,6 +34,8 @@ typedef struct ks_req_batch {
     int64_t base_offset;    /* -1 until appended */
     ks_kerr error;          /* the leader's answer for this batch */
     bool transactional;     /* part of a transaction */
+    uint64_t *ids;          /* its records' ids, when partition logs are kept
+                               (owned by the entry; NULL otherwise) */
     uint32_t next;          /* next entry of the request, or free list */
 } ks_req_batch;
 

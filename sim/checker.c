@@ -1024,7 +1024,7 @@ void ks_checker_zombie(ks_checker *c, const uint64_t *ids, uint32_t n)
 void ks_checker_read(ks_checker *c, uint32_t consumer, uint64_t record, bool read_committed,
                      ks_time now)
 {
-    if (!c || !c->reads_on || !read_committed)
+    if (!c || !c->reads_on || !read_committed || record == UINT64_MAX)
         return;
     if (map_find(&c->reads, consumer, record))
         return;
@@ -1180,7 +1180,7 @@ static void judge_transactions(ks_checker *c)
         uint64_t end = tx + 1 < c->ntx ? c->ctx_start[tx + 1] : c->nctx;
         uint64_t seen = 0, unseen = 0, early = 0;
         for (uint64_t k = c->ctx_start[tx]; k < end; k++) {
-            if (!c->part_read || !c->part_read[c->ctx_parts[k]])
+            if (!c->part_read || c->ctx_parts[k] >= c->partitions || !c->part_read[c->ctx_parts[k]])
                 continue;
             ks_time t = first_read(c, c->ctx_ids[k]);
             if (t < 0) {

@@ -45,7 +45,8 @@
     X(KAFKA_STORAGE_ERROR, 56, "KAFKA_STORAGE_ERROR", "KafkaStorageException", true, true)  \
     X(UNKNOWN_PRODUCER_ID, 59, "UNKNOWN_PRODUCER_ID", "UnknownProducerIdException", false, false) \
     X(INVALID_RECORD, 87, "INVALID_RECORD", "InvalidRecordException", false, true)        \
-    X(PRODUCER_FENCED, 90, "PRODUCER_FENCED", "ProducerFencedException", false, false)
+    X(PRODUCER_FENCED, 90, "PRODUCER_FENCED", "ProducerFencedException", false, false)  \
+    X(TRANSACTION_ABORTABLE, 120, "TRANSACTION_ABORTABLE", "TransactionAbortableException", false, false)
 
 typedef enum ks_kerr {
 #define X(e, code, name, exc, retriable, injectable) KS_KERR_##e,

@@ -1252,6 +1252,9 @@ static void load_transactions(loader *L, json_t *obj, ks_producer_conf *pc)
         size_t m = ks_jpath_key(&L->path, "protocol");
         if (check_choice(L, pv, txn_protocol_names, KS_TXNP__COUNT, &c))
             t->protocol = (ks_txn_protocol)c;
+        if (t->protocol == KS_TXNP_KIP890 && L->kv < KS_KV(4, 0, 0))
+            err(L, "KIP-890's transaction version 2 came with Kafka 4.0: set kafka.version to "
+                   "\"4.0\" or later, or use \"classic\"");
         ks_jpath_restore(&L->path, m);
     }
     json_t *ev = member(obj, "end");
