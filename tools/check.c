@@ -1,0 +1,13 @@
+/* check.c - placeholder until the command lands (not reachable from the CLI yet). */
+#include "tools/commands.h"
+
+#include "tools/cli.h"
+
+const char ks_usage_check[] = "";
+
+int ks_cmd_check(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return KS_EXIT_USAGE;
+}
