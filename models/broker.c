@@ -161,6 +161,36 @@ static void log_batch(ks_world *w, const ks_request *q, const ks_req_batch *rb, 
     }
 }
 
+/* An "append" trace record: the batch was appended (result NULL) or not
+ * (result names why, fault the fault that caused it). */
+static void trace_append(ks_world *w, uint32_t broker, const ks_request *q, const ks_req_batch *rb,
+                         const char *result, int32_t fault)
+{
+    const ks_partition *part = &w->partitions[rb->partition];
+    ks_trace *tr = w->trace;
+    if (!tr || !ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_APPEND))
+        return;
+    ks_trace_u64(tr, "broker", broker);
+    ks_trace_str(tr, "topic", w->sc->topics[part->topic].name);
+    ks_trace_u64(tr, "partition", part->index);
+    ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
+    ks_trace_u64(tr, "request", q->correlation_id);
+    ks_trace_u64(tr, "batch", rb->batch_seq);
+    ks_trace_i64(tr, "offset", rb->base_offset);
+    ks_trace_u64(tr, "records", rb->records);
+    ks_trace_u64(tr, "bytes", rb->bytes);
+    if (q->producer_id >= 0) {
+        ks_trace_i64(tr, "producer_id", q->producer_id);
+        ks_trace_i64(tr, "epoch", rb->epoch);
+        ks_trace_i64(tr, "base_sequence", rb->base_seq);
+    }
+    if (result)
+        ks_trace_str(tr, "result", result);
+    if (fault >= 0)
+        ks_trace_i64(tr, "fault", fault);
+    ks_trace_end(tr);
+}
+
 /* Appends one batch to its partition's log. */
 static void append_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb)
 {
@@ -175,53 +205,15 @@ static void append_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
     w->brokers[broker].records += rb->records;
     ks_checker_appended(w->checker, q->producer, rb->batch_seq, q->correlation_id,
                         rb->base_offset);
-    ks_trace *tr = w->trace;
-    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_APPEND)) {
-        ks_trace_u64(tr, "broker", broker);
-        ks_trace_str(tr, "topic", w->sc->topics[part->topic].name);
-        ks_trace_u64(tr, "partition", part->index);
-        ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
-        ks_trace_u64(tr, "request", q->correlation_id);
-        ks_trace_u64(tr, "batch", rb->batch_seq);
-        ks_trace_i64(tr, "offset", rb->base_offset);
-        ks_trace_u64(tr, "records", rb->records);
-        ks_trace_u64(tr, "bytes", rb->bytes);
-        if (q->producer_id >= 0) {
-            ks_trace_i64(tr, "producer_id", q->producer_id);
-            ks_trace_i64(tr, "epoch", rb->epoch);
-            ks_trace_i64(tr, "base_sequence", rb->base_seq);
-        }
-        ks_trace_end(tr);
-    }
+    trace_append(w, broker, q, rb, NULL, KS_NO_FAULT);
 }
 
 /* The leader refuses a batch, or recognises it as a duplicate. */
 static void refuse_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb,
                          const char *why, int32_t fault)
 {
-    const ks_partition *part = &w->partitions[rb->partition];
     ks_checker_not_appended(w->checker, q->producer, rb->batch_seq, q->correlation_id, why);
-    ks_trace *tr = w->trace;
-    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_APPEND)) {
-        ks_trace_u64(tr, "broker", broker);
-        ks_trace_str(tr, "topic", w->sc->topics[part->topic].name);
-        ks_trace_u64(tr, "partition", part->index);
-        ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
-        ks_trace_u64(tr, "request", q->correlation_id);
-        ks_trace_u64(tr, "batch", rb->batch_seq);
-        ks_trace_i64(tr, "offset", rb->base_offset);
-        ks_trace_u64(tr, "records", rb->records);
-        ks_trace_u64(tr, "bytes", rb->bytes);
-        if (q->producer_id >= 0) {
-            ks_trace_i64(tr, "producer_id", q->producer_id);
-            ks_trace_i64(tr, "epoch", rb->epoch);
-            ks_trace_i64(tr, "base_sequence", rb->base_seq);
-        }
-        ks_trace_str(tr, "result", why);
-        if (fault >= 0)
-            ks_trace_i64(tr, "fault", fault);
-        ks_trace_end(tr);
-    }
+    trace_append(w, broker, q, rb, why, fault);
 }
 
 /* One batch of a produce request: an injected error, the idempotent
