@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/harness.h"
+
 #include "models/world.h"
 #include "sim/json_path.h"
 
@@ -38,46 +40,8 @@
 
 /* ---- the harness (as in test_run.c) ---------------------------------- */
 
-typedef struct run {
-    char *trace;
-    size_t trace_len;
-    json_t *summary;
-    char *summary_text;
-    char **lines; /* the trace split into NUL-terminated lines */
-    size_t nlines;
-} run;
 
-static void split_lines(run *r)
-{
-    char *copy = malloc(r->trace_len + 1);
-    assert_non_null(copy);
-    memcpy(copy, r->trace, r->trace_len + 1);
-    size_t n = 0;
-    for (size_t i = 0; i < r->trace_len; i++)
-        n += copy[i] == '\n';
-    r->lines = calloc(n + 1, sizeof *r->lines);
-    assert_non_null(r->lines);
-    char *line = copy;
-    for (size_t i = 0; i < r->trace_len; i++) {
-        if (copy[i] == '\n') {
-            copy[i] = '\0';
-            r->lines[r->nlines++] = line;
-            line = copy + i + 1;
-        }
-    }
-    if (r->nlines == 0)
-        free(copy);
-}
 
-/* True if a trace line is of kind `ev`: {"t":N,"ev":"<ev>",... */
-static bool line_is(const char *line, const char *ev)
-{
-    const char *p = strchr(line, ',');
-    if (!p || strncmp(p, ",\"ev\":\"", 7) != 0)
-        return false;
-    size_t n = strlen(ev);
-    return strncmp(p + 7, ev, n) == 0 && p[7 + n] == '"';
-}
 
 static ks_scenario *parse(const char *json, const ks_override *o, size_t n, ks_diag *d)
 {
@@ -89,101 +53,12 @@ static ks_scenario *parse(const char *json, const ks_override *o, size_t n, ks_d
     return sc;
 }
 
-static run run_text(const char *json, const ks_override *o, size_t n, ks_trace_level level)
-{
-    run r = {0};
-    ks_diag *d = malloc(sizeof *d);
-    assert_non_null(d);
-    ks_scenario *sc = parse(json, o, n, d);
-    FILE *f = tmpfile();
-    assert_non_null(f);
-    ks_trace *tr = malloc(sizeof *tr);
-    assert_non_null(tr);
-    ks_trace_init(tr, f, level);
-    ks_world *w = ks_world_create(sc, tr, d);
-    if (!w)
-        ks_diag_print(d, stderr);
-    assert_non_null(w);
-    ks_world_run(w);
-    assert_true(ks_trace_flush(tr));
-    r.summary = ks_world_summary(w);
-    r.summary_text = json_dumps(r.summary, JSON_COMPACT);
-    long len = ftell(f);
-    assert_true(len >= 0);
-    rewind(f);
-    r.trace = calloc((size_t)len + 1, 1);
-    assert_non_null(r.trace);
-    assert_int_equal(fread(r.trace, 1, (size_t)len, f), (size_t)len);
-    r.trace_len = (size_t)len;
-    fclose(f);
-    split_lines(&r);
-    ks_world_free(w);
-    ks_scenario_free(sc);
-    free(tr);
-    free(d);
-    return r;
-}
 
-static void run_free(run *r)
-{
-    if (r->lines && r->nlines > 0)
-        free(r->lines[0]);
-    free(r->lines);
-    free(r->trace);
-    free(r->summary_text);
-    json_decref(r->summary);
-}
 
-static int64_t sum_int(const run *r, const char *path)
-{
-    ks_jref ref;
-    const char *rest;
-    if (!ks_json_lookup(r->summary, path, &ref, &rest)) {
-        print_error("no summary value at %s\n", path);
-        fail();
-    }
-    if (!json_is_integer(ref.value)) {
-        print_error("summary value at %s is not an integer\n", path);
-        fail();
-    }
-    return (int64_t)json_integer_value(ref.value);
-}
 
-static const char *sum_str(const run *r, const char *path)
-{
-    ks_jref ref;
-    const char *rest;
-    assert_true(ks_json_lookup(r->summary, path, &ref, &rest));
-    assert_true(json_is_string(ref.value));
-    return json_string_value(ref.value);
-}
 
-/* Counts trace lines of one kind. */
-static size_t count_ev(const run *r, const char *ev)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->nlines; i++)
-        n += line_is(r->lines[i], ev);
-    return n;
-}
 
-/* The integer value of `field` in a line ("t" is always first). */
-static int64_t line_int(const char *line, const char *field)
-{
-    char key[64];
-    snprintf(key, sizeof key, "\"%s\":", field);
-    const char *f = strstr(line, key);
-    assert_non_null(f);
-    return strtoll(f + strlen(key), NULL, 10);
-}
 
-/* Does the line have "field":"value"? */
-static bool line_str_is(const char *line, const char *field, const char *value)
-{
-    char key[128];
-    snprintf(key, sizeof key, "\"%s\":\"%s\"", field, value);
-    return strstr(line, key) != NULL;
-}
 
 /* ---- the consume records of one consumer ------------------------------ */
 

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/harness.h"
+
 #include "models/world.h"
 #include "sim/json_path.h"
 
@@ -21,145 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct run {
-    char *trace;
-    size_t trace_len;
-    json_t *summary;
-    char *summary_text;
-    char **lines;       /* the trace split into NUL-terminated lines */
-    size_t nlines;
-    /* nth_field's place, so walking k = 0, 1, 2... is linear */
-    char last_ev[32];
-    size_t last_k, last_line;
-} run;
 
-/* Splits a copy of the trace into lines (each scan below then stays within
- * one line, which keeps the tests linear even under sanitizers). */
-static void split_lines(run *r)
-{
-    char *copy = malloc(r->trace_len + 1);
-    assert_non_null(copy);
-    memcpy(copy, r->trace, r->trace_len + 1);
-    size_t n = 0;
-    for (size_t i = 0; i < r->trace_len; i++)
-        n += copy[i] == '\n';
-    r->lines = calloc(n + 1, sizeof *r->lines);
-    assert_non_null(r->lines);
-    char *line = copy;
-    for (size_t i = 0; i < r->trace_len; i++) {
-        if (copy[i] == '\n') {
-            copy[i] = '\0';
-            r->lines[r->nlines++] = line;
-            line = copy + i + 1;
-        }
-    }
-}
 
-/* True if a trace line is of kind `ev`: {"t":N,"ev":"<ev>",... */
-static bool line_is(const char *line, const char *ev)
-{
-    const char *p = strchr(line, ',');
-    if (!p || strncmp(p, ",\"ev\":\"", 7) != 0)
-        return false;
-    size_t n = strlen(ev);
-    return strncmp(p + 7, ev, n) == 0 && p[7 + n] == '"';
-}
 
-static run run_text(const char *json, const ks_override *o, size_t n, ks_trace_level level)
-{
-    run r = {0};
-    ks_diag *d = malloc(sizeof *d);
-    ks_diag_init(d);
-    ks_scenario *sc = ks_scenario_parse("t.json", json, o, n, false, 0, d);
-    if (!sc)
-        ks_diag_print(d, stderr);
-    assert_non_null(sc);
-    FILE *f = tmpfile();
-    ks_trace *tr = malloc(sizeof *tr);
-    ks_trace_init(tr, f, level);
-    ks_world *w = ks_world_create(sc, tr, d);
-    assert_non_null(w);
-    ks_world_run(w);
-    assert_true(ks_trace_flush(tr));
-    r.summary = ks_world_summary(w);
-    r.summary_text = json_dumps(r.summary, JSON_COMPACT);
-    long len = ftell(f);
-    rewind(f);
-    r.trace = calloc((size_t)len + 1, 1);
-    assert_int_equal(fread(r.trace, 1, (size_t)len, f), (size_t)len);
-    r.trace_len = (size_t)len;
-    fclose(f);
-    split_lines(&r);
-    ks_world_free(w);
-    ks_scenario_free(sc);
-    free(tr);
-    free(d);
-    return r;
-}
 
-static void run_free(run *r)
-{
-    if (r->lines && r->nlines > 0)
-        free(r->lines[0]);
-    free(r->lines);
-    free(r->trace);
-    free(r->summary_text);
-    json_decref(r->summary);
-}
 
-static int64_t sum_int(const run *r, const char *path)
-{
-    ks_jref ref;
-    const char *rest;
-    if (!ks_json_lookup(r->summary, path, &ref, &rest)) {
-        print_error("no summary value at %s\n", path);
-        fail();
-    }
-    return (int64_t)json_integer_value(ref.value);
-}
 
-static const char *sum_str(const run *r, const char *path)
-{
-    ks_jref ref;
-    const char *rest;
-    assert_true(ks_json_lookup(r->summary, path, &ref, &rest));
-    return json_string_value(ref.value);
-}
 
-/* Counts trace lines of one kind. */
-static size_t count_ev(const run *r, const char *ev)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->nlines; i++)
-        n += line_is(r->lines[i], ev);
-    return n;
-}
 
-/* The integer value of `field` in the k-th line of kind `ev`. */
-static int64_t nth_field(run *r, const char *ev, size_t k, const char *field)
-{
-    size_t i = 0, seen = 0;
-    if (strcmp(r->last_ev, ev) == 0 && k >= r->last_k) {
-        i = r->last_line;
-        seen = r->last_k;
-    }
-    for (; i < r->nlines; i++) {
-        if (!line_is(r->lines[i], ev))
-            continue;
-        if (seen == k)
-            break;
-        seen++;
-    }
-    assert_true(i < r->nlines);
-    snprintf(r->last_ev, sizeof r->last_ev, "%s", ev);
-    r->last_k = k;
-    r->last_line = i;
-    char key[64];
-    snprintf(key, sizeof key, "\"%s\":", field);
-    const char *f = strstr(r->lines[i], key);
-    assert_non_null(f);
-    return strtoll(f + strlen(key), NULL, 10);
-}
 
 #define HELLO                                                                                  \
     "{\"name\": \"hello\", \"seed\": 42, \"kafka.version\": \"3.9\","                         \
