@@ -1,13 +1,983 @@
-/* check.c - placeholder until the command lands (not reachable from the CLI yet). */
+/*
+ * check.c - `ksim check`: runs scenarios against their expect blocks, for
+ * people and for CI (see commands.h).
+ *
+ * Owns: which files a check runs (directories expand to their *.json
+ * files, not recursively, in byte order of their names), the per-scenario
+ * outcome (ok, failed, skipped for want of an expect block, error when a
+ * file does not load or cannot be built), the three ways of reporting it
+ * (human lines, TAP version 13, JUnit XML), the reproduce command printed
+ * for every failure, and the command's exit code. Scenarios run in this
+ * process, one after another, with tracing off; the only file written is
+ * the JUnit report, through sim/outfile.h. No wall clock is read: JUnit
+ * `time` attributes are 0 and each run's virtual time is a property.
+ *
+ * POSIX: opendir/readdir/stat, to list directories.
+ */
+#define _POSIX_C_SOURCE 200809L
+
 #include "tools/commands.h"
 
+#include "ks_version.h"
+#include "models/world.h"
+#include "sim/expect.h"
+#include "sim/outfile.h"
+#include "sim/scenario.h"
+#include "sim/str.h"
+#include "sim/trace.h"
 #include "tools/cli.h"
 
-const char ks_usage_check[] = "";
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char ks_usage_check[] =
+    "usage: ksim check [options] [DIR|FILE]...\n"
+    "\n"
+    "Runs every scenario that has an expect block, checks the block as\n"
+    "`ksim run` does, and prints one line per scenario and the totals. A DIR\n"
+    "stands for its *.json files (not recursive; names starting with '.' left\n"
+    "out; in byte order of their names, so every run lists them alike); a\n"
+    "FILE runs whatever its name. Without arguments: the directory scenarios.\n"
+    "Scenarios run in this process with tracing off; nothing is written but\n"
+    "the JUnit report.\n"
+    "\n"
+    "options:\n"
+    "  --junit FILE        also write a JUnit XML report to FILE (written under a\n"
+    "                      temporary name, then renamed; - = standard output, and\n"
+    "                      the human lines go to standard error)\n"
+    "  --tap               print TAP version 13 instead of the human lines\n"
+    "  --seed N            master seed of every scenario (overrides \"seed\")\n"
+    "  --set PATH=VALUE    override a value in every scenario, as for run\n"
+    "                      (repeatable; a scenario it does not fit is an error)\n"
+    "  -q, --quiet         print only failures and errors (--tap prints all)\n"
+    "  -h, --help          show this help\n"
+    "\n"
+    "Lines: \"ok   NAME (N expectations)\"; \"FAIL NAME: K of N expectations\n"
+    "failed\", then each failing expectation (path, expected, actual) and a\n"
+    "command that reproduces the run with its seed and --set options;\n"
+    "\"skip NAME (no expect block)\"; \"ERROR FILE: message\" for a file that\n"
+    "does not load, with the loader's messages.\n"
+    "\n"
+    "JUnit: <testsuites> holding one <testsuite name=\"ksim\">, one <testcase\n"
+    "classname=\"ksim.scenarios\" name=NAME file=FILE> per scenario, with\n"
+    "<failure> (its text ends with the reproduce command), <skipped/> or\n"
+    "<error>. ksim reads no wall clock: every time attribute is 0, and each\n"
+    "testcase carries its seed and its virtual time (virtual_time_ns) as\n"
+    "properties. TAP: a failure's YAML block has message, seed, failures and\n"
+    "reproduce; a skipped scenario is \"ok N - NAME # SKIP no expect block\".\n"
+    "\n"
+    "exit status: 0 every expectation held (skipped scenarios do not count),\n"
+    "             1 an expectation failed, or a scenario did not load or build,\n"
+    "             2 bad usage, a path that does not exist, no scenario file\n"
+    "               found, or a JUnit report that cannot be written\n";
+
+/* ---- strings -------------------------------------------------------- */
+
+/* A growing string; `oom` records a failed allocation (the text is then
+ * incomplete and sb_take gives NULL). */
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *p, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 128;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void sb_puts(sbuf *b, const char *s)
+{
+    sb_add(b, s, strlen(s));
+}
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        sb_add(b, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->oom = true;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_add(b, big, (size_t)n);
+    free(big);
+}
+
+/* The text, owned by the caller (the empty string when nothing was
+ * added), or NULL when memory ran out. */
+static char *sb_take(sbuf *b)
+{
+    if (b->oom) {
+        free(b->s);
+        return NULL;
+    }
+    return b->s ? b->s : ks_strdup("");
+}
+
+/* Appends s as one shell word in single quotes (' becomes '\''), as
+ * `ksim run` prints its reproduce line. */
+static void sb_shell_word(sbuf *b, const char *s)
+{
+    sb_add(b, "'", 1);
+    for (; *s; s++) {
+        if (*s == '\'')
+            sb_puts(b, "'\\''");
+        else
+            sb_add(b, s, 1);
+    }
+    sb_add(b, "'", 1);
+}
+
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+/* Length (1 to 4) of the well-formed UTF-8 sequence at s, storing its code
+ * point in *cp, or 0 when the bytes there are not one (a stray
+ * continuation byte, an overlong form, a surrogate, beyond U+10FFFF). */
+static size_t utf8_seq(const unsigned char *s, uint32_t *cp)
+{
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    size_t n = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC0 ? 2 : 0;
+    if (n == 0 || s[0] > 0xF4)
+        return 0;
+    uint32_t c = s[0] & (0x7Fu >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        c = (c << 6) | (s[i] & 0x3Fu);
+    }
+    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (c < min[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+/* Writes s as XML character data or (attr) an attribute value: the five
+ * markup characters as entities, line breaks and tabs in attributes as
+ * character references (a parser would turn them into spaces), and what
+ * XML 1.0 cannot hold at all (other control characters, U+FFFE, U+FFFF,
+ * bytes that are not UTF-8) as U+FFFD. */
+static void xml_put(FILE *f, const char *s, bool attr)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        uint32_t c;
+        size_t n = utf8_seq(p, &c);
+        if (n == 0 || c == 0xFFFE || c == 0xFFFF ||
+            (c < 0x20 && c != '\t' && c != '\n' && c != '\r')) {
+            fputs("\xEF\xBF\xBD", f);
+            p += n ? n : 1;
+            continue;
+        }
+        switch (c) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        case '\r': fputs("&#13;", f); break;
+        case '\t': fputs(attr ? "&#9;" : "\t", f); break;
+        case '\n': fputs(attr ? "&#10;" : "\n", f); break;
+        default: fwrite(p, 1, n, f); break;
+        }
+        p += n;
+    }
+}
+
+/* Writes s as a YAML double-quoted scalar: quote and backslash escaped,
+ * control characters (C0, DEL, C1) as \xNN, bytes that are not UTF-8 as
+ * \uFFFD. */
+static void yaml_put(FILE *f, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', f);
+    while (*p) {
+        uint32_t c;
+        size_t n = utf8_seq(p, &c);
+        if (n == 0) {
+            fputs("\\uFFFD", f);
+            p++;
+            continue;
+        }
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", (char)c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c < 0x20 || (c >= 0x7F && c <= 0x9F))
+            fprintf(f, "\\x%02X", (unsigned)c);
+        else
+            fwrite(p, 1, n, f);
+        p += n;
+    }
+    fputc('"', f);
+}
+
+/* Writes a name or path on a report line: control characters become '?'
+ * so that one scenario stays one line; for a TAP description (tap), '#'
+ * and '\' are escaped so that no directive can be read into it. */
+static void line_put(FILE *f, const char *s, bool tap)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7F)
+            fputc('?', f);
+        else if (tap && (c == '#' || c == '\\'))
+            fprintf(f, "\\%c", c);
+        else
+            fputc(c, f);
+    }
+}
+
+/* ---- options -------------------------------------------------------- */
+
+typedef struct check_opts {
+    ks_override ovr[KS_MAX_OVERRIDES];
+    size_t n_ovr;
+    bool has_seed;
+    uint64_t seed;
+    const char *junit;  /* NULL: no JUnit report */
+    bool tap;
+    bool quiet;
+    const char **paths; /* the DIR and FILE arguments */
+    size_t n_paths;
+} check_opts;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "ksim: check: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'ksim check --help' for more information.\n");
+    return KS_EXIT_USAGE;
+}
+
+/* "--name=value" or "--name value": returns the value, advancing *i. */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (a[n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc)
+        return "";
+    (*i)++;
+    return argv[*i];
+}
+
+static bool parse_seed(const char *s, uint64_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > (unsigned long long)INT64_MAX)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Adds "--set PATH=VALUE"; false when it is not of that form or there are
+ * too many. */
+static bool add_override(check_opts *o, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || o->n_ovr == KS_MAX_OVERRIDES)
+        return false;
+    char *path = ks_strndup(arg, (size_t)(eq - arg));
+    if (!path)
+        return false;
+    o->ovr[o->n_ovr].path = path;
+    o->ovr[o->n_ovr].value = eq + 1;
+    o->n_ovr++;
+    return true;
+}
+
+/* Handles one option at argv[*i]. Returns 0 to go on, -1 after --help,
+ * or KS_EXIT_USAGE (message printed). */
+static int parse_option(int argc, char **argv, int *i, check_opts *o)
+{
+    const char *a = argv[*i], *v;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        fputs(ks_usage_check, stdout);
+        return -1;
+    } else if (strcmp(a, "--tap") == 0) {
+        o->tap = true;
+    } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+        o->quiet = true;
+    } else if ((v = option_value(argc, argv, i, "--junit"))) {
+        if (!*v)
+            return usage_error("--junit: %s", "expected FILE or -");
+        o->junit = v;
+    } else if ((v = option_value(argc, argv, i, "--seed"))) {
+        if (!parse_seed(v, &o->seed))
+            return usage_error("--seed: expected an integer from 0 to 2^63-1, got '%s'", v);
+        o->has_seed = true;
+    } else if ((v = option_value(argc, argv, i, "--set"))) {
+        if (!add_override(o, v))
+            return usage_error("--set: expected PATH=VALUE (at most 256), got '%s'", v);
+    } else {
+        return usage_error("unknown option '%s'", a);
+    }
+    return 0;
+}
+
+/* Fills o from argv (argv[1] is "check"); no path arguments leave
+ * n_paths 0, for the default. Returns 0 to go on, -1 after
+ * --help, or KS_EXIT_USAGE (message printed). */
+static int parse_args(int argc, char **argv, check_opts *o)
+{
+    o->paths = malloc((size_t)argc * sizeof *o->paths);
+    if (!o->paths)
+        return usage_error("%s", "out of memory");
+    bool options_end = false;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!options_end && strcmp(a, "--") == 0) {
+            options_end = true;
+        } else if (!options_end && a[0] == '-' && a[1] != '\0') {
+            int rc = parse_option(argc, argv, &i, o);
+            if (rc != 0)
+                return rc;
+        } else if (strcmp(a, "-") == 0) {
+            return usage_error("%s", "scenarios come from files and directories, "
+                                     "not standard input ('-')");
+        } else {
+            o->paths[o->n_paths++] = a;
+        }
+    }
+    if (o->tap && o->junit && strcmp(o->junit, "-") == 0)
+        return usage_error("%s", "--tap and --junit - cannot both use standard output");
+    return 0;
+}
+
+/* ---- which files ---------------------------------------------------- */
+
+typedef struct file_list {
+    char **v;
+    size_t n, cap;
+} file_list;
+
+/* Takes ownership of s; false when out of memory (s freed). */
+static bool list_add(file_list *l, char *s)
+{
+    if (s && l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 32;
+        char **v = realloc(l->v, cap * sizeof *v);
+        if (!v) {
+            free(s);
+            return false;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    if (!s)
+        return false;
+    l->v[l->n++] = s;
+    return true;
+}
+
+static void list_free(file_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+}
+
+static int compare_paths(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_scenario_name(const char *name)
+{
+    size_t n = strlen(name);
+    return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".json") == 0;
+}
+
+/* Adds DIR's *.json regular files (symbolic links followed), sorted by
+ * name in byte order (strcmp: every entry shares the DIR/ prefix). */
+static int add_directory(const char *dir, file_list *l)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "ksim: check: %s: cannot read the directory: %s\n", dir, strerror(errno));
+        return KS_EXIT_USAGE;
+    }
+    size_t first = l->n, dlen = strlen(dir);
+    bool slash = dlen > 0 && dir[dlen - 1] == '/';
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!is_scenario_name(e->d_name))
+            continue;
+        size_t n = dlen + strlen(e->d_name) + 2;
+        char *path = malloc(n);
+        if (path)
+            snprintf(path, n, "%s%s%s", dir, slash ? "" : "/", e->d_name);
+        struct stat st;
+        if (path && (stat(path, &st) != 0 || !S_ISREG(st.st_mode))) {
+            free(path);
+            continue;
+        }
+        if (!list_add(l, path)) {
+            closedir(d);
+            fprintf(stderr, "ksim: check: out of memory\n");
+            return KS_EXIT_USAGE;
+        }
+    }
+    closedir(d);
+    if (l->n == first)
+        fprintf(stderr, "ksim: check: warning: %s: no *.json files\n", dir);
+    else
+        qsort(l->v + first, l->n - first, sizeof *l->v, compare_paths);
+    return 0;
+}
+
+/* Expands the arguments, in the order given, into scenario files.
+ * Returns 0 or KS_EXIT_USAGE (message printed). */
+static int collect_files(const char *const *paths, size_t n, file_list *l)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0) {
+            fprintf(stderr, "ksim: check: %s: %s\n", paths[i], strerror(errno));
+            return KS_EXIT_USAGE;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            int rc = add_directory(paths[i], l);
+            if (rc != 0)
+                return rc;
+        } else if (!list_add(l, ks_strdup(paths[i]))) {
+            fprintf(stderr, "ksim: check: out of memory\n");
+            return KS_EXIT_USAGE;
+        }
+    }
+    if (l->n == 0) {
+        fprintf(stderr, "ksim: check: no scenario files found\n");
+        return KS_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* ---- running one scenario ------------------------------------------- */
+
+typedef enum outcome { OUTCOME_OK, OUTCOME_FAIL, OUTCOME_SKIP, OUTCOME_ERROR } outcome;
+
+typedef struct scen_result {
+    const char *file;  /* as listed (owned by the file list) */
+    char *name;        /* the scenario's name; NULL when it did not load */
+    outcome what;
+    uint64_t seed;
+    size_t checked, failed;
+    int64_t virtual_ns;
+    char *message;     /* FAIL: "K of N expectations failed"; ERROR: the first error */
+    char *details;     /* FAIL: one line per failing expectation; ERROR: every message */
+    char *reproduce;   /* FAIL: the `ksim run` command line */
+    json_t *failures;  /* FAIL: the failing entries of the expect report */
+} scen_result;
+
+static void result_free(scen_result *r)
+{
+    free(r->name);
+    free(r->message);
+    free(r->details);
+    free(r->reproduce);
+    json_decref(r->failures);
+}
+
+/* The command that reruns one scenario as this check ran it. */
+static char *reproduce_command(const check_opts *o, const char *file, uint64_t seed)
+{
+    sbuf b = {0};
+    sb_puts(&b, "ksim run ");
+    sb_shell_word(&b, file);
+    sb_printf(&b, " --seed %" PRIu64, seed);
+    for (size_t i = 0; i < o->n_ovr; i++) {
+        sbuf arg = {0};
+        sb_printf(&arg, "%s=%s", o->ovr[i].path, o->ovr[i].value);
+        sb_puts(&b, " --set ");
+        sb_shell_word(&b, or_empty(arg.s));
+        b.oom = b.oom || arg.oom;
+        free(arg.s);
+    }
+    return sb_take(&b);
+}
+
+/* One failing expectation as a line: "PATH: expected E, got A", with the
+ * expectation's error and suggestion when it has them. */
+static void expect_line(sbuf *b, json_t *e)
+{
+    char *want = json_dumps(json_object_get(e, "expected"), JSON_ENCODE_ANY | JSON_COMPACT);
+    char *got = json_dumps(json_object_get(e, "actual"), JSON_ENCODE_ANY | JSON_COMPACT);
+    const char *err = json_string_value(json_object_get(e, "error"));
+    const char *sug = json_string_value(json_object_get(e, "did_you_mean"));
+    sb_printf(b, "%s: expected %s, got %s", or_empty(json_string_value(json_object_get(e, "path"))),
+              want ? want : "?", got ? got : "?");
+    if (err)
+        sb_printf(b, " (%s%s%s%s)", err, sug ? "; did you mean \"" : "", sug ? sug : "",
+                  sug ? "\"?" : "");
+    free(want);
+    free(got);
+}
+
+/* Fills a FAIL result from the expectations' report. */
+static void set_failure(scen_result *r, const ks_expect_result *er)
+{
+    sbuf msg = {0}, det = {0};
+    sb_printf(&msg, "%zu of %zu expectation%s failed", er->failed, er->checked,
+              er->checked == 1 ? "" : "s");
+    r->failures = json_array();
+    size_t i;
+    json_t *e;
+    json_array_foreach(er->report, i, e) {
+        if (json_is_true(json_object_get(e, "ok")))
+            continue;
+        json_array_append(r->failures, e);
+        expect_line(&det, e);
+        sb_puts(&det, "\n");
+    }
+    r->what = OUTCOME_FAIL;
+    r->message = sb_take(&msg);
+    r->details = sb_take(&det);
+}
+
+/* Fills an ERROR result from the loader's (or the world's) messages: the
+ * first error, and all of them, one per line. */
+static void set_error(scen_result *r, const ks_diag *d)
+{
+    sbuf det = {0};
+    for (unsigned i = 0; i < d->kept; i++)
+        if (!d->is_warning[i])
+            sb_printf(&det, "%s\n", d->msg[i]);
+    if (d->count > d->kept)
+        sb_printf(&det, "... and %u more\n", d->count - d->kept);
+    const char *first = ks_diag_first(d);
+    r->what = OUTCOME_ERROR;
+    r->message = ks_strdup(*first ? first : "cannot be run");
+    r->details = sb_take(&det);
+}
+
+/* Builds and runs the world with tracing off and checks the expectations
+ * into r. */
+static void run_world(const check_opts *o, const ks_scenario *sc, scen_result *r)
+{
+    ks_diag diag;
+    ks_diag_init(&diag);
+    ks_trace *tr = malloc(sizeof *tr);
+    ks_world *w = NULL;
+    if (tr) {
+        ks_trace_init(tr, NULL, KS_TL_SUMMARY);
+        w = ks_world_create(sc, tr, &diag);
+    } else {
+        ks_diag_error(&diag, "%s: out of memory", r->file);
+    }
+    if (!w) {
+        set_error(r, &diag);
+        free(tr);
+        return;
+    }
+    ks_world_run(w);
+    json_t *summary = ks_world_summary(w);
+    ks_world_free(w);
+    free(tr);
+    ks_expect_result er;
+    ks_expect_check(sc->expect, summary, &er);
+    r->virtual_ns = (int64_t)json_integer_value(json_object_get(summary, "time_ns"));
+    r->checked = er.checked;
+    r->failed = er.failed;
+    if (er.failed) {
+        set_failure(r, &er);
+        r->reproduce = reproduce_command(o, r->file, sc->seed);
+    } else {
+        r->what = OUTCOME_OK;
+    }
+    json_decref(er.report);
+    json_decref(summary);
+}
+
+static void run_one(const check_opts *o, const char *file, scen_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->file = file;
+    ks_diag diag;
+    ks_diag_init(&diag);
+    ks_scenario *sc = ks_scenario_load(file, o->ovr, o->n_ovr, o->has_seed, o->seed, &diag);
+    if (!sc) {
+        set_error(r, &diag); /* warnings are left to `ksim validate` */
+        return;
+    }
+    r->name = ks_strdup(*sc->name ? sc->name : file);
+    r->seed = sc->seed;
+    if (sc->expect)
+        run_world(o, sc, r);
+    else
+        r->what = OUTCOME_SKIP;
+    ks_scenario_free(sc);
+}
+
+/* ---- reports -------------------------------------------------------- */
+
+/* Writes each line of text indented by `indent`. */
+static void put_indented(FILE *f, const char *indent, const char *text)
+{
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+        fprintf(f, "%s%.*s\n", indent, (int)n, text);
+        text += n + (text[n] == '\n');
+    }
+}
+
+/* The human lines of one scenario. */
+static void report_human(FILE *f, const check_opts *o, const scen_result *r)
+{
+    switch (r->what) {
+    case OUTCOME_OK:
+        if (o->quiet)
+            return;
+        fputs("ok   ", f);
+        line_put(f, r->name, false);
+        fprintf(f, " (%zu expectation%s)\n", r->checked, r->checked == 1 ? "" : "s");
+        break;
+    case OUTCOME_FAIL:
+        fputs("FAIL ", f);
+        line_put(f, r->name, false);
+        fprintf(f, ": %s\n", or_empty(r->message));
+        put_indented(f, "  ", or_empty(r->details));
+        fprintf(f, "  reproduce: %s\n", or_empty(r->reproduce));
+        break;
+    case OUTCOME_SKIP:
+        if (o->quiet)
+            return;
+        fputs("skip ", f);
+        line_put(f, r->name, false);
+        fputs(" (no expect block)\n", f);
+        break;
+    case OUTCOME_ERROR:
+        /* the loader's messages mostly start with the file's name */
+        fputs("ERROR ", f);
+        if (strncmp(or_empty(r->message), r->file, strlen(r->file)) != 0) {
+            line_put(f, r->file, false);
+            fputs(": ", f);
+        }
+        line_put(f, or_empty(r->message), false);
+        fputc('\n', f);
+        /* the first message is on the ERROR line; the rest follow */
+        const char *rest = strchr(or_empty(r->details), '\n');
+        put_indented(f, "  ", rest ? rest + 1 : "");
+        break;
+    }
+}
+
+/* The YAML diagnostic of a failed scenario's TAP line. */
+static void tap_failure_yaml(FILE *f, const scen_result *r)
+{
+    fprintf(f, "  seed: %" PRIu64 "\n  virtual_time_ns: %" PRId64 "\n  failures:\n", r->seed,
+            r->virtual_ns);
+    size_t i;
+    json_t *e;
+    json_array_foreach(r->failures, i, e) {
+        char *want = json_dumps(json_object_get(e, "expected"), JSON_ENCODE_ANY | JSON_COMPACT);
+        char *got = json_dumps(json_object_get(e, "actual"), JSON_ENCODE_ANY | JSON_COMPACT);
+        const char *err = json_string_value(json_object_get(e, "error"));
+        const char *sug = json_string_value(json_object_get(e, "did_you_mean"));
+        fputs("    - path: ", f);
+        yaml_put(f, or_empty(json_string_value(json_object_get(e, "path"))));
+        fputs("\n      expected: ", f);
+        yaml_put(f, want ? want : "?");
+        fputs("\n      actual: ", f);
+        yaml_put(f, got ? got : "?");
+        if (err) {
+            fputs("\n      error: ", f);
+            yaml_put(f, err);
+        }
+        if (sug) {
+            fputs("\n      did_you_mean: ", f);
+            yaml_put(f, sug);
+        }
+        fputc('\n', f);
+        free(want);
+        free(got);
+    }
+    fputs("  reproduce: ", f);
+    yaml_put(f, or_empty(r->reproduce));
+    fputc('\n', f);
+}
+
+/* The TAP line (and, when it failed, YAML block) of scenario number n. */
+static void report_tap(FILE *f, size_t n, const scen_result *r)
+{
+    bool bad = r->what == OUTCOME_FAIL || r->what == OUTCOME_ERROR;
+    fprintf(f, "%sok %zu - ", bad ? "not " : "", n);
+    line_put(f, r->what == OUTCOME_ERROR ? r->file : r->name, true);
+    fputs(r->what == OUTCOME_SKIP ? " # SKIP no expect block\n" : "\n", f);
+    if (!bad)
+        return;
+    fputs("  ---\n  message: ", f);
+    yaml_put(f, or_empty(r->message));
+    fprintf(f, "\n  severity: %s\n  file: ", r->what == OUTCOME_FAIL ? "fail" : "error");
+    yaml_put(f, r->file);
+    fputc('\n', f);
+    if (r->what == OUTCOME_FAIL) {
+        tap_failure_yaml(f, r);
+    } else {
+        fputs("  errors:\n", f);
+        const char *d = or_empty(r->details);
+        while (*d) {
+            size_t len = strcspn(d, "\n");
+            char *line = ks_strndup(d, len);
+            fputs("    - ", f);
+            yaml_put(f, or_empty(line));
+            fputc('\n', f);
+            free(line);
+            d += len + (d[len] == '\n');
+        }
+    }
+    fputs("  ...\n", f);
+}
+
+/* Counts of each outcome. */
+typedef struct totals {
+    size_t n[4];
+} totals;
+
+static void report_totals(FILE *f, const check_opts *o, size_t count, const totals *t)
+{
+    bool bad = t->n[OUTCOME_FAIL] || t->n[OUTCOME_ERROR];
+    if (!o->tap && o->quiet && !bad)
+        return;
+    fprintf(f, "%s%zu scenario%s: %zu ok, %zu failed, %zu error%s, %zu skipped\n",
+            o->tap ? "# " : "", count, count == 1 ? "" : "s", t->n[OUTCOME_OK],
+            t->n[OUTCOME_FAIL], t->n[OUTCOME_ERROR], t->n[OUTCOME_ERROR] == 1 ? "" : "s",
+            t->n[OUTCOME_SKIP]);
+}
+
+/* ---- JUnit ---------------------------------------------------------- */
+
+static void junit_property(FILE *f, const char *indent, const char *name, const char *value)
+{
+    fprintf(f, "%s<property name=\"", indent);
+    xml_put(f, name, true);
+    fputs("\" value=\"", f);
+    xml_put(f, value, true);
+    fputs("\"/>\n", f);
+}
+
+/* One <testcase>. */
+static void junit_testcase(FILE *f, const scen_result *r)
+{
+    fputs("    <testcase classname=\"ksim.scenarios\" name=\"", f);
+    xml_put(f, r->what == OUTCOME_ERROR ? r->file : r->name, true);
+    fputs("\" file=\"", f);
+    xml_put(f, r->file, true);
+    fputs("\" time=\"0\">\n", f);
+    if (r->what != OUTCOME_ERROR) {
+        char num[32];
+        fputs("      <properties>\n", f);
+        snprintf(num, sizeof num, "%" PRIu64, r->seed);
+        junit_property(f, "        ", "seed", num);
+        if (r->what != OUTCOME_SKIP) {
+            snprintf(num, sizeof num, "%" PRId64, r->virtual_ns);
+            junit_property(f, "        ", "virtual_time_ns", num);
+            snprintf(num, sizeof num, "%zu", r->checked);
+            junit_property(f, "        ", "expectations", num);
+        }
+        fputs("      </properties>\n", f);
+    }
+    switch (r->what) {
+    case OUTCOME_OK:
+        break;
+    case OUTCOME_SKIP:
+        fputs("      <skipped message=\"no expect block\"/>\n", f);
+        break;
+    case OUTCOME_FAIL: {
+        /* the attribute names the first failing expectation; the text has
+         * them all and the command that reproduces the run */
+        const char *d = or_empty(r->details);
+        size_t len = strcspn(d, "\n");
+        char *first = ks_strndup(d, len);
+        char *msg = malloc(strlen(or_empty(r->message)) + len + 3);
+        if (msg)
+            sprintf(msg, "%s: %s", or_empty(r->message), or_empty(first));
+        fputs("      <failure type=\"expectation\" message=\"", f);
+        xml_put(f, msg ? msg : or_empty(r->message), true);
+        fputs("\">", f);
+        xml_put(f, d, false);
+        fputs("reproduce: ", f);
+        xml_put(f, or_empty(r->reproduce), false);
+        fputs("\n</failure>\n", f);
+        free(first);
+        free(msg);
+        break;
+    }
+    case OUTCOME_ERROR:
+        fputs("      <error type=\"load\" message=\"", f);
+        xml_put(f, or_empty(r->message), true);
+        fputs("\">", f);
+        xml_put(f, or_empty(r->details), false);
+        fputs("</error>\n", f);
+        break;
+    }
+    fputs("    </testcase>\n", f);
+}
+
+/* The whole report. Suite properties record how the check ran: the ksim
+ * version, --seed when given and every --set. */
+static void junit_write(FILE *f, const check_opts *o, const scen_result *res, size_t n,
+                        const totals *t)
+{
+    char counts[160];
+    snprintf(counts, sizeof counts,
+             "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"0\"", n,
+             t->n[OUTCOME_FAIL], t->n[OUTCOME_ERROR], t->n[OUTCOME_SKIP]);
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(f, "<testsuites name=\"ksim check\" %s>\n", counts);
+    fprintf(f, "  <testsuite name=\"ksim\" %s>\n", counts);
+    fputs("    <properties>\n", f);
+    junit_property(f, "      ", "ksim.version", KS_VERSION);
+    if (o->has_seed) {
+        char num[32];
+        snprintf(num, sizeof num, "%" PRIu64, o->seed);
+        junit_property(f, "      ", "seed", num);
+    }
+    for (size_t i = 0; i < o->n_ovr; i++) {
+        sbuf arg = {0};
+        sb_printf(&arg, "%s=%s", o->ovr[i].path, o->ovr[i].value);
+        junit_property(f, "      ", "set", or_empty(arg.oom ? NULL : arg.s));
+        free(arg.s);
+    }
+    fputs("    </properties>\n", f);
+    for (size_t i = 0; i < n; i++)
+        junit_testcase(f, &res[i]);
+    fputs("  </testsuite>\n</testsuites>\n", f);
+}
+
+/* ---- the command ---------------------------------------------------- */
+
+/* Runs every file, reporting as it goes; fills res and t. */
+static void run_all(const check_opts *o, const file_list *files, scen_result *res, totals *t,
+                    FILE *out)
+{
+    if (o->tap)
+        fprintf(out, "TAP version 13\n1..%zu\n", files->n);
+    fflush(out);
+    for (size_t i = 0; i < files->n; i++) {
+        run_one(o, files->v[i], &res[i]);
+        t->n[res[i].what]++;
+        if (o->tap)
+            report_tap(out, i + 1, &res[i]);
+        else
+            report_human(out, o, &res[i]);
+        fflush(out); /* a CI log shows each scenario as it ends */
+    }
+    report_totals(out, o, files->n, t);
+    fflush(out);
+}
+
+/* Runs the check once the options are parsed; returns the exit code. */
+static int check(const check_opts *o)
+{
+    static const char *const default_paths[] = {"scenarios"};
+    file_list files = {0};
+    int rc = o->n_paths ? collect_files(o->paths, o->n_paths, &files)
+                        : collect_files(default_paths, 1, &files);
+    char err[512];
+    ks_outfile junit = {0};
+    if (rc == 0 && o->junit && !ks_outfile_open(&junit, o->junit, err, sizeof err)) {
+        fprintf(stderr, "ksim: check: %s\n", err);
+        rc = KS_EXIT_USAGE;
+    }
+    scen_result *res = rc == 0 ? calloc(files.n, sizeof *res) : NULL;
+    if (rc == 0 && !res) {
+        fprintf(stderr, "ksim: check: out of memory\n");
+        if (o->junit)
+            ks_outfile_abort(&junit);
+        rc = KS_EXIT_USAGE;
+    }
+    if (rc != 0) {
+        list_free(&files);
+        return rc;
+    }
+    bool junit_stdout = o->junit && strcmp(o->junit, "-") == 0;
+    totals t = {{0}};
+    run_all(o, &files, res, &t, junit_stdout ? stderr : stdout);
+    rc = t.n[OUTCOME_FAIL] || t.n[OUTCOME_ERROR] ? KS_EXIT_EXPECT : KS_EXIT_OK;
+    if (o->junit) {
+        junit_write(junit.f, o, res, files.n, &t);
+        if (!ks_outfile_commit(&junit, err, sizeof err)) {
+            fprintf(stderr, "ksim: check: %s\n", err);
+            rc = KS_EXIT_USAGE;
+        }
+    }
+    for (size_t i = 0; i < files.n; i++)
+        result_free(&res[i]);
+    free(res);
+    list_free(&files);
+    return rc;
+}
 
 int ks_cmd_check(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return KS_EXIT_USAGE;
+    check_opts *o = calloc(1, sizeof *o);
+    if (!o) {
+        fprintf(stderr, "ksim: check: out of memory\n");
+        return KS_EXIT_USAGE;
+    }
+    int rc = parse_args(argc, argv, o);
+    if (rc == 0)
+        rc = check(o);
+    else if (rc < 0)
+        rc = KS_EXIT_OK;
+    for (size_t i = 0; i < o->n_ovr; i++)
+        free((char *)o->ovr[i].path);
+    free(o->paths);
+    free(o);
+    return rc;
 }

@@ -2,6 +2,7 @@
  * cli.c - the ksim command line (see cli.h).
  */
 #include "tools/cli.h"
+#include "tools/commands.h"
 
 #include "ks_version.h"
 #include "models/partitioner.h"
@@ -30,6 +31,8 @@ static const char usage_main[] =
     "commands:\n"
     "  run SCENARIO        simulate a scenario; write its trace and summary\n"
     "  validate SCENARIO...  check scenario files without running them\n"
+    "  check [PATH]...     run scenarios against their expect blocks, for CI\n"
+    "                      (one line each; --junit FILE, --tap)\n"
     "  defaults            list the Kafka configs ksim knows, with defaults\n"
     "  partition           where keys go under Kafka's default partitioner\n"
     "  help [COMMAND]      show help for a command\n"
@@ -880,6 +883,8 @@ int ks_cli_main(int argc, char **argv)
             fputs(usage_validate, stdout);
         else if (strcmp(topic, "defaults") == 0)
             fputs(usage_defaults, stdout);
+        else if (strcmp(topic, "check") == 0)
+            fputs(ks_usage_check, stdout);
         else if (!*topic)
             fputs(usage_main, stdout);
         else
@@ -894,8 +899,11 @@ int ks_cli_main(int argc, char **argv)
         return cmd_defaults(argc, argv);
     if (strcmp(cmd, "partition") == 0)
         return cmd_partition(argc, argv);
-    static const char *const cmds[] = {"run", "validate", "defaults", "partition", "help"};
-    const char *s = ks_suggest(cmd, cmds, 5);
+    if (strcmp(cmd, "check") == 0)
+        return ks_cmd_check(argc, argv);
+    static const char *const cmds[] = {"run", "validate", "defaults", "partition", "check",
+                                       "help"};
+    const char *s = ks_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
     fprintf(stderr, "ksim: unknown command '%s'", cmd);
     if (s)
         fprintf(stderr, " (did you mean '%s'?)", s);
