@@ -1,1 +1,448 @@
-int main(void) { return 0; }
+/*
+ * test_report.c - `ksim report`: the charts, data files, scripts and
+ * pages it writes for runs at the batch and record trace levels, one run
+ * and two on the same axes; the fault markers; labels of runs that share
+ * a name; determinism (the same runs give the same bytes); a missing
+ * gnuplot; and its errors (a RUN that does not exist, a file that is not
+ * a ksim trace, bad usage).
+ *
+ * The traces are made once, by `ksim run` in this process (ks_cli_main),
+ * from the scenarios of the source tree ($KSIM_SOURCE_DIR) into a fresh
+ * directory under the test's working directory; the report reads the
+ * templates of the source tree's reports/. gnuplot must be installed.
+ */
+#define _XOPEN_SOURCE 700
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tools/cli.h"
+#include "tools/commands.h"
+
+#include <ftw.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WORK "report-work"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static const char *source_dir(void)
+{
+    const char *s = getenv("KSIM_SOURCE_DIR");
+    return s && *s ? s : "..";
+}
+
+static char *slurp(FILE *f)
+{
+    fflush(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    char *buf = calloc((size_t)(n > 0 ? n : 0) + 1, 1);
+    assert_non_null(buf);
+    rewind(f);
+    size_t got = fread(buf, 1, (size_t)(n > 0 ? n : 0), f);
+    buf[got] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* The whole file, or NULL when it cannot be read. */
+static char *read_whole(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    return f ? slurp(f) : NULL;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static size_t count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* Lines of a file that do not start with '#'. */
+static size_t data_rows(const char *path)
+{
+    char *text = read_whole(path);
+    assert_non_null(text);
+    size_t n = 0;
+    for (const char *p = text; *p;) {
+        size_t len = strcspn(p, "\n");
+        n += len > 0 && *p != '#';
+        p += len + (p[len] == '\n');
+    }
+    free(text);
+    return n;
+}
+
+typedef struct captured {
+    int rc;
+    char *err; /* standard error */
+} captured;
+
+/* Runs a command with argv, capturing its standard error (standard output
+ * is discarded). */
+static captured capture(int (*cmd)(int, char **), int argc, const char **argv)
+{
+    captured c;
+    FILE *out = tmpfile(), *err = tmpfile();
+    assert_non_null(out);
+    assert_non_null(err);
+    fflush(stdout);
+    fflush(stderr);
+    int saved_out = dup(1), saved_err = dup(2);
+    dup2(fileno(out), 1);
+    dup2(fileno(err), 2);
+    c.rc = cmd(argc, (char **)argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+    fclose(out);
+    c.err = slurp(err);
+    return c;
+}
+
+/* `ksim report` with the source tree's templates, RUNs and -o dir. */
+static captured report(const char *dir, int n_runs, const char *const *runs,
+                       const char *extra)
+{
+    char templates[1024];
+    snprintf(templates, sizeof templates, "%s/reports", source_dir());
+    const char *argv[16] = {"ksim", "report", "-o", dir, "--templates", templates};
+    int argc = 6;
+    for (int i = 0; i < n_runs && argc < 14; i++)
+        argv[argc++] = runs[i];
+    if (extra)
+        argv[argc++] = extra;
+    return capture(ks_cmd_report, argc, argv);
+}
+
+static void rc_is(captured c, int want)
+{
+    if (c.rc != want)
+        print_error("exit %d, standard error:\n%s\n", c.rc, c.err);
+    free(c.err);
+    assert_int_equal(c.rc, want);
+}
+
+/* `ksim run` of a scenario of the source tree into WORK/OUT. */
+static void run_scenario(const char *name, const char *out, const char *level)
+{
+    char scen[1024], dir[512];
+    snprintf(scen, sizeof scen, "%s/scenarios/%s.json", source_dir(), name);
+    snprintf(dir, sizeof dir, WORK "/%s", out);
+    const char *argv[] = {"ksim", "run", scen, "--quiet", "--out", dir, "--trace-level", level};
+    rc_is(capture(ks_cli_main, 8, argv), 0);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static int make_runs(void **state)
+{
+    (void)state;
+    nftw(WORK, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    mkdir(WORK, 0777);
+    run_scenario("hello", "hello", "batch");
+    run_scenario("seed-at-least-once", "alo", "record");
+    run_scenario("rr-vs-sticky", "rr", "batch");
+    run_scenario("rr-vs-sticky-sticky", "sticky", "batch");
+    run_scenario("hello", "hello-summary", "summary");
+    return 0;
+}
+
+static const char *const charts[] = {"throughput", "latency",    "requests",
+                                     "latency-cdf", "batch-size", "delivery"};
+#define N_CHARTS (sizeof charts / sizeof charts[0])
+
+static char *path_in(const char *dir, const char *name)
+{
+    static char buf[4][1024]; /* a few at a time */
+    static int next;
+    char *p = buf[next++ % 4];
+    snprintf(p, sizeof buf[0], "%s/%s", dir, name);
+    return p;
+}
+
+/* Whether index.html and report.md show exactly the images that exist. */
+static void pages_match_images(const char *dir)
+{
+    char *html = read_whole(path_in(dir, "index.html"));
+    char *md = read_whole(path_in(dir, "report.md"));
+    assert_non_null(html);
+    assert_non_null(md);
+    for (size_t c = 0; c < N_CHARTS; c++) {
+        char png[128], svg[128], src[160], md_img[160];
+        snprintf(png, sizeof png, "%s.png", charts[c]);
+        snprintf(svg, sizeof svg, "%s.svg", charts[c]);
+        snprintf(src, sizeof src, "src=\"%s\"", png);
+        snprintf(md_img, sizeof md_img, "](%s)", png);
+        bool has_png = exists(path_in(dir, png)), has_svg = exists(path_in(dir, svg));
+        assert_int_equal(strstr(html, src) != NULL, has_png);
+        assert_int_equal(strstr(md, md_img) != NULL, has_png);
+        snprintf(src, sizeof src, "\"%s\"", svg);
+        assert_int_equal(strstr(html, src) != NULL, has_svg);
+    }
+    free(html);
+    free(md);
+}
+
+/* Metrics lines in a trace. */
+static size_t metrics_lines(const char *trace)
+{
+    char *text = read_whole(trace);
+    assert_non_null(text);
+    size_t n = count_of(text, "\"ev\":\"metrics\"");
+    free(text);
+    return n;
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+/* Two batch-level runs on the same axes: every chart but the CDF, both
+ * formats, one series per run, one row per metrics line. */
+static void two_runs_on_one_chart(void **state)
+{
+    (void)state;
+    const char *runs[] = {WORK "/rr", WORK "/sticky/trace.jsonl"};
+    const char *dir = WORK "/two";
+    rc_is(report(dir, 2, runs, NULL), 0);
+    for (size_t c = 0; c < N_CHARTS; c++) {
+        bool want = strcmp(charts[c], "latency-cdf") != 0;
+        char name[128];
+        snprintf(name, sizeof name, "%s.png", charts[c]);
+        assert_int_equal(exists(path_in(dir, name)), want);
+        snprintf(name, sizeof name, "%s.svg", charts[c]);
+        assert_int_equal(exists(path_in(dir, name)), want);
+        snprintf(name, sizeof name, "%s.gp", charts[c]);
+        assert_int_equal(exists(path_in(dir, name)), want);
+    }
+    assert_true(exists(path_in(dir, "report.md")));
+    pages_match_images(dir);
+    assert_int_equal(data_rows(path_in(dir, "data/run1-metrics.dat")),
+                     metrics_lines(WORK "/rr/trace.jsonl"));
+    assert_int_equal(data_rows(path_in(dir, "data/run2-metrics.dat")),
+                     metrics_lines(WORK "/sticky/trace.jsonl"));
+    assert_false(exists(path_in(dir, "data/run3-metrics.dat")));
+    assert_int_equal(data_rows(path_in(dir, "data/run1-faults.dat")), 0);
+    assert_int_equal(data_rows(path_in(dir, "data/delivery.dat")), 4);
+
+    char *gp = read_whole(path_in(dir, "throughput.gp"));
+    assert_non_null(gp);
+    assert_int_equal(count_of(gp, "using 1:4 "), 2); /* records/s: one series per run */
+    assert_int_equal(count_of(gp, "using 1:5 "), 2); /* MB/s */
+    assert_non_null(strstr(gp, "title 'rr-vs-sticky-sticky'"));
+    assert_null(strstr(gp, "faults.dat")); /* no fault struck */
+    assert_null(strstr(gp, "@PLOT")); /* every placeholder replaced */
+    free(gp);
+
+    char *md = read_whole(path_in(dir, "report.md"));
+    assert_non_null(md);
+    assert_non_null(strstr(md, "| p1 | partitioner | round_robin | sticky |"));
+    assert_non_null(strstr(md, "| records acked | 60000 | 60000 |"));
+    assert_non_null(strstr(md, "needs ack lines (--trace-level record)"));
+    free(md);
+}
+
+/* A record-level run with one fault: the CDF and the fault marker. */
+static void record_level_with_a_fault(void **state)
+{
+    (void)state;
+    const char *runs[] = {WORK "/alo"};
+    const char *dir = WORK "/alo-report";
+    rc_is(report(dir, 1, runs, NULL), 0);
+    assert_int_equal(data_rows(path_in(dir, "data/run1-faults.dat")), 1);
+    char *faults = read_whole(path_in(dir, "data/run1-faults.dat"));
+    assert_non_null(strstr(faults, "\"drop.response\""));
+    free(faults);
+    assert_int_equal(data_rows(path_in(dir, "data/run1-cdf.dat")), 101);
+    assert_true(exists(path_in(dir, "latency-cdf.png")));
+    assert_true(exists(path_in(dir, "latency-cdf.svg")));
+    const char *timecharts[] = {"throughput.gp", "latency.gp", "requests.gp"};
+    for (size_t i = 0; i < 3; i++) {
+        char *gp = read_whole(path_in(dir, timecharts[i]));
+        assert_non_null(gp);
+        assert_non_null(strstr(gp, "'data/run1-faults.dat' using 1:(0):(0):(1)"));
+        free(gp);
+    }
+    char *gp = read_whole(path_in(dir, "batch-size.gp"));
+    assert_null(strstr(gp, "faults.dat"));
+    free(gp);
+    char *dat = read_whole(path_in(dir, "data/delivery.dat"));
+    assert_non_null(strstr(dat, "\nduplicate 1\n"));
+    free(dat);
+    pages_match_images(dir);
+}
+
+/* Two runs of one scenario and seed: labels told apart by their place. */
+static void labels_of_runs_sharing_a_name(void **state)
+{
+    (void)state;
+    const char *runs[] = {WORK "/hello", WORK "/hello/trace.jsonl"};
+    const char *dir = WORK "/labels";
+    rc_is(report(dir, 2, runs, NULL), 0);
+    char *gp = read_whole(path_in(dir, "throughput.gp"));
+    assert_non_null(strstr(gp, "title 'hello seed 42 #1'"));
+    assert_non_null(strstr(gp, "title 'hello seed 42 #2'"));
+    free(gp);
+    char *md = read_whole(path_in(dir, "report.md"));
+    assert_non_null(strstr(md, "No producer parameter differs between the runs."));
+    free(md);
+}
+
+/* A summary-level trace: only the metrics charts and the delivery bars. */
+static void summary_level_trace(void **state)
+{
+    (void)state;
+    const char *runs[] = {WORK "/hello-summary"};
+    const char *dir = WORK "/summary-level";
+    rc_is(report(dir, 1, runs, "--format=svg"), 0);
+    assert_true(exists(path_in(dir, "throughput.svg")));
+    assert_false(exists(path_in(dir, "throughput.png")));
+    assert_false(exists(path_in(dir, "batch-size.svg")));
+    assert_false(exists(path_in(dir, "latency-cdf.svg")));
+    assert_true(exists(path_in(dir, "delivery.svg")));
+    pages_match_images(dir);
+    char *md = read_whole(path_in(dir, "report.md"));
+    assert_non_null(strstr(md, "needs drain lines (--trace-level batch or above)"));
+    assert_non_null(strstr(md, "![Throughput](throughput.svg)"));
+    free(md);
+}
+
+/* Equal runs give equal bytes in every file ksim writes. */
+static void same_runs_same_bytes(void **state)
+{
+    (void)state;
+    const char *runs[] = {WORK "/alo", WORK "/hello"};
+    rc_is(report(WORK "/det1", 2, runs, NULL), 0);
+    rc_is(report(WORK "/det2", 2, runs, NULL), 0);
+    const char *files[] = {"report.md", "index.html", "throughput.gp", "delivery.gp",
+                           "data/run1-metrics.dat", "data/run1-faults.dat",
+                           "data/run1-cdf.dat", "data/run2-batches.dat",
+                           "data/delivery.dat", "throughput.svg", "latency-cdf.svg"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *a = read_whole(path_in(WORK "/det1", files[i]));
+        char *b = read_whole(path_in(WORK "/det2", files[i]));
+        assert_non_null(a);
+        assert_non_null(b);
+        if (strcmp(a, b) != 0)
+            print_error("%s differs\n", files[i]);
+        assert_string_equal(a, b);
+        free(a);
+        free(b);
+    }
+}
+
+/* Without gnuplot: exit 2, but the data, the scripts and the pages are
+ * written, and the pages show no image. */
+static void without_gnuplot(void **state)
+{
+    (void)state;
+    const char *runs[] = {WORK "/hello"};
+    const char *dir = WORK "/no-gnuplot";
+    setenv("KSIM_GNUPLOT", "/nonexistent/gnuplot", 1);
+    captured c = report(dir, 1, runs, NULL);
+    unsetenv("KSIM_GNUPLOT");
+    assert_non_null(strstr(c.err, "cannot run gnuplot"));
+    rc_is(c, KS_EXIT_USAGE);
+    assert_true(exists(path_in(dir, "throughput.gp")));
+    assert_true(exists(path_in(dir, "data/run1-metrics.dat")));
+    assert_false(exists(path_in(dir, "throughput.png")));
+    assert_false(exists(path_in(dir, "throughput.png.tmp")));
+    pages_match_images(dir);
+    char *html = read_whole(path_in(dir, "index.html"));
+    assert_null(strstr(html, "<img"));
+    assert_non_null(strstr(html, "gnuplot did not draw it"));
+    free(html);
+}
+
+/* A RUN that does not exist, and files that are not ksim traces. */
+static void bad_runs(void **state)
+{
+    (void)state;
+    const char *missing[] = {WORK "/no-such-run"};
+    captured c = report(WORK "/bad", 1, missing, NULL);
+    assert_non_null(strstr(c.err, WORK "/no-such-run"));
+    rc_is(c, KS_EXIT_USAGE);
+
+    FILE *f = fopen(WORK "/not-a-trace.txt", "w");
+    assert_non_null(f);
+    fputs("hello\n", f);
+    fclose(f);
+    const char *text[] = {WORK "/not-a-trace.txt"};
+    c = report(WORK "/bad", 1, text, NULL);
+    assert_non_null(strstr(c.err, "not a ksim trace"));
+    rc_is(c, KS_EXIT_USAGE);
+
+    f = fopen(WORK "/no-header.jsonl", "w");
+    assert_non_null(f);
+    fputs("{\"t\":0,\"ev\":\"metrics\",\"from\":0}\n", f);
+    fclose(f);
+    const char *json[] = {WORK "/no-header.jsonl"};
+    c = report(WORK "/bad", 1, json, NULL);
+    assert_non_null(strstr(c.err, "not a ksim trace"));
+    rc_is(c, KS_EXIT_USAGE);
+
+    const char *dir[] = {WORK}; /* a directory without trace.jsonl */
+    c = report(WORK "/bad", 1, dir, NULL);
+    assert_non_null(strstr(c.err, "no trace.jsonl"));
+    rc_is(c, KS_EXIT_USAGE);
+    assert_false(exists(WORK "/bad/report.md"));
+}
+
+/* Usage errors, --help, and templates that are not there. */
+static void usage(void **state)
+{
+    (void)state;
+    const char *none[] = {"ksim", "report"};
+    rc_is(capture(ks_cmd_report, 2, none), KS_EXIT_USAGE);
+    const char *fmt[] = {"ksim", "report", "--format", "gif", WORK "/hello"};
+    rc_is(capture(ks_cmd_report, 5, fmt), KS_EXIT_USAGE);
+    const char *unknown[] = {"ksim", "report", "--bogus", WORK "/hello"};
+    rc_is(capture(ks_cmd_report, 4, unknown), KS_EXIT_USAGE);
+    const char *help[] = {"ksim", "report", "--help"};
+    rc_is(capture(ks_cmd_report, 3, help), KS_EXIT_OK);
+    const char *tmpl[] = {"ksim", "report", "--templates", WORK, "-o", WORK "/t", WORK "/hello"};
+    captured c = capture(ks_cmd_report, 7, tmpl);
+    assert_non_null(strstr(c.err, "cannot find the gnuplot templates"));
+    rc_is(c, KS_EXIT_USAGE);
+    assert_true(strlen(ks_usage_report) > 100);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(two_runs_on_one_chart),
+        cmocka_unit_test(record_level_with_a_fault),
+        cmocka_unit_test(labels_of_runs_sharing_a_name),
+        cmocka_unit_test(summary_level_trace),
+        cmocka_unit_test(same_runs_same_bytes),
+        cmocka_unit_test(without_gnuplot),
+        cmocka_unit_test(bad_runs),
+        cmocka_unit_test(usage),
+    };
+    return cmocka_run_group_tests(tests, make_runs, NULL);
+}

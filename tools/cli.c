@@ -33,6 +33,7 @@ static const char usage_main[] =
     "  validate SCENARIO...  check scenario files without running them\n"
     "  check [PATH]...     run scenarios against their expect blocks, for CI\n"
     "                      (one line each; --junit FILE, --tap)\n"
+    "  report RUN...       charts and a page (index.html, report.md) from runs\n"
     "  defaults            list the Kafka configs ksim knows, with defaults\n"
     "  partition           where keys go under Kafka's default partitioner\n"
     "  help [COMMAND]      show help for a command\n"
@@ -885,6 +886,8 @@ int ks_cli_main(int argc, char **argv)
             fputs(usage_defaults, stdout);
         else if (strcmp(topic, "check") == 0)
             fputs(ks_usage_check, stdout);
+        else if (strcmp(topic, "report") == 0)
+            fputs(ks_usage_report, stdout);
         else if (!*topic)
             fputs(usage_main, stdout);
         else
@@ -901,8 +904,10 @@ int ks_cli_main(int argc, char **argv)
         return cmd_partition(argc, argv);
     if (strcmp(cmd, "check") == 0)
         return ks_cmd_check(argc, argv);
+    if (strcmp(cmd, "report") == 0)
+        return ks_cmd_report(argc, argv);
     static const char *const cmds[] = {"run", "validate", "defaults", "partition", "check",
-                                       "help"};
+                                       "report", "help"};
     const char *s = ks_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
     fprintf(stderr, "ksim: unknown command '%s'", cmd);
     if (s)

@@ -1,13 +1,1742 @@
-/* report.c - placeholder until the command lands (not reachable from the CLI yet). */
+/*
+ * report.c - `ksim report`: charts and a page from one or more runs (see
+ * commands.h).
+ *
+ * Owns: reading traces as streams (one line at a time, so a trace of any
+ * size costs the memory of its longest line plus two histograms), the
+ * data files under DIR/data, the gnuplot scripts made from the templates
+ * in reports/ (placeholders @COMMON@, @PLOT@, @PLOT2@, @YMAX@), running gnuplot
+ * on them, and the two pages, DIR/report.md and DIR/index.html, built
+ * from one document model so that they always say the same. Every file
+ * ksim writes goes through sim/outfile.h; gnuplot writes its images under
+ * NAME.EXT.tmp and they are renamed when gnuplot succeeds. Nothing time-
+ * or machine-dependent goes into any output: the same runs and options
+ * give the same bytes.
+ *
+ * POSIX: stat, readlink, fork/execvp/waitpid (gnuplot runs in DIR, so
+ * the scripts name their files relative to it and DIR can be moved).
+ */
+#define _POSIX_C_SOURCE 200809L
+
 #include "tools/commands.h"
 
+#include "ks_version.h"
+#include "sim/histogram.h"
+#include "sim/outfile.h"
+#include "sim/str.h"
 #include "tools/cli.h"
 
-const char ks_usage_report[] = "";
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char ks_usage_report[] =
+    "usage: ksim report RUN... [-o DIR] [--templates DIR] [--format png|svg|both]\n"
+    "\n"
+    "Draws charts of one or more runs and writes a page about them. A RUN is\n"
+    "a trace (trace.jsonl, any --trace-level) or a directory holding\n"
+    "trace.jsonl and summary.json, as `ksim run --out` leaves them; for a\n"
+    "trace file, the summary.json beside it is used when it belongs to the\n"
+    "same scenario and seed. Several runs are drawn on the same axes, each\n"
+    "labelled with its scenario's name (plus \"seed N\" when two runs share a\n"
+    "name, plus \"#I\" if they still do). Traces are read one line at a time.\n"
+    "\n"
+    "Charts, drawn by gnuplot from the templates in the templates directory:\n"
+    "  throughput     records/s and MB/s per metrics bucket   (metrics lines)\n"
+    "  latency        p50 and p99 latency per metrics bucket  (metrics lines)\n"
+    "  requests       produce requests per second             (metrics lines)\n"
+    "  latency-cdf    CDF of record latencies     (ack lines: --trace-level record)\n"
+    "  batch-size     records per batch           (drain lines: --trace-level batch)\n"
+    "  delivery       lost, duplicate, reordered, failed but present, aborted\n"
+    "                 reads per run, as bars                  (summary.json)\n"
+    "Faults (fault lines) are dashed red lines on the time charts. A chart\n"
+    "whose lines are missing from every run is left out, with a note saying\n"
+    "what it needs.\n"
+    "\n"
+    "Outputs in DIR: report.md and index.html (runs, parameters, summary\n"
+    "table, charts; index.html opens in a browser with no server), NAME.png\n"
+    "and/or NAME.svg and NAME.gp per chart (run `gnuplot NAME.gp` in DIR to\n"
+    "draw it again), and the plotted columns in data/*.dat. No time stamps:\n"
+    "the same runs give the same bytes.\n"
+    "\n"
+    "options:\n"
+    "  -o, --out DIR       output directory (default ksim-report; created)\n"
+    "  --templates DIR     where the templates are (common.gp and one NAME.gp per\n"
+    "                      chart); default: $KSIM_REPORTS_DIR, else ./reports,\n"
+    "                      else reports/ beside the directory of the ksim\n"
+    "                      executable (the source tree's, for a build in it)\n"
+    "  --format F          png, svg or both (default both)\n"
+    "  -h, --help          show this help\n"
+    "\n"
+    "gnuplot is run from PATH, or as $KSIM_GNUPLOT when set. When it is\n"
+    "missing or fails, the data files, the scripts and both pages are still\n"
+    "written (the pages say which charts were not drawn) and the exit status\n"
+    "is 2.\n"
+    "\n"
+    "exit status: 0 the report and every chart were written,\n"
+    "             2 bad usage, a RUN that does not exist or is not a ksim\n"
+    "               trace, missing templates, an output that cannot be\n"
+    "               written, or gnuplot missing or failing\n";
+
+/* ---- strings -------------------------------------------------------- */
+
+/* A growing string; `oom` records a failed allocation. */
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *p, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 128;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void sb_puts(sbuf *b, const char *s)
+{
+    sb_add(b, s, strlen(s));
+}
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    char *tmp = malloc((size_t)n + 1);
+    if (!tmp) {
+        b->oom = true;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(tmp, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_add(b, tmp, (size_t)n);
+    free(tmp);
+}
+
+/* The text, owned by the caller, or NULL when memory ran out. */
+static char *sb_take(sbuf *b)
+{
+    if (b->oom) {
+        free(b->s);
+        return NULL;
+    }
+    return b->s ? b->s : ks_strdup("");
+}
+
+static char *fmt_str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A formatted, allocated string (NULL when memory ran out). */
+static char *fmt_str(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* Appends s as a gnuplot single-quoted string ('' stands for ', and a
+ * control character, which would end the line, becomes '?'). */
+static void sb_gp_string(sbuf *b, const char *s)
+{
+    sb_add(b, "'", 1);
+    for (; *s; s++) {
+        if ((unsigned char)*s < 0x20 || *s == 0x7F)
+            sb_add(b, "?", 1);
+        else
+            sb_add(b, s, 1 + (*s == '\''));
+    }
+    sb_add(b, "'", 1);
+}
+
+static bool file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool dir_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* ---- options -------------------------------------------------------- */
+
+typedef struct report_opts {
+    const char **runs;
+    size_t n_runs;
+    const char *out;
+    const char *templates; /* NULL: looked for (see find_templates) */
+    bool png, svg;
+} report_opts;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "ksim: report: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'ksim report --help' for more information.\n");
+    return KS_EXIT_USAGE;
+}
+
+/* "--name=value" or "--name value": returns the value, advancing *i. */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (a[n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc)
+        return "";
+    (*i)++;
+    return argv[*i];
+}
+
+/* Handles one option at argv[*i]. Returns 0 to go on, -1 after --help,
+ * or KS_EXIT_USAGE (message printed). */
+static int parse_option(int argc, char **argv, int *i, report_opts *o)
+{
+    const char *a = argv[*i], *v;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        fputs(ks_usage_report, stdout);
+        return -1;
+    } else if ((v = option_value(argc, argv, i, "-o")) ||
+               (v = option_value(argc, argv, i, "--out"))) {
+        if (!*v)
+            return usage_error("%s: expected a directory", a);
+        o->out = v;
+    } else if ((v = option_value(argc, argv, i, "--templates"))) {
+        if (!*v)
+            return usage_error("%s", "--templates: expected a directory");
+        o->templates = v;
+    } else if ((v = option_value(argc, argv, i, "--format"))) {
+        o->png = strcmp(v, "png") == 0 || strcmp(v, "both") == 0;
+        o->svg = strcmp(v, "svg") == 0 || strcmp(v, "both") == 0;
+        if (!o->png && !o->svg)
+            return usage_error("--format: expected png, svg or both, got '%s'", v);
+    } else {
+        return usage_error("unknown option '%s'", a);
+    }
+    return 0;
+}
+
+/* Fills o from argv (argv[1] is "report"). Returns 0 to go on, -1 after
+ * --help, or KS_EXIT_USAGE (message printed). */
+static int parse_args(int argc, char **argv, report_opts *o)
+{
+    o->runs = malloc((size_t)argc * sizeof *o->runs);
+    if (!o->runs)
+        return usage_error("%s", "out of memory");
+    o->out = "ksim-report";
+    o->png = o->svg = true;
+    bool options_end = false;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!options_end && strcmp(a, "--") == 0) {
+            options_end = true;
+        } else if (!options_end && a[0] == '-' && a[1] != '\0') {
+            int rc = parse_option(argc, argv, &i, o);
+            if (rc != 0)
+                return rc;
+        } else if (strcmp(a, "-") == 0) {
+            return usage_error("%s", "a RUN is a trace file or a run directory, "
+                                     "not standard input ('-')");
+        } else {
+            o->runs[o->n_runs++] = a;
+        }
+    }
+    if (o->n_runs == 0)
+        return usage_error("%s", "expected at least one RUN (a trace or a run directory)");
+    return 0;
+}
+
+/* ---- one run -------------------------------------------------------- */
+
+typedef struct run_data {
+    const char *arg;   /* as given */
+    char *trace;       /* the trace's path */
+    char *summary_path; /* NULL: no summary */
+    json_t *header;    /* the header line */
+    json_t *summary;   /* NULL: no summary */
+    char *summary_note; /* why a summary beside the trace was not used */
+    const char *scenario, *kafka, *level;
+    uint64_t seed;
+    char *label;
+    size_t metrics, faults, drains, acks; /* lines read of each kind */
+    bool any_latency;  /* a metrics bucket completed records */
+    ks_hist latency;   /* ack latency_ns */
+    ks_hist batch;     /* drain records */
+} run_data;
+
+static void run_free(run_data *r)
+{
+    free(r->trace);
+    free(r->summary_path);
+    free(r->summary_note);
+    free(r->label);
+    json_decref(r->header);
+    json_decref(r->summary);
+    ks_hist_free(&r->latency);
+    ks_hist_free(&r->batch);
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    return fmt_str("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+}
+
+/* The directory part of a file's path ("." when it has none). */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return ks_strdup(".");
+    return ks_strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+/* Finds the trace and the summary of r->arg. */
+static int resolve_paths(run_data *r)
+{
+    char *dir;
+    if (dir_exists(r->arg)) {
+        r->trace = path_join(r->arg, "trace.jsonl");
+        dir = ks_strdup(r->arg);
+    } else if (file_exists(r->arg)) {
+        r->trace = ks_strdup(r->arg);
+        dir = dir_of(r->arg);
+    } else {
+        fprintf(stderr, "ksim: report: %s: no such trace or run directory\n", r->arg);
+        return KS_EXIT_USAGE;
+    }
+    char *summary = dir ? path_join(dir, "summary.json") : NULL;
+    free(dir);
+    if (!r->trace || !summary) {
+        free(summary);
+        fprintf(stderr, "ksim: report: out of memory\n");
+        return KS_EXIT_USAGE;
+    }
+    if (!file_exists(r->trace)) {
+        fprintf(stderr, "ksim: report: %s: no trace.jsonl in this directory\n", r->arg);
+        free(summary);
+        return KS_EXIT_USAGE;
+    }
+    if (file_exists(summary))
+        r->summary_path = summary;
+    else
+        free(summary);
+    return 0;
+}
+
+static int64_t jint(const json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+/* Parses the first line; false (message printed) when it is not a ksim
+ * trace header of format 1. */
+static bool read_header(run_data *r, const char *line)
+{
+    json_error_t jerr;
+    r->header = json_loads(line, 0, &jerr);
+    const json_t *h = r->header;
+    const char *ev = json_string_value(json_object_get(h, "ev"));
+    if (!json_is_object(h) || !ev || strcmp(ev, "header") != 0 ||
+        !json_is_integer(json_object_get(h, "format"))) {
+        fprintf(stderr, "ksim: report: %s: not a ksim trace (its first line is no header)\n",
+                r->trace);
+        return false;
+    }
+    if (jint(h, "format") != 1) {
+        fprintf(stderr, "ksim: report: %s: trace format %" PRId64 " (this ksim reads 1)\n",
+                r->trace, jint(h, "format"));
+        return false;
+    }
+    r->scenario = json_string_value(json_object_get(h, "scenario"));
+    r->kafka = json_string_value(json_object_get(h, "kafka"));
+    r->level = json_string_value(json_object_get(h, "level"));
+    r->seed = (uint64_t)jint(h, "seed");
+    if (!r->scenario)
+        r->scenario = "?";
+    if (!r->kafka)
+        r->kafka = "?";
+    if (!r->level)
+        r->level = "?";
+    return true;
+}
+
+/* The kinds the report reads; the others are skipped unparsed. */
+typedef enum line_kind { LK_OTHER, LK_METRICS, LK_FAULT, LK_DRAIN, LK_ACK } line_kind;
+
+static line_kind kind_of(const char *line)
+{
+    const char *p = strstr(line, "\"ev\":\"");
+    if (!p)
+        return LK_OTHER;
+    p += 6;
+    if (strncmp(p, "metrics\"", 8) == 0)
+        return LK_METRICS;
+    if (strncmp(p, "fault\"", 6) == 0)
+        return LK_FAULT;
+    if (strncmp(p, "drain\"", 6) == 0)
+        return LK_DRAIN;
+    if (strncmp(p, "ack\"", 4) == 0)
+        return LK_ACK;
+    return LK_OTHER;
+}
+
+/* Writes a time in ns as seconds, exactly. */
+static void put_seconds(FILE *f, int64_t ns)
+{
+    if (ns < 0) {
+        fputc('-', f);
+        ns = -ns;
+    }
+    fprintf(f, "%" PRId64 ".%09" PRId64, ns / 1000000000, ns % 1000000000);
+}
+
+/* One row of data/runN-metrics.dat. */
+static void put_metrics(FILE *f, run_data *r, const json_t *m)
+{
+    int64_t t = jint(m, "t"), from = jint(m, "from");
+    int64_t acked = jint(m, "acked"), requests = jint(m, "requests");
+    double secs = (double)(t > from ? t - from : 1) / 1e9;
+    put_seconds(f, t);
+    fputc(' ', f);
+    put_seconds(f, from);
+    fprintf(f, " %" PRId64 " %.3f %.6f %" PRId64 " %.3f", acked, (double)acked / secs,
+            (double)jint(m, "bytes") / secs / 1e6, requests, (double)requests / secs);
+    if (acked > 0) {
+        fprintf(f, " %.6f %.6f\n", (double)jint(m, "latency_p50_ns") / 1e6,
+                (double)jint(m, "latency_p99_ns") / 1e6);
+        r->any_latency = true;
+    } else {
+        fputs(" ? ?\n", f);
+    }
+}
+
+/* One row of data/runN-faults.dat. */
+static void put_fault(FILE *f, const json_t *m)
+{
+    const char *type = json_string_value(json_object_get(m, "type"));
+    const char *phase = json_string_value(json_object_get(m, "phase"));
+    put_seconds(f, jint(m, "t"));
+    fprintf(f, " %" PRId64 " \"%s\" \"%s\"\n", jint(m, "fault"), type ? type : "?",
+            phase ? phase : "-");
+}
+
+/* True for an ack line of a record acknowledged without error. */
+static bool acked_ok(const json_t *m)
+{
+    const char *err = json_string_value(json_object_get(m, "error"));
+    return json_is_integer(json_object_get(m, "latency_ns")) && (!err || strcmp(err, "NONE") == 0);
+}
+
+/* Handles one line of a kind the report reads; false when it is not JSON. */
+static bool take_line(run_data *r, line_kind k, const char *line, FILE *metrics, FILE *faults)
+{
+    json_error_t jerr;
+    json_t *m = json_loads(line, 0, &jerr);
+    if (!json_is_object(m)) {
+        json_decref(m);
+        return false;
+    }
+    switch (k) {
+    case LK_METRICS:
+        put_metrics(metrics, r, m);
+        r->metrics++;
+        break;
+    case LK_FAULT:
+        put_fault(faults, m);
+        r->faults++;
+        break;
+    case LK_DRAIN:
+        ks_hist_add(&r->batch, jint(m, "records"));
+        r->drains++;
+        break;
+    case LK_ACK:
+        if (acked_ok(m)) {
+            ks_hist_add(&r->latency, jint(m, "latency_ns"));
+            r->acks++;
+        }
+        break;
+    case LK_OTHER:
+        break;
+    }
+    json_decref(m);
+    return true;
+}
+
+/* Opens DIR/data/runN-WHAT.dat and writes its column line; false with a
+ * message printed. */
+static bool open_data(ks_outfile *of, const char *dir, size_t n, const char *what,
+                      const char *columns)
+{
+    char err[512];
+    char *path = fmt_str("%s/data/run%zu-%s.dat", dir, n, what);
+    bool ok = path && ks_outfile_open(of, path, err, sizeof err);
+    if (!ok)
+        fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
+    else
+        fprintf(of->f, "# %s\n", columns);
+    free(path);
+    return ok;
+}
+
+static bool commit_data(ks_outfile *of)
+{
+    char err[512];
+    if (ks_outfile_commit(of, err, sizeof err))
+        return true;
+    fprintf(stderr, "ksim: report: %s\n", err);
+    return false;
+}
+
+/* Reads the trace after its header, line by line, writing the metrics
+ * and fault rows as it goes. */
+static int read_body(run_data *r, FILE *in, char **line, size_t *cap, ks_outfile *met,
+                     ks_outfile *flt)
+{
+    size_t lineno = 1;
+    ssize_t len;
+    while ((len = getline(line, cap, in)) > 0) {
+        lineno++;
+        line_kind k = kind_of(*line);
+        if (k != LK_OTHER && !take_line(r, k, *line, met->f, flt->f)) {
+            fprintf(stderr, "ksim: report: %s:%zu: not a JSON object\n", r->trace, lineno);
+            return KS_EXIT_USAGE;
+        }
+    }
+    if (ferror(in)) {
+        fprintf(stderr, "ksim: report: %s: %s\n", r->trace, strerror(errno));
+        return KS_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Reads run number n's trace: its header, then the metrics and faults
+ * into DIR/data/runN-metrics.dat and runN-faults.dat, the drains and acks
+ * into the run's histograms. */
+static int read_trace(run_data *r, size_t n, const char *dir)
+{
+    FILE *in = fopen(r->trace, "r");
+    if (!in) {
+        fprintf(stderr, "ksim: report: %s: %s\n", r->trace, strerror(errno));
+        return KS_EXIT_USAGE;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = KS_EXIT_USAGE;
+    ks_outfile met = {0}, flt = {0};
+    if (getline(&line, &cap, in) <= 0) {
+        fprintf(stderr, "ksim: report: %s: not a ksim trace (empty)\n", r->trace);
+    } else if (read_header(r, line) &&
+               open_data(&met, dir, n, "metrics",
+                         "t_s from_s acked records_per_s MB_per_s requests requests_per_s "
+                         "p50_ms p99_ms") &&
+               open_data(&flt, dir, n, "faults", "t_s fault type phase")) {
+        rc = read_body(r, in, &line, &cap, &met, &flt);
+    }
+    if (rc == 0 && (!commit_data(&met) || !commit_data(&flt)))
+        rc = KS_EXIT_USAGE;
+    if (rc != 0) {
+        if (met.f)
+            ks_outfile_abort(&met);
+        if (flt.f)
+            ks_outfile_abort(&flt);
+    }
+    free(line);
+    fclose(in);
+    return rc;
+}
+
+/* Loads the summary beside the trace, keeping it only when it is of the
+ * same scenario and seed (else r->summary_note says why not). */
+static void read_summary(run_data *r)
+{
+    if (!r->summary_path)
+        return;
+    json_error_t jerr;
+    json_t *s = json_load_file(r->summary_path, 0, &jerr);
+    const char *name = json_string_value(json_object_get(s, "scenario"));
+    if (!json_is_object(s) || !name) {
+        r->summary_note = fmt_str("%s is not a ksim summary", r->summary_path);
+    } else if (strcmp(name, r->scenario) != 0 || (uint64_t)jint(s, "seed") != r->seed) {
+        r->summary_note = fmt_str("%s is of another run (%s, seed %" PRId64 ")",
+                                  r->summary_path, name, jint(s, "seed"));
+    } else {
+        r->summary = s;
+        return;
+    }
+    json_decref(s);
+    free(r->summary_path);
+    r->summary_path = NULL;
+}
+
+/* Labels: the scenario's name, plus " seed N" when another run has the
+ * same name, plus " #I" (its place among the runs) when still equal. */
+static bool make_labels(run_data *runs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        bool shared = false;
+        for (size_t j = 0; j < n; j++)
+            shared |= j != i && strcmp(runs[i].scenario, runs[j].scenario) == 0;
+        runs[i].label = shared ? fmt_str("%s seed %" PRIu64, runs[i].scenario, runs[i].seed)
+                               : ks_strdup(runs[i].scenario);
+        if (!runs[i].label)
+            return false;
+    }
+    bool *clash = calloc(n, sizeof *clash);
+    if (!clash)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            clash[i] |= j != i && strcmp(runs[i].label, runs[j].label) == 0;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        char *l = clash[i] ? fmt_str("%s #%zu", runs[i].label, i + 1) : NULL;
+        ok = !clash[i] || l;
+        if (l) {
+            free(runs[i].label);
+            runs[i].label = l;
+        }
+    }
+    free(clash);
+    return ok;
+}
+
+/* ---- data files ----------------------------------------------------- */
+
+/* Writes DIR/data/runN-cdf.dat: the latency at each percentile from 0
+ * (the minimum) to 100, from the run's histogram of ack latencies. */
+static bool write_cdf(const run_data *r, size_t n, const char *dir)
+{
+    ks_outfile of = {0};
+    if (!open_data(&of, dir, n, "cdf", "latency_ms fraction"))
+        return false;
+    fprintf(of.f, "%.6f 0.00\n", (double)(r->latency.min > 0 ? r->latency.min : 1) / 1e6);
+    for (uint64_t q = 1; q <= 100; q++) {
+        int64_t v = ks_hist_quantile(&r->latency, q, 100);
+        fprintf(of.f, "%.6f %.2f\n", (double)(v > 0 ? v : 1) / 1e6, (double)q / 100.0);
+    }
+    return commit_data(&of);
+}
+
+/* Writes DIR/data/runN-batches.dat: per batch size (exact up to 127
+ * records, then within 1/128), the fraction and number of batches. */
+static bool write_batches(const run_data *r, size_t n, const char *dir)
+{
+    ks_outfile of = {0};
+    if (!open_data(&of, dir, n, "batches", "records fraction batches"))
+        return false;
+    for (uint32_t b = 0; b < KS_HIST_BUCKETS; b++) {
+        uint64_t c = ks_hist_count_at(&r->batch, b);
+        if (c == 0)
+            continue;
+        int64_t lo, hi;
+        ks_hist_bucket_range(b, &lo, &hi);
+        fprintf(of.f, "%" PRId64 " %.6f %" PRIu64 "\n", lo + (hi - lo) / 2,
+                (double)c / (double)r->batch.count, c);
+    }
+    return commit_data(&of);
+}
+
+/* The delivery checker's counts the bars show; aborted_read only when a
+ * summary has it. */
+static size_t delivery_keys(const run_data *runs, size_t n, const char *keys[5])
+{
+    size_t k = 0;
+    keys[k++] = "lost";
+    keys[k++] = "duplicate";
+    keys[k++] = "nonmonotonic_send";
+    keys[k++] = "failed_but_present";
+    for (size_t i = 0; i < n; i++) {
+        const json_t *d = json_object_get(runs[i].summary, "delivery");
+        if (json_object_get(d, "aborted_read")) {
+            keys[k++] = "aborted_read";
+            break;
+        }
+    }
+    return k;
+}
+
+/* The largest count the delivery bars show, at least 1 (gnuplot warns
+ * about an empty range when every bar is 0). */
+static int64_t delivery_max(const run_data *runs, size_t n)
+{
+    const char *keys[5];
+    size_t nk = delivery_keys(runs, n, keys);
+    int64_t max = 1;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < nk; k++) {
+            int64_t v = jint(json_object_get(runs[i].summary, "delivery"), keys[k]);
+            max = v > max ? v : max;
+        }
+    return max;
+}
+
+/* Writes DIR/data/delivery.dat: one row per count, one column per run
+ * that has a summary (in run order). */
+static bool write_delivery(const run_data *runs, size_t n, const char *dir)
+{
+    ks_outfile of = {0};
+    char err[512];
+    char *path = path_join(dir, "data/delivery.dat");
+    if (!path || !ks_outfile_open(&of, path, err, sizeof err)) {
+        fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
+        free(path);
+        return false;
+    }
+    free(path);
+    fputs("# count", of.f);
+    for (size_t i = 0; i < n; i++)
+        if (runs[i].summary)
+            fprintf(of.f, " run%zu", i + 1);
+    fputc('\n', of.f);
+    const char *keys[5];
+    size_t nk = delivery_keys(runs, n, keys);
+    for (size_t k = 0; k < nk; k++) {
+        fputs(keys[k], of.f);
+        for (size_t i = 0; i < n; i++)
+            if (runs[i].summary)
+                fprintf(of.f, " %" PRId64,
+                        jint(json_object_get(runs[i].summary, "delivery"), keys[k]));
+        fputc('\n', of.f);
+    }
+    return commit_data(&of);
+}
+
+/* ---- charts --------------------------------------------------------- */
+
+typedef enum chart_id {
+    CH_THROUGHPUT,
+    CH_LATENCY,
+    CH_REQUESTS,
+    CH_CDF,
+    CH_BATCH,
+    CH_DELIVERY,
+    CH__COUNT
+} chart_id;
+
+typedef struct chart_info {
+    const char *name;  /* file names: NAME.gp, NAME.png, NAME.svg */
+    const char *title; /* heading on the pages */
+    const char *needs; /* what a run must have to be drawn */
+} chart_info;
+
+static const chart_info *chart_of(chart_id c)
+{
+    static const chart_info info[CH__COUNT] = {
+        {"throughput", "Throughput", "metrics lines (metrics.bucket.ms > 0)"},
+        {"latency", "Latency percentiles over time",
+         "metrics lines of buckets in which records completed"},
+        {"requests", "Requests per second", "metrics lines (metrics.bucket.ms > 0)"},
+        {"latency-cdf", "Latency CDF", "ack lines (--trace-level record)"},
+        {"batch-size", "Batch size distribution", "drain lines (--trace-level batch or above)"},
+        {"delivery", "Delivery anomalies", "a summary.json beside the trace"},
+    };
+    return &info[c];
+}
+
+/* Whether run r has what chart c draws. */
+static bool run_has(const run_data *r, chart_id c)
+{
+    switch (c) {
+    case CH_THROUGHPUT:
+    case CH_REQUESTS:
+        return r->metrics > 0;
+    case CH_LATENCY:
+        return r->any_latency;
+    case CH_CDF:
+        return r->acks > 0;
+    case CH_BATCH:
+        return r->drains > 0;
+    case CH_DELIVERY:
+        return r->summary != NULL && json_is_object(json_object_get(r->summary, "delivery"));
+    case CH__COUNT:
+        break;
+    }
+    return false;
+}
+
+/* Adds one plot clause to a plot list. */
+static void add_clause(sbuf *b, const char *clause)
+{
+    if (b->len)
+        sb_puts(b, ", \\\n     ");
+    sb_puts(b, clause);
+}
+
+/* The fault markers of every run with faults: dashed red vertical lines
+ * over the plot's height (y2 runs from 0 to 1), labelled with the type. */
+static void fault_clauses(sbuf *b, const run_data *runs, size_t n)
+{
+    bool titled = false;
+    for (size_t i = 0; i < n; i++) {
+        if (runs[i].faults == 0)
+            continue;
+        char *c = fmt_str("'data/run%zu-faults.dat' using 1:(0):(0):(1) axes x1y2 with vectors "
+                          "nohead ls 100 %s, \\\n     '' using 1:(0.98):3 axes x1y2 with labels "
+                          "rotate by 90 right offset 0.8,0 font ',7' tc rgb '#d62728' notitle",
+                          i + 1, titled ? "notitle" : "title 'faults'");
+        if (!c) {
+            b->oom = true;
+            return;
+        }
+        add_clause(b, c);
+        free(c);
+        titled = true;
+    }
+}
+
+/* The clause drawing column `col` of run i's FILE with style `with`,
+ * titled with its label and `suffix`. */
+static void run_clause(sbuf *b, const run_data *runs, size_t i, const char *file,
+                       const char *using, const char *with, const char *suffix)
+{
+    sbuf c = {0};
+    sb_printf(&c, "'data/%s' using %s with %s lt %zu title ", file, using, with, i + 1);
+    char *title = fmt_str("%s%s", runs[i].label, suffix);
+    bool titled = title != NULL;
+    sb_gp_string(&c, title ? title : "?");
+    free(title);
+    char *text = sb_take(&c);
+    if (!text || !titled)
+        b->oom = true;
+    else
+        add_clause(b, text);
+    free(text);
+}
+
+/* The plot list of chart c (the second one of the throughput chart when
+ * `second`): one clause per run that has the chart's data, then the
+ * fault markers on the time charts. NULL when memory ran out. */
+static char *plot_list(const run_data *runs, size_t n, chart_id c, bool second)
+{
+    sbuf b = {0};
+    char file[64];
+    for (size_t i = 0; i < n; i++) {
+        if (!run_has(&runs[i], c))
+            continue;
+        snprintf(file, sizeof file, "run%zu-metrics.dat", i + 1);
+        if (c == CH_THROUGHPUT) {
+            run_clause(&b, runs, i, file, second ? "1:5" : "1:4", "linespoints pt 7 ps 0.3",
+                       "");
+        } else if (c == CH_REQUESTS) {
+            run_clause(&b, runs, i, file, "1:7", "linespoints pt 7 ps 0.3", "");
+        } else if (c == CH_LATENCY) {
+            run_clause(&b, runs, i, file, "1:9", "linespoints pt 7 ps 0.4", " p99");
+            run_clause(&b, runs, i, file, "1:8", "linespoints pt 6 ps 0.4 dt 2", " p50");
+        } else if (c == CH_CDF) {
+            snprintf(file, sizeof file, "run%zu-cdf.dat", i + 1);
+            run_clause(&b, runs, i, file, "1:2", "lines", "");
+        } else if (c == CH_BATCH) {
+            snprintf(file, sizeof file, "run%zu-batches.dat", i + 1);
+            /* impulses, each run shifted a little so that none hides another */
+            char using[48];
+            snprintf(using, sizeof using, "($1+%.2f):2", 0.25 * (double)i);
+            run_clause(&b, runs, i, file, using, "impulses lw 3", "");
+        }
+    }
+    if (c == CH_DELIVERY) {
+        size_t col = 2;
+        for (size_t i = 0; i < n; i++) {
+            if (!runs[i].summary)
+                continue;
+            char using[32];
+            snprintf(using, sizeof using, "%zu:xtic(1)", col++);
+            if (run_has(&runs[i], c))
+                run_clause(&b, runs, i, "delivery.dat", using, "histograms", "");
+        }
+    }
+    if (c == CH_THROUGHPUT || c == CH_LATENCY || c == CH_REQUESTS)
+        fault_clauses(&b, runs, n);
+    return sb_take(&b);
+}
+
+/* Reads a whole template (small files); NULL with a message printed. */
+static char *read_template(const char *tdir, const char *name)
+{
+    char *path = fmt_str("%s/%s.gp", tdir, name);
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f) {
+        fprintf(stderr, "ksim: report: %s: %s\n", path ? path : name,
+                path ? strerror(errno) : "out of memory");
+        free(path);
+        return NULL;
+    }
+    sbuf b = {0};
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+        sb_add(&b, buf, got);
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad)
+        fprintf(stderr, "ksim: report: %s: cannot read\n", path);
+    free(path);
+    char *text = sb_take(&b);
+    if (bad) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Copies text into b with each "@KEY@" of keys[] replaced by vals[]. */
+static void substitute(sbuf *b, const char *text, const char *const *keys,
+                       const char *const *vals, size_t n)
+{
+    while (*text) {
+        size_t k = n;
+        if (*text == '@')
+            for (k = 0; k < n; k++)
+                if (strncmp(text, keys[k], strlen(keys[k])) == 0)
+                    break;
+        if (k < n) {
+            sb_puts(b, vals[k]);
+            text += strlen(keys[k]);
+        } else {
+            sb_add(b, text, 1);
+            text++;
+        }
+    }
+}
+
+/* Writes DIR/NAME.gp from the chart's template and common.gp. */
+static bool write_script(const report_opts *o, const char *tdir, const run_data *runs,
+                         size_t n, chart_id c)
+{
+    const chart_info *ci = chart_of(c);
+    char *common = read_template(tdir, "common");
+    char *tmpl = common ? read_template(tdir, ci->name) : NULL;
+    char *p1 = plot_list(runs, n, c, false), *p2 = plot_list(runs, n, c, true);
+    sbuf b = {0};
+    sb_printf(&b, "# %s.gp - written by ksim report from the template %s.gp; run\n"
+                  "# `gnuplot %s.gp` in this directory to draw the chart again.\n"
+                  "chart = \"%s\"\nformats = \"%s\"\n",
+              ci->name, ci->name, ci->name, ci->name,
+              o->png && o->svg ? "png svg" : o->png ? "png" : "svg");
+    char ymax[32];
+    snprintf(ymax, sizeof ymax, "%" PRId64, delivery_max(runs, n));
+    const char *keys[] = {"@COMMON@", "@PLOT2@", "@PLOT@", "@YMAX@"};
+    const char *vals[] = {common ? common : "", p2 ? p2 : "", p1 ? p1 : "", ymax};
+    if (tmpl)
+        substitute(&b, tmpl, keys, vals, 4);
+    char *text = sb_take(&b);
+    bool ok = common && tmpl && p1 && p2 && text;
+    if (common && tmpl && !ok)
+        fprintf(stderr, "ksim: report: out of memory\n");
+    if (ok) {
+        char *path = fmt_str("%s/%s.gp", o->out, ci->name);
+        ks_outfile of = {0};
+        char err[512];
+        ok = path && ks_outfile_open(&of, path, err, sizeof err);
+        if (ok) {
+            fputs(text, of.f);
+            ok = ks_outfile_commit(&of, err, sizeof err);
+        }
+        if (!ok)
+            fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
+        free(path);
+    }
+    free(common);
+    free(tmpl);
+    free(p1);
+    free(p2);
+    free(text);
+    return ok;
+}
+
+/* ---- running gnuplot ------------------------------------------------ */
+
+/* Where the templates are: --templates, else $KSIM_REPORTS_DIR, else
+ * ./reports, else reports/ beside the directory of the executable (the
+ * source tree's, for a build directory in it). NULL with a message. */
+static char *find_templates(const report_opts *o)
+{
+    const char *given = o->templates ? o->templates : getenv("KSIM_REPORTS_DIR");
+    char *cand = NULL;
+    if (given && *given) {
+        cand = ks_strdup(given);
+    } else {
+        cand = ks_strdup("reports");
+        char *common = cand ? path_join(cand, "common.gp") : NULL;
+        char exe[4096];
+        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (cand && common && !file_exists(common) && len > 0) {
+            exe[len] = '\0';
+            char *bin = dir_of(exe);
+            free(cand);
+            cand = bin ? fmt_str("%s/../reports", bin) : NULL;
+            free(bin);
+        }
+        free(common);
+    }
+    char *common = cand ? path_join(cand, "common.gp") : NULL;
+    if (common && file_exists(common)) {
+        free(common);
+        return cand;
+    }
+    fprintf(stderr, "ksim: report: cannot find the gnuplot templates%s%s%s: give "
+                    "--templates DIR (the source tree's reports/) or set KSIM_REPORTS_DIR\n",
+            common ? " (" : "", common ? common : "", common ? ")" : "");
+    free(common);
+    free(cand);
+    return NULL;
+}
+
+/* Runs `gnuplot -e "out_suffix='.tmp'" NAME.gp` in DIR (the program is
+ * $KSIM_GNUPLOT when set). Returns its exit status, 127 when it could not
+ * be started, or -1 when no process could be made. */
+static int run_gnuplot(const char *dir, const char *script)
+{
+    const char *prog = getenv("KSIM_GNUPLOT");
+    if (!prog || !*prog)
+        prog = "gnuplot";
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        char *const args[] = {(char *)prog, (char *)"-e", (char *)"out_suffix='.tmp'",
+                              (char *)script, NULL};
+        if (chdir(dir) == 0)
+            execvp(prog, args);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* Renames DIR/NAME.EXT.tmp to DIR/NAME.EXT (commit) or removes it, and
+ * on failure removes an older NAME.EXT, so the pages never show an image
+ * of another report. False when a rename failed. */
+static bool settle_image(const char *dir, const char *name, const char *ext, bool commit)
+{
+    char *tmp = fmt_str("%s/%s.%s.tmp", dir, name, ext);
+    char *final = fmt_str("%s/%s.%s", dir, name, ext);
+    bool ok = tmp && final;
+    if (ok && commit && rename(tmp, final) != 0) {
+        fprintf(stderr, "ksim: report: %s: %s\n", final, strerror(errno));
+        ok = false;
+    }
+    if (tmp && (!commit || !ok))
+        remove(tmp);
+    if (final && (!commit || !ok))
+        remove(final);
+    free(tmp);
+    free(final);
+    return ok;
+}
+
+/* Draws chart c: runs gnuplot on its script and settles its images.
+ * Returns 0, 127 when gnuplot could not be run, or 1 when it failed
+ * (message printed). */
+static int draw_chart(const report_opts *o, chart_id c)
+{
+    const char *name = chart_of(c)->name;
+    char script[64];
+    snprintf(script, sizeof script, "%s.gp", name);
+    int st = run_gnuplot(o->out, script);
+    if (st == 127)
+        fprintf(stderr, "ksim: report: cannot run gnuplot (install gnuplot-nox, or set "
+                        "KSIM_GNUPLOT): the charts were not drawn\n");
+    else if (st != 0)
+        fprintf(stderr, "ksim: report: gnuplot failed on %s/%s (status %d)\n", o->out, script,
+                st);
+    bool ok = st == 0;
+    if (o->png)
+        ok = settle_image(o->out, name, "png", st == 0) && ok;
+    if (o->svg)
+        ok = settle_image(o->out, name, "svg", st == 0) && ok;
+    return st == 127 ? 127 : ok ? 0 : 1;
+}
+
+/* Removes what an earlier report left of a chart this one leaves out. */
+static void remove_chart(const char *dir, chart_id c)
+{
+    const char *name = chart_of(c)->name;
+    settle_image(dir, name, "png", false);
+    settle_image(dir, name, "svg", false);
+    char *gp = fmt_str("%s/%s.gp", dir, name);
+    if (gp)
+        remove(gp);
+    free(gp);
+}
+
+/* ---- the document --------------------------------------------------- */
+
+/* Both pages are rendered from one list of elements. */
+typedef enum el_kind { EL_H1, EL_H2, EL_H3, EL_PARA, EL_NOTE, EL_TABLE, EL_IMAGE } el_kind;
+
+typedef struct el {
+    el_kind kind;
+    char *text;    /* heading, paragraph, note; an image's title */
+    char *name;    /* image: the chart's file name without extension */
+    bool png, svg; /* image: which files exist */
+    size_t cols, n_cells;
+    char **cells;  /* table: row after row, the first row the header */
+} el;
+
+typedef struct doc {
+    el *v;
+    size_t n, cap;
+    bool oom;
+} doc;
+
+/* Adds an element, taking ownership of text (NULL counts as out of
+ * memory); returns it, or NULL when memory ran out. */
+static el *doc_add(doc *d, el_kind kind, char *text)
+{
+    if (!text || d->oom) {
+        free(text);
+        d->oom = true;
+        return NULL;
+    }
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 32;
+        el *v = realloc(d->v, cap * sizeof *v);
+        if (!v) {
+            free(text);
+            d->oom = true;
+            return NULL;
+        }
+        d->v = v;
+        d->cap = cap;
+    }
+    el *e = &d->v[d->n++];
+    memset(e, 0, sizeof *e);
+    e->kind = kind;
+    e->text = text;
+    return e;
+}
+
+/* Adds a table cell, taking ownership of s. */
+static void cell(doc *d, el *t, char *s)
+{
+    char **v = t && s ? realloc(t->cells, (t->n_cells + 1) * sizeof *v) : NULL;
+    if (!v) {
+        free(s);
+        d->oom = true;
+        return;
+    }
+    t->cells = v;
+    t->cells[t->n_cells++] = s;
+}
+
+static el *table(doc *d, size_t cols)
+{
+    el *t = doc_add(d, EL_TABLE, ks_strdup(""));
+    if (t)
+        t->cols = cols;
+    return t;
+}
+
+static void doc_free(doc *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        free(d->v[i].text);
+        free(d->v[i].name);
+        for (size_t c = 0; c < d->v[i].n_cells; c++)
+            free(d->v[i].cells[c]);
+        free(d->v[i].cells);
+    }
+    free(d->v);
+}
+
+/* The value at a dotted path of a JSON object (keys without dots). */
+static const json_t *jpath(const json_t *o, const char *dotted)
+{
+    char key[64];
+    while (o && *dotted) {
+        size_t n = strcspn(dotted, ".");
+        if (n >= sizeof key)
+            return NULL;
+        memcpy(key, dotted, n);
+        key[n] = '\0';
+        o = json_object_get(o, key);
+        dotted += n + (dotted[n] == '.');
+    }
+    return o;
+}
+
+/* A JSON value as a table cell: strings bare, others compact JSON, "-"
+ * for none. */
+static char *json_cell(const json_t *v)
+{
+    if (!v)
+        return ks_strdup("-");
+    if (json_is_string(v))
+        return ks_strdup(json_string_value(v));
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    char *copy = s ? ks_strdup(s) : NULL;
+    free(s);
+    return copy;
+}
+
+/* ---- the pages' content --------------------------------------------- */
+
+/* The table of runs and each scenario's description. */
+static void add_runs(doc *d, const run_data *runs, size_t n)
+{
+    doc_add(d, EL_H2, ks_strdup("Runs"));
+    el *t = table(d, 8);
+    const char *head[] = {"#", "label", "scenario", "seed", "Kafka", "trace level", "trace",
+                          "summary"};
+    for (size_t c = 0; c < 8; c++)
+        cell(d, t, ks_strdup(head[c]));
+    for (size_t i = 0; i < n; i++) {
+        const run_data *r = &runs[i];
+        cell(d, t, fmt_str("%zu", i + 1));
+        cell(d, t, ks_strdup(r->label));
+        cell(d, t, ks_strdup(r->scenario));
+        cell(d, t, fmt_str("%" PRIu64, r->seed));
+        cell(d, t, ks_strdup(r->kafka));
+        cell(d, t, ks_strdup(r->level));
+        cell(d, t, ks_strdup(r->trace));
+        cell(d, t, ks_strdup(r->summary_path ? r->summary_path : "none"));
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *desc =
+            json_string_value(jpath(runs[i].header, "resolved.description"));
+        if (desc)
+            doc_add(d, EL_PARA, fmt_str("%s: %s", runs[i].label, desc));
+        if (runs[i].summary_note)
+            doc_add(d, EL_NOTE, fmt_str("%s: not used: %s", runs[i].label,
+                                        runs[i].summary_note));
+    }
+}
+
+/* The derived producer of run r with this id (NULL: none). */
+static const json_t *producer_of(const run_data *r, const char *id)
+{
+    const json_t *ps = jpath(r->header, "derived.producers"), *p;
+    size_t i;
+    json_array_foreach(ps, i, p) {
+        const char *pid = json_string_value(json_object_get(p, "id"));
+        if (pid && strcmp(pid, id) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+/* A producer's value of key: "partitioner" is the partitioner in
+ * effect, every other key an effective config. */
+static const json_t *param_of(const run_data *r, const char *id, const char *key)
+{
+    const json_t *p = producer_of(r, id);
+    if (strcmp(key, "partitioner") == 0)
+        return json_object_get(p, "partitioner");
+    return json_object_get(json_object_get(p, "config"), key);
+}
+
+/* One parameter row when it is new (no earlier run has it) and, with
+ * several runs, its values differ. Returns whether a row was added. */
+static bool param_row(doc *d, el *t, const run_data *runs, size_t n, size_t first,
+                      const char *id, const char *key)
+{
+    for (size_t j = 0; j < first; j++)
+        if (param_of(&runs[j], id, key))
+            return false;
+    char **vals = calloc(n, sizeof *vals);
+    bool differ = n == 1, ok = vals != NULL;
+    for (size_t j = 0; ok && j < n; j++) {
+        vals[j] = json_cell(param_of(&runs[j], id, key));
+        ok = vals[j] != NULL;
+        differ |= ok && j > 0 && strcmp(vals[j], vals[0]) != 0;
+    }
+    if (!ok)
+        d->oom = true;
+    if (ok && differ) {
+        cell(d, t, ks_strdup(id));
+        cell(d, t, ks_strdup(key));
+        for (size_t j = 0; j < n; j++) {
+            cell(d, t, vals[j]); /* the table owns it now */
+            vals[j] = NULL;
+        }
+    }
+    for (size_t j = 0; vals && j < n; j++)
+        free(vals[j]);
+    free(vals);
+    return ok && differ;
+}
+
+/* The producers' parameters: with one run every effective config, with
+ * several those whose values differ between runs. */
+static void add_params(doc *d, const run_data *runs, size_t n)
+{
+    doc_add(d, EL_H2, ks_strdup("Parameters"));
+    doc_add(d, EL_PARA, ks_strdup(n == 1 ? "Each producer's partitioner and effective configs "
+                                           "(the trace header's derived.producers):"
+                                         : "The producer configs (and partitioners) in effect "
+                                           "that differ between the runs:"));
+    el *t = table(d, 2 + n);
+    cell(d, t, ks_strdup("producer"));
+    cell(d, t, ks_strdup("parameter"));
+    for (size_t j = 0; j < n; j++)
+        cell(d, t, ks_strdup(runs[j].label));
+    size_t rows = 0;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *ps = jpath(runs[i].header, "derived.producers"), *p, *v;
+        size_t k;
+        const char *key;
+        json_array_foreach(ps, k, p) {
+            const char *id = json_string_value(json_object_get(p, "id"));
+            if (!id)
+                continue;
+            rows += param_row(d, t, runs, n, i, id, "partitioner");
+            json_object_foreach((json_t *)json_object_get(p, "config"), key, v)
+                rows += param_row(d, t, runs, n, i, id, key);
+        }
+    }
+    if (rows == 0) /* the table, a header alone, is not rendered */
+        doc_add(d, EL_NOTE, ks_strdup("No producer parameter differs between the runs."));
+}
+
+/* One row of the summary table: its name, where it is in summary.json,
+ * and how it is shown. */
+typedef enum cell_fmt { CF_PLAIN, CF_MS, CF_MBPS } cell_fmt;
+
+static char *summary_cell(const json_t *summary, const char *path, cell_fmt f)
+{
+    const json_t *v = summary ? jpath(summary, path) : NULL;
+    if (!v || !json_is_number(v) || f == CF_PLAIN)
+        return json_cell(v);
+    double x = json_number_value(v);
+    return fmt_str("%.3f", f == CF_MS ? x / 1e6 : x / 1e6);
+}
+
+/* The summary table: one row per value, one column per run. */
+static void add_summary(doc *d, const run_data *runs, size_t n)
+{
+    static const struct {
+        const char *name, *path;
+        cell_fmt f;
+    } rows[] = {
+        {"verdict", "verdict", CF_PLAIN},
+        {"virtual time (ms)", "time_ns", CF_MS},
+        {"records produced", "records.produced", CF_PLAIN},
+        {"records acked", "records.acked", CF_PLAIN},
+        {"records failed", "records.failed", CF_PLAIN},
+        {"records unresolved", "records.unresolved", CF_PLAIN},
+        {"latency p50 (ms)", "latency_ns.p50", CF_MS},
+        {"latency p99 (ms)", "latency_ns.p99", CF_MS},
+        {"latency max (ms)", "latency_ns.max", CF_MS},
+        {"throughput (records/s)", "throughput.records_per_sec", CF_PLAIN},
+        {"throughput (MB/s)", "throughput.bytes_per_sec", CF_MBPS},
+        {"lost", "delivery.lost", CF_PLAIN},
+        {"duplicate", "delivery.duplicate", CF_PLAIN},
+        {"extra copies", "delivery.extra_copies", CF_PLAIN},
+        {"reordered (nonmonotonic_send)", "delivery.nonmonotonic_send", CF_PLAIN},
+        {"failed but present", "delivery.failed_but_present", CF_PLAIN},
+        {"indeterminate", "delivery.indeterminate", CF_PLAIN},
+        {"aborted read", "delivery.aborted_read", CF_PLAIN},
+    };
+    doc_add(d, EL_H2, ks_strdup("Summary"));
+    size_t with = 0;
+    for (size_t j = 0; j < n; j++)
+        with += runs[j].summary != NULL;
+    if (with == 0) {
+        doc_add(d, EL_NOTE, ks_strdup("No summary.json beside the traces: the summary table "
+                                      "and the delivery bars are left out."));
+        return;
+    }
+    el *t = table(d, 1 + n);
+    cell(d, t, ks_strdup(""));
+    for (size_t j = 0; j < n; j++)
+        cell(d, t, ks_strdup(runs[j].label));
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        bool any = false;
+        for (size_t j = 0; j < n; j++)
+            any |= runs[j].summary && jpath(runs[j].summary, rows[r].path);
+        if (!any)
+            continue; /* e.g. aborted_read, only with consumers */
+        cell(d, t, ks_strdup(rows[r].name));
+        for (size_t j = 0; j < n; j++)
+            cell(d, t, summary_cell(runs[j].summary, rows[r].path, rows[r].f));
+    }
+    if (with < n)
+        doc_add(d, EL_NOTE, ks_strdup("Runs without a summary.json show \"-\"."));
+}
+
+/* The notes of a chart: why it is missing, or which runs it leaves out. */
+static void chart_notes(doc *d, const run_data *runs, size_t n, chart_id c, bool drawn)
+{
+    const chart_info *ci = chart_of(c);
+    sbuf left = {0};
+    size_t have = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (run_has(&runs[i], c)) {
+            have++;
+        } else {
+            sb_puts(&left, left.len ? ", " : "");
+            sb_puts(&left, runs[i].label);
+        }
+    }
+    char *names = sb_take(&left);
+    if (have == 0)
+        doc_add(d, EL_NOTE, fmt_str("Not drawn: this chart needs %s.", ci->needs));
+    else if (have < n)
+        doc_add(d, EL_NOTE, fmt_str("Left out (this chart needs %s): %s.", ci->needs,
+                                    names ? names : "?"));
+    if (have > 0 && !drawn)
+        doc_add(d, EL_NOTE, fmt_str("Not drawn: gnuplot did not draw it; run `gnuplot %s.gp` "
+                                    "in this directory.", ci->name));
+    free(names);
+}
+
+/* The charts: each one's heading, image and notes. drawn[c] says whether
+ * gnuplot drew chart c; the images listed are those that exist. */
+static void add_charts(doc *d, const report_opts *o, const run_data *runs, size_t n,
+                       const bool drawn[CH__COUNT])
+{
+    doc_add(d, EL_H2, ks_strdup("Charts"));
+    doc_add(d, EL_PARA, ks_strdup("Time is virtual time; one value per metrics bucket. "
+                                  "Dashed red lines mark the faults that struck."));
+    for (int c = 0; c < CH__COUNT; c++) {
+        const chart_info *ci = chart_of((chart_id)c);
+        doc_add(d, EL_H3, ks_strdup(ci->title));
+        el *img = doc_add(d, EL_IMAGE, ks_strdup(ci->title));
+        if (img) {
+            img->name = ks_strdup(ci->name);
+            char *png = fmt_str("%s/%s.png", o->out, ci->name);
+            char *svg = fmt_str("%s/%s.svg", o->out, ci->name);
+            img->png = drawn[c] && o->png && png && file_exists(png);
+            img->svg = drawn[c] && o->svg && svg && file_exists(svg);
+            d->oom |= !img->name || !png || !svg;
+            free(png);
+            free(svg);
+        }
+        chart_notes(d, runs, n, (chart_id)c, drawn[c]);
+    }
+}
+
+/* ---- rendering ------------------------------------------------------ */
+
+/* Markdown table cell: '|' escaped, line breaks as spaces. */
+static void md_cell(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", f);
+        else if (*s == '\n' || *s == '\r')
+            fputc(' ', f);
+        else
+            fputc(*s, f);
+    }
+}
+
+static void md_table(FILE *f, const el *e)
+{
+    if (e->n_cells <= e->cols)
+        return;
+    for (size_t i = 0; i < e->n_cells; i++) {
+        fputs(i % e->cols ? " | " : "| ", f);
+        md_cell(f, e->cells[i]);
+        if (i % e->cols == e->cols - 1) {
+            fputs(" |\n", f);
+            if (i + 1 == e->cols) {
+                for (size_t c = 0; c < e->cols; c++)
+                    fputs("|---", f);
+                fputs("|\n", f);
+            }
+        }
+    }
+    fputc('\n', f);
+}
+
+static void md_write(FILE *f, const doc *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        const el *e = &d->v[i];
+        switch (e->kind) {
+        case EL_H1: fprintf(f, "# %s\n\n", e->text); break;
+        case EL_H2: fprintf(f, "## %s\n\n", e->text); break;
+        case EL_H3: fprintf(f, "### %s\n\n", e->text); break;
+        case EL_PARA: fprintf(f, "%s\n\n", e->text); break;
+        case EL_NOTE: fprintf(f, "> %s\n\n", e->text); break;
+        case EL_TABLE: md_table(f, e); break;
+        case EL_IMAGE:
+            if (e->png || e->svg)
+                fprintf(f, "![%s](%s.%s)\n\n", e->text, e->name, e->png ? "png" : "svg");
+            if (e->png && e->svg)
+                fprintf(f, "([SVG](%s.svg))\n\n", e->name);
+            break;
+        }
+    }
+}
+
+/* HTML text or attribute value. */
+static void html_put(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*s, f); break;
+        }
+    }
+}
+
+static void html_table(FILE *f, const el *e)
+{
+    if (e->n_cells <= e->cols)
+        return;
+    fputs("<table>\n", f);
+    for (size_t i = 0; i < e->n_cells; i++) {
+        const char *tag = i < e->cols ? "th" : "td";
+        fprintf(f, "%s<%s>", i % e->cols ? "" : "<tr>", tag);
+        html_put(f, e->cells[i]);
+        fprintf(f, "</%s>%s", tag, i % e->cols == e->cols - 1 ? "</tr>\n" : "");
+    }
+    fputs("</table>\n", f);
+}
+
+static void html_image(FILE *f, const el *e)
+{
+    if (!e->png && !e->svg)
+        return;
+    fputs("<figure>", f);
+    if (e->png && e->svg)
+        fprintf(f, "<a href=\"%s.svg\">", e->name);
+    fprintf(f, "<img src=\"%s.%s\" alt=\"", e->name, e->png ? "png" : "svg");
+    html_put(f, e->text);
+    fputs("\">", f);
+    if (e->png && e->svg)
+        fputs("</a>", f);
+    fputs("</figure>\n", f);
+}
+
+static void html_write(FILE *f, const doc *d)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<title>ksim report</title>\n<style>\n"
+          "body { font-family: sans-serif; max-width: 1000px; margin: 2em auto; }\n"
+          "table { border-collapse: collapse; margin: 1em 0; }\n"
+          "th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; }\n"
+          "figure { margin: 1em 0; } img { max-width: 100%; }\n"
+          ".note { color: #555; border-left: 3px solid #ccc; padding-left: 0.6em; }\n"
+          "</style>\n</head>\n<body>\n", f);
+    for (size_t i = 0; i < d->n; i++) {
+        const el *e = &d->v[i];
+        static const char *const tags[] = {"h1", "h2", "h3", "p", "p class=\"note\""};
+        static const char *const ends[] = {"h1", "h2", "h3", "p", "p"};
+        switch (e->kind) {
+        case EL_H1:
+        case EL_H2:
+        case EL_H3:
+        case EL_PARA:
+        case EL_NOTE:
+            fprintf(f, "<%s>", tags[e->kind]);
+            html_put(f, e->text);
+            fprintf(f, "</%s>\n", ends[e->kind]);
+            break;
+        case EL_TABLE: html_table(f, e); break;
+        case EL_IMAGE: html_image(f, e); break;
+        }
+    }
+    fputs("</body>\n</html>\n", f);
+}
+
+/* ---- the command ---------------------------------------------------- */
+
+/* Writes DIR/NAME from the document, as Markdown or HTML. */
+static bool write_page(const char *dir, const char *name, const doc *d, bool html)
+{
+    char err[512];
+    char *path = path_join(dir, name);
+    ks_outfile of = {0};
+    bool ok = path && ks_outfile_open(&of, path, err, sizeof err);
+    if (ok) {
+        if (html)
+            html_write(of.f, d);
+        else
+            md_write(of.f, d);
+        ok = ks_outfile_commit(&of, err, sizeof err);
+    }
+    if (!ok)
+        fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
+    free(path);
+    return ok;
+}
+
+/* Reads every run: its trace (writing its metrics and fault data), its
+ * summary, its CDF and batch-size data; then labels them. */
+static int read_runs(const report_opts *o, run_data *runs)
+{
+    for (size_t i = 0; i < o->n_runs; i++) {
+        run_data *r = &runs[i];
+        int rc = resolve_paths(r);
+        if (rc == 0)
+            rc = read_trace(r, i + 1, o->out);
+        if (rc != 0)
+            return rc;
+        read_summary(r);
+        if ((r->acks && !write_cdf(r, i + 1, o->out)) ||
+            (r->drains && !write_batches(r, i + 1, o->out)))
+            return KS_EXIT_USAGE;
+    }
+    if (!make_labels(runs, o->n_runs)) {
+        fprintf(stderr, "ksim: report: out of memory\n");
+        return KS_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < o->n_runs; i++)
+        if (runs[i].summary)
+            return write_delivery(runs, o->n_runs, o->out) ? 0 : KS_EXIT_USAGE;
+    return 0;
+}
+
+/* Writes each chart's script and draws it; fills drawn[]. Returns 0, or
+ * KS_EXIT_USAGE when a script could not be written or gnuplot is missing
+ * or failed (the other charts are still drawn). */
+static int draw_all(const report_opts *o, const char *tdir, const run_data *runs,
+                    bool drawn[CH__COUNT], size_t *n_drawn)
+{
+    int rc = 0;
+    bool no_gnuplot = false;
+    for (int c = 0; c < CH__COUNT; c++) {
+        bool any = false;
+        for (size_t i = 0; i < o->n_runs; i++)
+            any |= run_has(&runs[i], (chart_id)c);
+        if (!any) {
+            remove_chart(o->out, (chart_id)c);
+            continue;
+        }
+        if (!write_script(o, tdir, runs, o->n_runs, (chart_id)c))
+            return KS_EXIT_USAGE;
+        int st = no_gnuplot ? 127 : draw_chart(o, (chart_id)c);
+        no_gnuplot = st == 127;
+        drawn[c] = st == 0;
+        *n_drawn += st == 0;
+        if (st != 0)
+            rc = KS_EXIT_USAGE;
+    }
+    return rc;
+}
+
+/* Builds the document and writes both pages. */
+static int write_pages(const report_opts *o, const run_data *runs, const bool drawn[CH__COUNT])
+{
+    doc d = {0};
+    doc_add(&d, EL_H1, ks_strdup("ksim report"));
+    doc_add(&d, EL_PARA, fmt_str("%zu run%s, read by ksim %s from the traces and summaries "
+                                 "below. The plotted values are in data/; each chart's "
+                                 "gnuplot script is NAME.gp.",
+                                 o->n_runs, o->n_runs == 1 ? "" : "s", KS_VERSION));
+    add_runs(&d, runs, o->n_runs);
+    add_params(&d, runs, o->n_runs);
+    add_summary(&d, runs, o->n_runs);
+    add_charts(&d, o, runs, o->n_runs, drawn);
+    int rc = 0;
+    if (d.oom) {
+        fprintf(stderr, "ksim: report: out of memory\n");
+        rc = KS_EXIT_USAGE;
+    } else if (!write_page(o->out, "report.md", &d, false) ||
+               !write_page(o->out, "index.html", &d, true)) {
+        rc = KS_EXIT_USAGE;
+    }
+    doc_free(&d);
+    return rc;
+}
+
+/* Runs the report once the options are parsed; returns the exit code. */
+static int report(const report_opts *o)
+{
+    char *tdir = find_templates(o);
+    if (!tdir)
+        return KS_EXIT_USAGE;
+    run_data *runs = calloc(o->n_runs, sizeof *runs);
+    if (!runs) {
+        free(tdir);
+        fprintf(stderr, "ksim: report: out of memory\n");
+        return KS_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < o->n_runs; i++) {
+        runs[i].arg = o->runs[i];
+        ks_hist_init(&runs[i].latency);
+        ks_hist_init(&runs[i].batch);
+    }
+    bool drawn[CH__COUNT] = {false};
+    size_t n_drawn = 0;
+    int rc = read_runs(o, runs);
+    int draw_rc = rc == 0 ? draw_all(o, tdir, runs, drawn, &n_drawn) : 0;
+    if (rc == 0)
+        rc = write_pages(o, runs, drawn);
+    if (rc == 0) {
+        printf("ksim report: %zu run%s, %zu chart%s drawn: %s/index.html, %s/report.md\n",
+               o->n_runs, o->n_runs == 1 ? "" : "s", n_drawn, n_drawn == 1 ? "" : "s", o->out,
+               o->out);
+        rc = draw_rc;
+    }
+    for (size_t i = 0; i < o->n_runs; i++)
+        run_free(&runs[i]);
+    free(runs);
+    free(tdir);
+    return rc;
+}
 
 int ks_cmd_report(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return KS_EXIT_USAGE;
+    report_opts o = {0};
+    int rc = parse_args(argc, argv, &o);
+    if (rc == 0)
+        rc = report(&o);
+    else if (rc < 0)
+        rc = KS_EXIT_OK;
+    free(o.runs);
+    return rc;
 }

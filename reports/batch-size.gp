@@ -1,0 +1,15 @@
+# batch-size.gp - `ksim report` template: how many records the batches
+# held when the sender drained them (the trace's drain lines, retries
+# included), as the fraction of batches per size: impulses, each run shifted
+# right by a quarter record per place so that none hides another.
+@COMMON@
+set xlabel "records per batch"
+set ylabel "fraction of batches"
+set title "Batch size distribution"
+set yrange [0:*]
+do for [fmt in formats] {
+    eval term(fmt)
+    set output chart.".".fmt.out_suffix
+    plot @PLOT@
+    set output
+}
