@@ -1,1 +1,611 @@
-int main(void) { return 0; }
+/*
+ * test_explain.c - `ksim explain`: the seed scenarios drawn as the notes
+ * draw them. Each test runs a seed scenario through the library (as
+ * test_run.c does) with its trace written to a file at level record (and
+ * its summary beside it), runs ks_cmd_explain on that trace into a file,
+ * and checks what the reader of the notes must find: the lost ACK (✕),
+ * the retry and the duplicate in the log of at-least-once; the producer
+ * state (PID 1000, sequence 0) and the original offset of the idempotent
+ * producer; the seven transaction steps; the Mermaid diagram; the
+ * filters (--record, --partition, --from/--to, --max-steps); and the
+ * errors (a malformed line with its number, another trace format, a
+ * summary-level trace, bad options). The whole text of seed-at-least-once
+ * is compared byte for byte with tests/golden/explain-seed-at-least-once.txt
+ * (KSIM_UPDATE_GOLDEN=1 rewrites it, after a change meant to change it).
+ *
+ * The seed scenarios' records are named by their keys: the tests set the
+ * key of the single-record scenarios to "A", as the notes name it.
+ */
+#define _XOPEN_SOURCE 700
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "models/world.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A fresh directory per test, under the test's working directory. */
+typedef struct fixture {
+    char dir[64];
+    char trace[128];
+    char out[128];
+} fixture;
+
+static const ks_override key_a[] = {{"producers.p1.workload.key", "A"}};
+
+static char *read_whole(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = calloc((size_t)(n > 0 ? n : 0) + 1, 1);
+    assert_non_null(buf);
+    size_t got = fread(buf, 1, (size_t)(n > 0 ? n : 0), f);
+    buf[got] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    if (!fx)
+        return -1;
+    strcpy(fx->dir, "explain-XXXXXX");
+    if (!mkdtemp(fx->dir))
+        return -1;
+    snprintf(fx->trace, sizeof fx->trace, "%s/trace.jsonl", fx->dir);
+    snprintf(fx->out, sizeof fx->out, "%s/explained.txt", fx->dir);
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    static const char *const files[] = {"trace.jsonl", "summary.json", "explained.txt",
+                                        "other.jsonl"};
+    char path[160];
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", fx->dir, files[i]);
+        remove(path);
+    }
+    rmdir(fx->dir);
+    free(fx);
+    return 0;
+}
+
+/* Runs scenarios/NAME.json (with overrides) and writes its trace at
+ * `level` to fx->trace, and its summary beside it when `summary`. */
+static void run_scenario(const fixture *fx, const char *name, const ks_override *ovr, size_t n,
+                         ks_trace_level level, bool summary)
+{
+    const char *src = getenv("KSIM_SOURCE_DIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/scenarios/%s.json", src ? src : "..", name);
+    ks_diag *d = malloc(sizeof *d);
+    assert_non_null(d);
+    ks_diag_init(d);
+    ks_scenario *sc = ks_scenario_load(path, ovr, n, false, 0, d);
+    if (!sc)
+        ks_diag_print(d, stderr);
+    assert_non_null(sc);
+    FILE *f = fopen(fx->trace, "wb");
+    assert_non_null(f);
+    ks_trace *tr = malloc(sizeof *tr);
+    assert_non_null(tr);
+    ks_trace_init(tr, f, level);
+    ks_world *w = ks_world_create(sc, tr, d);
+    assert_non_null(w);
+    ks_world_run(w);
+    assert_true(ks_trace_flush(tr));
+    fclose(f);
+    if (summary) {
+        json_t *s = ks_world_summary(w);
+        snprintf(path, sizeof path, "%s/summary.json", fx->dir);
+        assert_int_equal(json_dump_file(s, path, JSON_INDENT(2)), 0);
+        json_decref(s);
+    }
+    ks_world_free(w);
+    ks_scenario_free(sc);
+    free(tr);
+    free(d);
+}
+
+typedef struct result {
+    int rc;
+    char *out; /* what -o FILE received, NULL if nothing */
+    char *err; /* standard error */
+} result;
+
+/* Runs `ksim explain TRACE -o OUT ARGS...` (args NULL-terminated),
+ * capturing standard error. */
+static result explain(const fixture *fx, const char *trace, ...)
+{
+    const char *argv[32] = {"ksim", "explain", trace, "-o", fx->out};
+    int argc = 5;
+    va_list ap;
+    va_start(ap, trace);
+    for (const char *a; argc < 31 && (a = va_arg(ap, const char *)) != NULL;)
+        argv[argc++] = a;
+    va_end(ap);
+    remove(fx->out);
+    FILE *err = tmpfile();
+    assert_non_null(err);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fileno(err), 2);
+    result r;
+    r.rc = ks_cmd_explain(argc, (char **)argv);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fseek(err, 0, SEEK_END);
+    long n = ftell(err);
+    rewind(err);
+    r.err = calloc((size_t)n + 1, 1);
+    assert_non_null(r.err);
+    assert_int_equal(fread(r.err, 1, (size_t)n, err), (size_t)n);
+    fclose(err);
+    r.out = read_whole(fx->out);
+    return r;
+}
+
+static void result_free(result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* Fails unless each of the texts occurs in s, in this order. */
+static void assert_in_order(const char *s, const char *const *texts, size_t n)
+{
+    const char *at = s;
+    for (size_t i = 0; i < n; i++) {
+        const char *hit = strstr(at, texts[i]);
+        if (!hit) {
+            print_error("missing (or out of order): \"%s\"\n--- output ---\n%s\n", texts[i], s);
+            fail();
+        }
+        at = hit + strlen(texts[i]);
+    }
+}
+
+static void assert_has(const char *s, const char *text)
+{
+    if (!strstr(s, text)) {
+        print_error("missing: \"%s\"\n--- output ---\n%s\n", text, s);
+        fail();
+    }
+}
+
+static void assert_lacks(const char *s, const char *text)
+{
+    if (strstr(s, text)) {
+        print_error("unexpected: \"%s\"\n--- output ---\n%s\n", text, s);
+        fail();
+    }
+}
+
+/* ---- the seeds ----------------------------------------------------------- */
+
+static void test_at_least_once(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, true);
+    result r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const steps[] = {
+        "[STEP 1] t=0.000 ms  p1 sends record A to broker 0 in request 1",
+        "── send(request 1: record A) ─",
+        "[STEP 2]", "stores record A in P0 at offset 0",
+        "│ offset 0 : record A  ← new │",
+        "[STEP 3]", "✕ ACK lost (fault 0)", "◀─ ─ ─ ─",
+        "[STEP 4]", "request.timeout.ms (1000 ms)",
+        "p1 cannot tell a lost ACK from a lost record: broker 0 did store record A at offset 0",
+        "attempt 2",
+        "[STEP 5]", "── retry(request 2: record A, attempt 2) ─",
+        "[STEP 6]", "again, at offset 1: a duplicate of offset 0",
+        "│ offset 0 : record A                          │",
+        "│ offset 1 : record A  ← duplicate of offset 0 │",
+        "[STEP 7]", "◀", "── ACK(offset 1) ──",
+        "[RESULT] the run ended complete",
+        "P0 holds 1 duplicate: record A at offset 1 (first at offset 0)",
+        "p1 was told: record A at offset 1",
+        "delivery checker (summary.json beside the trace): ANOMALIES: 0 lost, 1 duplicated",
+        "its response was dropped (fault 0)"};
+    assert_in_order(r.out, steps, sizeof steps / sizeof *steps);
+    assert_lacks(r.out, "[STEP 8]");
+    result_free(&r);
+}
+
+/* The whole text, byte for byte. */
+static void test_at_least_once_golden(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, true);
+    result r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    const char *src = getenv("KSIM_SOURCE_DIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/golden/explain-seed-at-least-once.txt",
+             src ? src : "..");
+    if (getenv("KSIM_UPDATE_GOLDEN")) {
+        write_text(path, r.out);
+        print_message("rewrote %s\n", path);
+    }
+    char *golden = read_whole(path);
+    if (!golden) {
+        print_error("%s is missing (KSIM_UPDATE_GOLDEN=1 writes it)\n", path);
+        fail();
+    }
+    if (strcmp(golden, r.out) != 0) {
+        print_error("differs from %s:\n--- output ---\n%s\n", path, r.out);
+        fail();
+    }
+    free(golden);
+    result_free(&r);
+}
+
+static void test_idempotent(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-idempotent", key_a, 1, KS_TL_RECORD, true);
+    result r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const steps[] = {
+        "── InitProducerId ─", "PID=1000, epoch 0",
+        "stores record A in P0 at offset 0 and remembers PID 1000, sequence 0",
+        "│  PID   │ Partition │ Last Sequence │",
+        "│  1000  │    P0     │       0       │  ← new",
+        "✕ ACK lost (fault 0)",
+        "same PID 1000 and sequence 0",
+        "── retry(request 2: record A, attempt 2) ─",
+        ("broker 0 already has PID 1000, sequence 0 in P0: it does not store record A again "
+         "and answers with the original offset 0"),
+        "│  1000  │    P0     │       0       │  ← sequence 0 already processed: a duplicate",
+        "── ACK(offset 0) ──",
+        "[RESULT]", "│ offset 0 : record A │", "no record is stored twice",
+        "delivery checker (summary.json beside the trace): ok: 0 lost, 0 duplicated"};
+    assert_in_order(r.out, steps, sizeof steps / sizeof *steps);
+    assert_lacks(r.out, "offset 1 :");
+    assert_lacks(r.out, "duplicate of offset");
+    result_free(&r);
+}
+
+static void test_transaction_commit(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-transaction-commit", NULL, 0, KS_TL_RECORD, false);
+    result r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const steps[] = {
+        "── FindCoordinator(tx-1) ─",                                 /* 1 */
+        "Coordinator (broker 0)", "── InitProducerId(tx-1) ─",        /* 2 */
+        "maps tx-1 to PID 1000, epoch 0", "│ state : Empty",
+        "◀", "PID=1000, epoch 0 ──",
+        "beginTransaction()",                                           /* 3 */
+        "── AddPartitionsToTxn(P0) ─",                                  /* 4 */
+        "│ state : Ongoing  (was Empty)", "timer started",
+        "── send(request 1: record A) ─",                              /* 5 */
+        "│ offset 0 : record A  ← new │",
+        "── EndTxn(COMMIT) ─",                                          /* 6 */
+        "│ state : PrepareCommit  (was Ongoing)",
+        "── COMMIT marker ─", "▶ │ offset 1",
+        "│ offset 1 : COMMIT marker (pid 1000)  ← new │",
+        "transaction 1 of p1 is committed",
+        "│ state : CompleteCommit  (was PrepareCommit)",                 /* 7 */
+        "c1's poll() returns record A (P0 offset 0)",
+        "[RESULT]", "1 record, 1 marker, log end offset 2",
+        "tx-1: CompleteCommit (PID 1000, epoch 0)"};
+    assert_in_order(r.out, steps, sizeof steps / sizeof *steps);
+    result_free(&r);
+}
+
+static void test_at_most_once(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-at-most-once", NULL, 0, KS_TL_RECORD, false);
+    result r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const steps[] = {
+        "── send(request 1: record B) ─", "── send(request 2: record C) ─",
+        "✕ record B not stored: KAFKA_STORAGE_ERROR", "│ (empty) │",
+        "│ offset 0 : record C  ← new │", "KAFKA_STORAGE_ERROR ──",
+        "record B fails with KafkaStorageException: it is not sent again (retries=0)",
+        "[RESULT]", "│ offset 0 : record C │",
+        "p1 was told: record B failed (KafkaStorageException), record C at offset 0"};
+    assert_in_order(r.out, steps, sizeof steps / sizeof *steps);
+    assert_lacks(r.out, "offset 1 :");
+    result_free(&r);
+}
+
+static void test_mermaid(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, false);
+    result r = explain(fx, fx->trace, "--format", "mermaid", NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    assert_true(strncmp(r.out, "sequenceDiagram\n", 16) == 0);
+    static const char *const lines[] = {
+        "    participant prod0 as Producer p1\n", "    participant brk0 as Broker 0\n",
+        "    prod0->>brk0: send(request 1: record A)\n",
+        "    Note over brk0: P0 log<br/>offset 0 : record A  ← new\n",
+        "    brk0--xprod0: ACK(offset 0) lost (fault 0)\n",
+        "    prod0->>brk0: retry(request 2: record A, attempt 2)\n",
+        "<br/>offset 1 : record A  ← duplicate of offset 0\n",
+        "    brk0-->>prod0: ACK(offset 1)\n", "Note over brk0: RESULT: "};
+    assert_in_order(r.out, lines, sizeof lines / sizeof *lines);
+    assert_lacks(r.out, "[STEP 1]\n");
+    result_free(&r);
+}
+
+static void test_mermaid_transaction(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-transaction-commit", NULL, 0, KS_TL_RECORD, false);
+    result r = explain(fx, fx->trace, "--format=mermaid", NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const lines[] = {
+        "sequenceDiagram\n", "participant prod0 as Producer p1\n",
+        "participant brk0 as Broker 0\n", "participant coord0 as Coordinator (broker 0)\n",
+        "participant cons0 as Consumer c1\n", "prod0->>coord0: InitProducerId(tx-1)\n",
+        "Note over coord0: transaction log<br/>tx-1 ↔ PID 1000, epoch 0<br/>state : Ongoing  (was Empty)",
+        "coord0->>brk0: COMMIT marker offset 1\n",
+        "brk0-->>cons0: records(offset 0: record A)\n"};
+    assert_in_order(r.out, lines, sizeof lines / sizeof *lines);
+    result_free(&r);
+}
+
+/* ---- filters ----------------------------------------------------------------- */
+
+static void test_record_filter(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-at-most-once", NULL, 0, KS_TL_RECORD, false);
+    result r = explain(fx, fx->trace, "--record", "1", NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const steps[] = {
+        "only the steps about record 1", "[STEP 1]", "send(request 2: record C)",
+        "[STEP 2]", "stores record C in P0 at offset 0", "[STEP 3]", "ACK(offset 0)",
+        "[RESULT]", "record C (id 1): stored in P0 at offset 0; p1 was told: offset 0"};
+    assert_in_order(r.out, steps, sizeof steps / sizeof *steps);
+    assert_lacks(r.out, "[STEP 4]");
+    assert_lacks(r.out, "record B");
+    result_free(&r);
+}
+
+static void test_partition_filter(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-round-robin", NULL, 0, KS_TL_RECORD, false);
+    result r = explain(fx, fx->trace, "--partition", "events-1", NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const steps[] = {
+        "only the steps about events-1", "send(record 1) → accumulator, P1",
+        "send(record 4) → accumulator, P1", "send(request 1: 3 batches)",
+        "Broker 0 (Partition P1)", "│ offset 0 : record 1  ← new │", "[RESULT]",
+        "Broker 0 (Partition P1): 2 records"};
+    assert_in_order(r.out, steps, sizeof steps / sizeof *steps);
+    assert_lacks(r.out, "send(record 0)");
+    assert_lacks(r.out, "Partition P0");
+    assert_lacks(r.out, "Partition P2");
+    result_free(&r);
+    r = explain(fx, fx->trace, "--partition", "nosuch-0", NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "--partition: no partition 'nosuch-0'");
+    assert_null(r.out);
+    result_free(&r);
+}
+
+static void test_window(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, false);
+    result r = explain(fx, fx->trace, "--from", "1000", "--to", "1112", NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const steps[] = {
+        "only the steps from t=1000.000 ms to t=1112.000 ms", "[STEP 1] t=1000.015 ms",
+        "[STEP 2] t=1111.015 ms", "retry(request 2: record A, attempt 2)", "[RESULT]",
+        "│ offset 1 : record A  ← duplicate of offset 0 │"};
+    assert_in_order(r.out, steps, sizeof steps / sizeof *steps);
+    assert_lacks(r.out, "[STEP 3]");
+    assert_lacks(r.out, "more step");
+    result_free(&r);
+}
+
+static void test_max_steps(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, false);
+    result r = explain(fx, fx->trace, "--max-steps", "2", NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const steps[] = {"[STEP 1]", "[STEP 2]",
+                                        "… 5 more steps (use --from/--to)", "[RESULT]",
+                                        "offset 1 : record A"};
+    assert_in_order(r.out, steps, sizeof steps / sizeof *steps);
+    assert_lacks(r.out, "[STEP 3]");
+    result_free(&r);
+}
+
+/* A batch-level trace: batches, not records; --record needs records. */
+static void test_batch_level(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_BATCH, false);
+    result r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const steps[] = {
+        "trace level batch", "note: a batch-level trace has no produce, ack or consume lines",
+        "send(request 1: batch 0 of p1 (1 record))", "│ offset 0 : batch 0 of p1 (1 record)",
+        "✕ ACK lost (fault 0)",
+        "│ offset 1 : batch 0 of p1 (1 record)  ← duplicate of offset 0 │"};
+    assert_in_order(r.out, steps, sizeof steps / sizeof *steps);
+    result_free(&r);
+    r = explain(fx, fx->trace, "--record", "0", NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "--record needs a record-level trace");
+    result_free(&r);
+}
+
+/* ---- errors and usage --------------------------------------------------------- */
+
+static void test_malformed_line(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, false);
+    char *trace = read_whole(fx->trace);
+    assert_non_null(trace);
+    char *cut = strchr(strchr(strchr(trace, '\n') + 1, '\n') + 1, '\n') + 1; /* after line 3 */
+    strcpy(cut, "{\"t\":5,\"ev\":\"append\",\"broker\":\n");
+    write_text(fx->trace, trace);
+    free(trace);
+    result r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "trace.jsonl: line 4: not JSON");
+    assert_null(r.out); /* -o FILE: whole, or not at all */
+    result_free(&r);
+    write_text(fx->trace, "{\"t\":0,\"ev\":\"header\",\"format\":1,\"level\":\"record\"}\n[1,2]\n");
+    r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "line 2: not a trace record");
+    result_free(&r);
+}
+
+static void test_other_traces(void **state)
+{
+    fixture *fx = *state;
+    write_text(fx->trace, "{\"t\":0,\"ev\":\"header\",\"format\":2,\"level\":\"record\"}\n");
+    result r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "trace format 2: this ksim reads trace format 1");
+    result_free(&r);
+    write_text(fx->trace, "{\"t\":0,\"ev\":\"produce\"}\n");
+    r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "not a ksim trace");
+    result_free(&r);
+    write_text(fx->trace, "");
+    r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "empty");
+    result_free(&r);
+    run_scenario(fx, "seed-at-least-once", NULL, 0, KS_TL_SUMMARY, false);
+    r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "a summary-level trace holds no steps");
+    result_free(&r);
+    char missing[160];
+    snprintf(missing, sizeof missing, "%s/other.jsonl", fx->dir);
+    r = explain(fx, missing, NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "other.jsonl: cannot open");
+    result_free(&r);
+}
+
+static void test_usage(void **state)
+{
+    fixture *fx = *state;
+    assert_non_null(strstr(ks_usage_explain, "usage: ksim explain TRACE"));
+    assert_non_null(strstr(ks_usage_explain, "--max-steps N"));
+    static const char *const bad[][2] = {{"--format", "svg"},    {"--from", "-1"},
+                                         {"--to", "soon"},       {"--record", "A"},
+                                         {"--max-steps", "many"}, {"--bogus", NULL}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        result r = explain(fx, fx->trace, bad[i][0], bad[i][1], NULL);
+        assert_int_equal(r.rc, 2);
+        assert_has(r.err, "Try 'ksim explain --help'");
+        result_free(&r);
+    }
+    const char *argv[] = {"ksim", "explain"};
+    FILE *err = tmpfile();
+    int saved = dup(2);
+    dup2(fileno(err), 2);
+    int rc = ks_cmd_explain(2, (char **)argv);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fclose(err);
+    assert_int_equal(rc, 2);
+    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, false);
+    result r = explain(fx, fx->trace, "--from", "5", "--to", "1", NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "--from is after --to");
+    result_free(&r);
+}
+
+/* The output depends only on the trace: twice the same bytes. */
+static void test_deterministic(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-zombie-fencing", NULL, 0, KS_TL_RECORD, false);
+    result a = explain(fx, fx->trace, NULL);
+    result b = explain(fx, fx->trace, NULL);
+    assert_int_equal(a.rc, 0);
+    assert_non_null(a.out);
+    assert_non_null(b.out);
+    assert_string_equal(a.out, b.out);
+    static const char *const steps[] = {"state : PrepareEpochFence  (was Ongoing)",
+                                        "offset 1 : ABORT marker (pid 0, epoch 1)",
+                                        "p1 is fenced (PRODUCER_FENCED)"};
+    assert_in_order(a.out, steps, sizeof steps / sizeof *steps);
+    result_free(&a);
+    result_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_at_least_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_at_least_once_golden, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idempotent, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_transaction_commit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_at_most_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mermaid, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mermaid_transaction, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_record_filter, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_partition_filter, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_window, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_max_steps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_level, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_malformed_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_other_traces, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -34,6 +34,8 @@ static const char usage_main[] =
     "  check [PATH]...     run scenarios against their expect blocks, for CI\n"
     "                      (one line each; --junit FILE, --tap)\n"
     "  report RUN...       charts and a page (index.html, report.md) from runs\n"
+    "  explain TRACE       a run step by step, as the notes draw it (text or\n"
+    "                      Mermaid), with the partition logs as boxes\n"
     "  defaults            list the Kafka configs ksim knows, with defaults\n"
     "  partition           where keys go under Kafka's default partitioner\n"
     "  help [COMMAND]      show help for a command\n"
@@ -888,6 +890,8 @@ int ks_cli_main(int argc, char **argv)
             fputs(ks_usage_check, stdout);
         else if (strcmp(topic, "report") == 0)
             fputs(ks_usage_report, stdout);
+        else if (strcmp(topic, "explain") == 0)
+            fputs(ks_usage_explain, stdout);
         else if (!*topic)
             fputs(usage_main, stdout);
         else
@@ -906,8 +910,10 @@ int ks_cli_main(int argc, char **argv)
         return ks_cmd_check(argc, argv);
     if (strcmp(cmd, "report") == 0)
         return ks_cmd_report(argc, argv);
+    if (strcmp(cmd, "explain") == 0)
+        return ks_cmd_explain(argc, argv);
     static const char *const cmds[] = {"run", "validate", "defaults", "partition", "check",
-                                       "report", "help"};
+                                       "report", "explain", "help"};
     const char *s = ks_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
     fprintf(stderr, "ksim: unknown command '%s'", cmd);
     if (s)

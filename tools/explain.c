@@ -1,13 +1,3631 @@
-/* explain.c - placeholder until the command lands (not reachable from the CLI yet). */
+/*
+ * explain.c - `ksim explain`: a run's trace drawn the way the
+ * delivery-guarantee notes draw it.
+ *
+ * Owns: reading a trace (format 1) line by line, following the state the
+ * lines describe (which records rode in which batch and request, the
+ * partition logs, the brokers' idempotent-producer state, transactions),
+ * grouping the lines into numbered steps ("[STEP n] t=... ms  ...") and
+ * drawing each one as a small arrow diagram between two participants
+ * (producer, coordinator, broker, consumer), with the partition log and
+ * the producer state as boxes after the steps that change them; a
+ * [RESULT] section ends the output. `--format mermaid` writes the same
+ * steps as a Mermaid sequenceDiagram.
+ *
+ * Memory does not grow with the trace: lines are parsed one at a time,
+ * and what is remembered about records, batches and requests is bounded
+ * (the most recent NAME_SLOTS record names, LIVE_BATCHES batches,
+ * LIVE_REQUESTS requests, the last BOX_ROWS entries of each log). The
+ * output depends only on the trace (and on the summary beside it).
+ */
 #include "tools/commands.h"
 
+#include "sim/outfile.h"
+#include "sim/str.h"
 #include "tools/cli.h"
 
-const char ks_usage_explain[] = "";
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char ks_usage_explain[] =
+    "usage: ksim explain TRACE [options]\n"
+    "\n"
+    "Prints a run the way the delivery-guarantee notes draw it: numbered steps\n"
+    "([STEP n] t=... ms), each a small sequence diagram between the producer,\n"
+    "the broker (partition), the transaction coordinator and consumers (send,\n"
+    "ACK, a lost ACK \xE2\x9C\x95, retry, COMMIT/ABORT markers), with the partition log\n"
+    "and the broker's producer state (PID | Partition | Last Sequence) as boxes\n"
+    "after the steps that change them, and a [RESULT] section: the logs, what\n"
+    "each producer was told and, when DIR/summary.json lies beside the trace,\n"
+    "what the delivery checker found.\n"
+    "\n"
+    "TRACE is a trace written by `ksim run --trace-level record` (records are\n"
+    "named by their key, else \"record N\"); a batch-level trace is explained\n"
+    "with requests and batches only. - reads standard input.\n"
+    "\n"
+    "options:\n"
+    "  --format F          text (default) or mermaid (a Mermaid sequenceDiagram)\n"
+    "  --from MS, --to MS  only the steps in this window of virtual time, in\n"
+    "                      milliseconds (e.g. --from 1000 --to 1113.5)\n"
+    "  --record ID         only the steps about this record: its send(), the\n"
+    "                      requests and batches that carried it, its appends,\n"
+    "                      its ACK (a record-level trace)\n"
+    "  --partition TOPIC-N only the steps about this partition, e.g. events-0\n"
+    "  --max-steps N       draw at most N steps (default 200; 0: no limit)\n"
+    "  -o, --out FILE      write to FILE (whole, or not at all), not stdout\n"
+    "\n"
+    "Offsets, logs and producer state are followed from the start of the\n"
+    "trace whatever the window. The trace is read one line at a time.\n"
+    "exit status: 0 explained, 2 bad usage or a trace that cannot be read\n";
+
+#define BOX_ROWS 8          /* entries a log box shows */
+#define NAME_SLOTS 65536    /* record names remembered (the most recent) */
+#define LIVE_BATCHES 16384  /* batches remembered (the most recent) */
+#define LIVE_REQUESTS 16384 /* produce requests remembered */
+#define NAME_BUF 160        /* a record's name: "record " + 24 characters of key */
+#define KEY_CHARS 24        /* characters of a key shown */
+#define LIST_NAMES 3        /* names an arrow label lists before "+N more" */
+#define TOLD_MAX 8          /* outcomes listed per producer or consumer in [RESULT] */
+#define DUPS_MAX 4          /* duplicates listed per partition in [RESULT] */
+#define RESULT_PARTS 4      /* partitions drawn in [RESULT] */
+#define MAX_LINE (64u << 20)
+#define NONE SIZE_MAX
+
+/* ---- growing strings ----------------------------------------------------- */
+
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+    bool bad; /* an allocation failed: the text is cut short */
+} sbuf;
+
+static bool sb_reserve(sbuf *b, size_t more)
+{
+    if (b->len + more + 1 <= b->cap)
+        return true;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + more + 1)
+        cap *= 2;
+    char *s = realloc(b->s, cap);
+    if (!s) {
+        b->bad = true;
+        return false;
+    }
+    b->s = s;
+    b->cap = cap;
+    return true;
+}
+
+static void sb_vprintf(sbuf *b, const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    if (n > 0 && sb_reserve(b, (size_t)n)) {
+        vsnprintf(b->s + b->len, (size_t)n + 1, fmt, again);
+        b->len += (size_t)n;
+    }
+    va_end(again);
+}
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+static void sb_puts(sbuf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (n && sb_reserve(b, n)) {
+        memcpy(b->s + b->len, s, n + 1);
+        b->len += n;
+    }
+}
+
+/* Appends s as a new line of a '\n'-separated list. */
+static void sb_line(sbuf *b, const char *s)
+{
+    if (b->len)
+        sb_puts(b, "\n");
+    sb_puts(b, s);
+}
+
+static void sb_clear(sbuf *b)
+{
+    b->len = 0;
+    if (b->s)
+        b->s[0] = '\0';
+}
+
+static const char *sb_str(const sbuf *b)
+{
+    return b->s ? b->s : "";
+}
+
+static void sb_free(sbuf *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+/* Columns a UTF-8 string takes (one per code point). */
+static size_t text_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static void put_n(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fputs(s, f);
+}
+
+/* Formats virtual time in nanoseconds as milliseconds with three decimals. */
+static void fmt_ms(char *buf, size_t n, int64_t ns)
+{
+    const char *sign = ns < 0 ? "-" : "";
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    snprintf(buf, n, "%s%" PRIu64 ".%03" PRIu64, sign, a / 1000000u, (a % 1000000u) / 1000u);
+}
+
+/* ---- a map from 64-bit keys to pointers (linear probing) ------------------- */
+
+typedef struct u64map {
+    uint64_t *keys;
+    void **vals;
+    size_t cap, n;
+} u64map;
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9u;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebu;
+    return x ^ (x >> 31);
+}
+
+static size_t map_find(const u64map *m, uint64_t k)
+{
+    size_t mask = m->cap - 1, i = (size_t)mix64(k) & mask;
+    while (m->vals[i] && m->keys[i] != k)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static void *map_get(const u64map *m, uint64_t k)
+{
+    return m->cap ? m->vals[map_find(m, k)] : NULL;
+}
+
+static bool map_grow(u64map *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    u64map g = {calloc(cap, sizeof *g.keys), calloc(cap, sizeof *g.vals), cap, 0};
+    if (!g.keys || !g.vals) {
+        free(g.keys);
+        free(g.vals);
+        return false;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->vals[i]) {
+            size_t j = map_find(&g, m->keys[i]);
+            g.keys[j] = m->keys[i];
+            g.vals[j] = m->vals[i];
+            g.n++;
+        }
+    }
+    free(m->keys);
+    free(m->vals);
+    *m = g;
+    return true;
+}
+
+/* Adds k (not yet present) with v (not NULL). */
+static bool map_put(u64map *m, uint64_t k, void *v)
+{
+    if ((m->n + 1) * 2 > m->cap && !map_grow(m))
+        return false;
+    size_t i = map_find(m, k);
+    m->keys[i] = k;
+    m->vals[i] = v;
+    m->n++;
+    return true;
+}
+
+/* Removes k; returns its value (NULL if absent). Later entries of the probe
+ * run shift back so that lookups never stop at the hole. */
+static void *map_del(u64map *m, uint64_t k)
+{
+    if (!m->cap)
+        return NULL;
+    size_t mask = m->cap - 1, i = map_find(m, k);
+    void *v = m->vals[i];
+    if (!v)
+        return NULL;
+    m->vals[i] = NULL;
+    m->n--;
+    for (size_t j = (i + 1) & mask; m->vals[j]; j = (j + 1) & mask) {
+        size_t h = (size_t)mix64(m->keys[j]) & mask;
+        bool stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
+        if (stays)
+            continue;
+        m->keys[i] = m->keys[j];
+        m->vals[i] = m->vals[j];
+        m->vals[j] = NULL;
+        i = j;
+    }
+    return v;
+}
+
+static void map_free(u64map *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* The last `cap` keys remembered, oldest first, so that the oldest can be
+ * forgotten when a new one comes. */
+typedef struct keyring {
+    uint64_t *keys;
+    size_t head, count, cap;
+} keyring;
+
+/* Remembers k; returns true and sets *old when the oldest key had to go. */
+static bool ring_push(keyring *r, uint64_t k, uint64_t *old)
+{
+    if (r->count < r->cap) {
+        r->keys[(r->head + r->count++) % r->cap] = k;
+        return false;
+    }
+    *old = r->keys[r->head];
+    r->keys[r->head] = k;
+    r->head = (r->head + 1) % r->cap;
+    return true;
+}
+
+/* ---- what the trace describes -------------------------------------------- */
+
+/* One line of a partition's log box: a record, a batch (batch-level traces)
+ * or a transaction marker. */
+typedef struct log_entry {
+    int64_t offset, count; /* the offsets it covers */
+    int64_t dup_of;        /* the offset of the first copy, or -1 */
+    char *text;
+    bool fresh; /* appended by the step being built */
+} log_entry;
+
+enum { ROW_SAME, ROW_NEW, ROW_UPDATED, ROW_DUPLICATE };
+
+/* A broker's idempotent-producer state for one producer id on one partition. */
+typedef struct pid_row {
+    int64_t pid, epoch, last_seq, dup_seq;
+    int flag; /* ROW_*: what the step being built did to it */
+} pid_row;
+
+typedef struct partition {
+    size_t topic;
+    int64_t number, leader; /* leader -1: not seen yet */
+    char *label;            /* "P0" when the run has one topic, else "events-0" */
+    log_entry ring[BOX_ROWS];
+    uint64_t entries; /* log entries ever: the ring holds the last BOX_ROWS */
+    int64_t end_offset, records, markers, duplicates;
+    sbuf dups; /* the first DUPS_MAX duplicates, for [RESULT] */
+    pid_row pids[BOX_ROWS];
+    size_t npids;
+    /* the last marker, to recognise one written again */
+    int64_t mk_pid, mk_epoch, mk_offset;
+    char mk_type[8];
+    bool mk_data; /* its producer id appended data since */
+    bool log_touched, pids_touched; /* by the step being built */
+} partition;
+
+typedef struct topic {
+    char *name;
+    size_t *parts; /* partition number -> index into parts, NONE if unseen */
+    size_t nparts;
+} topic;
+
+typedef struct producer {
+    char *id, *tid; /* tid: transactional.id, NULL if none */
+    bool idempotent;
+    char acks[8];
+    int64_t retries, request_timeout_ms, txn_timeout_ms;
+    int64_t pid, epoch;
+    int64_t seq_gen; /* counts the renumberings of its sequences (epoch bumps, new ids) */
+    bool committing, txn_open;
+    size_t txn_parts[4]; /* partitions written since the last AddPartitionsToTxn */
+    size_t ntxn_parts;
+    int64_t acked, failed;
+    sbuf told; /* the first TOLD_MAX outcomes */
+    size_t ntold;
+} producer;
+
+typedef struct consumer {
+    char *id, *isolation;
+    int64_t records;
+    sbuf read; /* the first TOLD_MAX records read */
+} consumer;
+
+typedef struct txn {
+    char *tid;
+    int64_t coordinator, pid, epoch, partitions;
+    char state[32];
+} txn;
+
+typedef struct batch {
+    size_t producer, part;
+    int64_t id, records, first_offset, last_offset, last_request, attempt, base_seq;
+    int64_t seq_gen; /* its producer's seq_gen when base_seq was learnt */
+    char last_result[48]; /* "" appended, "DUPLICATE", or the error */
+    uint64_t *recs;       /* its record ids, when the trace names them */
+    size_t nrecs;
+    bool selected; /* carries the --record record */
+} batch;
+
+typedef struct request {
+    size_t producer;
+    int64_t id, broker;
+    int64_t *batches;
+    size_t n, cap;
+    bool selected;
+} request;
+
+/* Records placed by send() and not yet drained into a batch, per producer
+ * and partition, in order (ids increase). */
+typedef struct fifo {
+    uint64_t *ids;
+    size_t head, len, cap;
+} fifo;
+
+typedef struct name_slot {
+    uint64_t id;
+    char *key; /* the shown part of its key; NULL: keyless */
+    bool used;
+} name_slot;
+
+/* ---- steps --------------------------------------------------------------- */
+
+typedef enum skind {
+    SK_NONE,
+    SK_PRODUCE,      /* send() calls */
+    SK_SEND,         /* a produce request leaves */
+    SK_API_SEND,     /* another API's request leaves */
+    SK_APPEND,       /* the leader handles a produce request */
+    SK_LOST,         /* a message lost or held up by a fault */
+    SK_RESPONSE,     /* a produce response reaches the producer */
+    SK_API_RESPONSE, /* another API's response */
+    SK_TIMEOUT,      /* request.timeout.ms, retries decided without a response */
+    SK_ACK,          /* send() completes without a response */
+    SK_PRODUCER,     /* the producer's own state changes */
+    SK_TXN,          /* the coordinator's transaction log */
+    SK_MARKER,       /* a transaction marker appended */
+    SK_CONSUME,      /* poll() returns records */
+    SK_NOTE          /* fault windows, admin operations, metadata */
+} skind;
+
+/* How the step is drawn: one participant with note lines, or a message from
+ * one participant to another. */
+typedef enum mstyle { MS_NONE, MS_NOTE, MS_REQ, MS_RESP, MS_LOST_REQ, MS_LOST_RESP } mstyle;
+
+/* A participant: 'P' producer (index), 'C' coordinator (broker id, -1
+ * unknown), 'B' broker (id), 'K' consumer (index); kind 0: none. */
+typedef struct lane {
+    char kind;
+    int64_t n;
+} lane;
+
+typedef struct step {
+    skind kind;
+    int64_t t;
+    size_t producer, consumer, part, txn;
+    int64_t broker, request, attempt, nrecords, nbatches, first_produced;
+    int64_t produced, produced_sent;
+    char api[32];
+    lane from, to;
+    mstyle style;
+    sbuf desc;  /* the one-line description */
+    sbuf label; /* the arrow's label (text drawn on the arrow) */
+    sbuf mlabel; /* the same for Mermaid, when it says more */
+    sbuf after; /* after the receiving participant's lifeline */
+    sbuf notes; /* lines: under the lane (MS_NOTE) or below the arrow */
+    sbuf names; /* the records it is about, for labels */
+    size_t nnames;
+    size_t *touched; /* partitions whose boxes may follow */
+    size_t ntouched, touched_cap;
+    char txn_from[32];
+    bool retry, acks0_noted, about_part, about_record;
+} step;
+
+/* A request fault seen before the request's send line. */
+typedef struct pending_fault {
+    bool on;
+    size_t producer;
+    int64_t t, broker, request, fault, delay_ns;
+    char api[32];
+} pending_fault;
+
+typedef struct opts {
+    const char *trace, *out, *partition;
+    bool mermaid, has_from, has_to, has_record;
+    int64_t from_ns, to_ns, max_steps;
+    uint64_t record;
+} opts;
+
+typedef struct explain {
+    opts o;
+    FILE *out;
+    char *scenario, *kafka, *level;
+    int64_t seed;
+    bool record_level, single_topic;
+    char **fault_types;
+    size_t nfaults;
+    topic *topics;
+    size_t ntopics;
+    partition *parts;
+    size_t nparts, parts_cap;
+    producer *prods;
+    size_t nprods;
+    consumer *cons;
+    size_t ncons;
+    txn *txns;
+    size_t ntxns;
+    u64map batches, requests, fifos;
+    keyring batch_ring, req_ring;
+    name_slot *names;
+    step cur;
+    pending_fault pf;
+    int64_t shown, more;
+    sbuf mer;                /* the Mermaid body, written out at the end */
+    u64map used;             /* Mermaid participants used (lane_key) */
+    int64_t max_broker;      /* the highest broker id a used lane names */
+    size_t filter_part;      /* --partition's index, NONE without */
+    size_t sel_part;         /* --record: its partition */
+    int64_t sel_pid;         /* --record: the producer id of its batch */
+    bool sel_txn_open;       /* --record: its transaction not yet ended */
+    sbuf sel_fate;           /* --record: where it went */
+    int64_t marker_coord;    /* the coordinator writing markers last */
+    bool ended;
+    char verdict[32];
+    int64_t end_t;
+    uint64_t line_no;
+    bool oom;
+} explain;
+
+/* ---- reading trace fields ------------------------------------------------ */
+
+static int64_t jint(json_t *o, const char *key, int64_t def)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) ? (int64_t)json_integer_value(v) : def;
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* A string field, or "" when absent: for text only. */
+static const char *jtext(json_t *o, const char *key)
+{
+    const char *s = jstr(o, key);
+    return s ? s : "";
+}
+
+static void copy_str(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+/* ---- participants and partitions ----------------------------------------- */
+
+static char *dup_or_oom(explain *e, const char *s)
+{
+    char *d = ks_strdup(s ? s : "");
+    if (!d)
+        e->oom = true;
+    return d;
+}
+
+/* The producer named id, added when the header did not list it. */
+static size_t prod_of(explain *e, const char *id)
+{
+    id = id ? id : "?";
+    for (size_t i = 0; i < e->nprods; i++)
+        if (strcmp(e->prods[i].id, id) == 0)
+            return i;
+    producer *p = realloc(e->prods, (e->nprods + 1) * sizeof *p);
+    if (!p) {
+        e->oom = true;
+        return 0;
+    }
+    e->prods = p;
+    p = &e->prods[e->nprods];
+    memset(p, 0, sizeof *p);
+    p->id = dup_or_oom(e, id);
+    p->pid = -1;
+    p->retries = -1;
+    return e->nprods++;
+}
+
+static size_t cons_of(explain *e, const char *id)
+{
+    id = id ? id : "?";
+    for (size_t i = 0; i < e->ncons; i++)
+        if (strcmp(e->cons[i].id, id) == 0)
+            return i;
+    consumer *c = realloc(e->cons, (e->ncons + 1) * sizeof *c);
+    if (!c) {
+        e->oom = true;
+        return 0;
+    }
+    e->cons = c;
+    c = &e->cons[e->ncons];
+    memset(c, 0, sizeof *c);
+    c->id = dup_or_oom(e, id);
+    c->isolation = dup_or_oom(e, "read_uncommitted");
+    return e->ncons++;
+}
+
+static size_t topic_of(explain *e, const char *name)
+{
+    name = name ? name : "?";
+    for (size_t i = 0; i < e->ntopics; i++)
+        if (strcmp(e->topics[i].name, name) == 0)
+            return i;
+    topic *t = realloc(e->topics, (e->ntopics + 1) * sizeof *t);
+    if (!t) {
+        e->oom = true;
+        return NONE;
+    }
+    e->topics = t;
+    memset(&t[e->ntopics], 0, sizeof *t);
+    t[e->ntopics].name = dup_or_oom(e, name);
+    return e->ntopics++;
+}
+
+static size_t part_new(explain *e, size_t ti, int64_t n)
+{
+    if (e->nparts == e->parts_cap) {
+        size_t cap = e->parts_cap ? e->parts_cap * 2 : 8;
+        partition *p = realloc(e->parts, cap * sizeof *p);
+        if (!p) {
+            e->oom = true;
+            return NONE;
+        }
+        e->parts = p;
+        e->parts_cap = cap;
+    }
+    partition *p = &e->parts[e->nparts];
+    memset(p, 0, sizeof *p);
+    p->topic = ti;
+    p->number = n;
+    p->leader = -1;
+    p->mk_pid = -1;
+    char label[64];
+    if (e->single_topic)
+        snprintf(label, sizeof label, "P%" PRId64, n);
+    p->label = e->single_topic ? dup_or_oom(e, label) : NULL;
+    if (!e->single_topic) {
+        sbuf b = {0};
+        sb_printf(&b, "%s-%" PRId64, e->topics[ti].name, n);
+        p->label = b.s ? b.s : dup_or_oom(e, "?");
+    }
+    return e->nparts++;
+}
+
+/* The partition TOPIC-n, added the first time it is named; NONE when n is
+ * not a partition number. */
+static size_t part_of(explain *e, const char *topic_name, int64_t n)
+{
+    if (n < 0 || n > 1000000)
+        return NONE;
+    size_t ti = topic_of(e, topic_name);
+    if (ti == NONE)
+        return NONE;
+    topic *t = &e->topics[ti];
+    if ((size_t)n >= t->nparts) {
+        size_t cap = (size_t)n + 1;
+        size_t *p = realloc(t->parts, cap * sizeof *p);
+        if (!p) {
+            e->oom = true;
+            return NONE;
+        }
+        for (size_t i = t->nparts; i < cap; i++)
+            p[i] = NONE;
+        t->parts = p;
+        t->nparts = cap;
+    }
+    if (t->parts[n] == NONE)
+        t->parts[n] = part_new(e, ti, n);
+    return t->parts[n];
+}
+
+static size_t txn_of(explain *e, const char *tid)
+{
+    tid = tid ? tid : "?";
+    for (size_t i = 0; i < e->ntxns; i++)
+        if (strcmp(e->txns[i].tid, tid) == 0)
+            return i;
+    txn *t = realloc(e->txns, (e->ntxns + 1) * sizeof *t);
+    if (!t) {
+        e->oom = true;
+        return 0;
+    }
+    e->txns = t;
+    t = &e->txns[e->ntxns];
+    memset(t, 0, sizeof *t);
+    t->tid = dup_or_oom(e, tid);
+    t->coordinator = -1;
+    t->pid = t->epoch = -1;
+    return e->ntxns++;
+}
+
+/* The coordinator of a producer's transactional.id, -1 if not known yet. */
+static int64_t coord_of_tid(const explain *e, const char *tid)
+{
+    for (size_t i = 0; tid && i < e->ntxns; i++)
+        if (strcmp(e->txns[i].tid, tid) == 0)
+            return e->txns[i].coordinator;
+    return -1;
+}
+
+/* ---- record names ---------------------------------------------------------- */
+
+/* Remembers record id's key (NULL: keyless), as it will be shown: at most
+ * KEY_CHARS characters, control characters as '?'. */
+static void name_store(explain *e, uint64_t id, const char *key)
+{
+    name_slot *s = &e->names[id % NAME_SLOTS];
+    free(s->key);
+    s->key = NULL;
+    s->id = id;
+    s->used = true;
+    if (!key)
+        return;
+    sbuf b = {0};
+    if (!*key)
+        sb_puts(&b, "\"\"");
+    size_t chars = 0;
+    for (const char *k = key; *k; k++) {
+        unsigned char c = (unsigned char)*k;
+        bool lead = (c & 0xC0) != 0x80;
+        if ((lead && chars++ == KEY_CHARS) || b.len >= 4 * KEY_CHARS) {
+            sb_puts(&b, "\xE2\x80\xA6");
+            break;
+        }
+        char one[2] = {(char)(c < 0x20 || c == 0x7f ? '?' : c), '\0'};
+        sb_puts(&b, one);
+    }
+    s->key = b.s ? b.s : dup_or_oom(e, "?");
+}
+
+/* "record A" when the record had key A, else "record 12". */
+static void record_name(const explain *e, uint64_t id, char *buf, size_t n)
+{
+    const name_slot *s = &e->names[id % NAME_SLOTS];
+    if (s->used && s->id == id && s->key)
+        snprintf(buf, n, "record %s", s->key);
+    else
+        snprintf(buf, n, "record %" PRIu64, id);
+}
+
+/* ---- records waiting for their batch --------------------------------------- */
+
+static fifo *fifo_of(explain *e, size_t prod, size_t part, bool create)
+{
+    uint64_t k = ((uint64_t)prod << 32) ^ (uint64_t)part;
+    fifo *q = map_get(&e->fifos, k);
+    if (q || !create)
+        return q;
+    q = calloc(1, sizeof *q);
+    if (!q || !map_put(&e->fifos, k, q)) {
+        free(q);
+        e->oom = true;
+        return NULL;
+    }
+    return q;
+}
+
+static bool fifo_push(fifo *q, uint64_t id)
+{
+    if (q->head > 0 && q->head + q->len == q->cap) {
+        memmove(q->ids, q->ids + q->head, q->len * sizeof *q->ids);
+        q->head = 0;
+    }
+    if (q->head + q->len == q->cap) {
+        size_t cap = q->cap ? q->cap * 2 : 16;
+        uint64_t *ids = realloc(q->ids, cap * sizeof *ids);
+        if (!ids)
+            return false;
+        q->ids = ids;
+        q->cap = cap;
+    }
+    q->ids[q->head + q->len++] = id;
+    return true;
+}
+
+/* Forgets record id if it is still waiting (it failed before a batch left
+ * with it). The ids are in increasing order. */
+static void fifo_remove(fifo *q, uint64_t id)
+{
+    if (!q || !q->len || id < q->ids[q->head] || id > q->ids[q->head + q->len - 1])
+        return;
+    size_t lo = 0, hi = q->len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (q->ids[q->head + mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == q->len || q->ids[q->head + lo] != id)
+        return;
+    if (lo == 0) {
+        q->head++;
+        q->len--;
+        return;
+    }
+    memmove(q->ids + q->head + lo, q->ids + q->head + lo + 1, (q->len - lo - 1) * sizeof *q->ids);
+    q->len--;
+}
+
+/* ---- batches and requests -------------------------------------------------- */
+
+static uint64_t obj_key(size_t prod, int64_t id)
+{
+    return ((uint64_t)prod << 44) ^ (uint64_t)id;
+}
+
+static batch *batch_get(const explain *e, size_t prod, int64_t id)
+{
+    return map_get(&e->batches, obj_key(prod, id));
+}
+
+static void batch_free(batch *b)
+{
+    if (b)
+        free(b->recs);
+    free(b);
+}
+
+/* A batch seen for the first time: it takes its records from the front of
+ * its partition's queue. The oldest batch remembered is forgotten when
+ * LIVE_BATCHES are. */
+static batch *batch_new(explain *e, size_t prod, int64_t id, size_t part, int64_t records)
+{
+    batch *b = calloc(1, sizeof *b);
+    if (!b) {
+        e->oom = true;
+        return NULL;
+    }
+    *b = (batch){.producer = prod, .part = part, .id = id, .records = records,
+                 .first_offset = -1, .last_offset = -1, .last_request = -1, .attempt = 1,
+                 .base_seq = -1};
+    fifo *q = part == NONE ? NULL : fifo_of(e, prod, part, false);
+    size_t take = q && records > 0 ? (size_t)records : 0;
+    take = q && take > q->len ? q->len : take;
+    if (take > 0 && (b->recs = malloc(take * sizeof *b->recs)) != NULL) {
+        memcpy(b->recs, q->ids + q->head, take * sizeof *b->recs);
+        b->nrecs = take;
+        q->head += take;
+        q->len -= take;
+    }
+    for (size_t i = 0; i < b->nrecs; i++)
+        b->selected = b->selected || (e->o.has_record && b->recs[i] == e->o.record);
+    uint64_t old;
+    if (ring_push(&e->batch_ring, obj_key(prod, id), &old))
+        batch_free(map_del(&e->batches, old));
+    if (!map_put(&e->batches, obj_key(prod, id), b)) {
+        batch_free(b);
+        e->oom = true;
+        return NULL;
+    }
+    return b;
+}
+
+static request *request_get(const explain *e, size_t prod, int64_t id)
+{
+    return map_get(&e->requests, obj_key(prod, id));
+}
+
+static void request_free(request *q)
+{
+    if (q)
+        free(q->batches);
+    free(q);
+}
+
+static request *request_new(explain *e, size_t prod, int64_t id, int64_t broker)
+{
+    request *q = calloc(1, sizeof *q);
+    if (!q) {
+        e->oom = true;
+        return NULL;
+    }
+    q->producer = prod;
+    q->id = id;
+    q->broker = broker;
+    uint64_t old;
+    if (ring_push(&e->req_ring, obj_key(prod, id), &old))
+        request_free(map_del(&e->requests, old));
+    if (!map_put(&e->requests, obj_key(prod, id), q)) {
+        request_free(q);
+        e->oom = true;
+        return NULL;
+    }
+    return q;
+}
+
+static void request_add_batch(explain *e, request *q, int64_t b)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? q->cap * 2 : 4;
+        int64_t *v = realloc(q->batches, cap * sizeof *v);
+        if (!v) {
+            e->oom = true;
+            return;
+        }
+        q->batches = v;
+        q->cap = cap;
+    }
+    q->batches[q->n++] = b;
+}
+
+/* ---- building steps ---------------------------------------------------------- */
+
+static bool in_window(const explain *e, int64_t t)
+{
+    return (!e->o.has_from || t >= e->o.from_ns) && (!e->o.has_to || t <= e->o.to_ns);
+}
+
+static void render(explain *e, const step *s);
+
+/* Forgets what the step being built did, keeping its buffers. */
+static void step_reset(step *s)
+{
+    sbuf *bufs[] = {&s->desc, &s->label, &s->mlabel, &s->after, &s->notes, &s->names};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        sb_clear(bufs[i]);
+    s->kind = SK_NONE;
+    s->t = 0;
+    s->producer = s->consumer = s->part = s->txn = NONE;
+    s->broker = s->request = -1;
+    s->attempt = s->nrecords = s->nbatches = s->first_produced = 0;
+    s->produced = s->produced_sent = 0;
+    s->api[0] = s->txn_from[0] = '\0';
+    s->from = s->to = (lane){0, 0};
+    s->style = MS_NONE;
+    s->nnames = s->ntouched = 0;
+    s->retry = s->acks0_noted = s->about_part = s->about_record = false;
+}
+
+/* Draws the step being built if it passes the filters and the step budget
+ * allows (else counts it), then clears the marks it left on partitions. */
+static void step_flush(explain *e)
+{
+    step *s = &e->cur;
+    if (s->kind == SK_NONE)
+        return;
+    bool pass = in_window(e, s->t) && (e->filter_part == NONE || s->about_part) &&
+                (!e->o.has_record || s->about_record);
+    if (pass && (e->o.max_steps == 0 || e->shown < e->o.max_steps)) {
+        e->shown++;
+        render(e, s);
+    } else if (pass) {
+        e->more++;
+    }
+    for (size_t i = 0; i < s->ntouched; i++) {
+        partition *p = &e->parts[s->touched[i]];
+        p->log_touched = p->pids_touched = false;
+        for (size_t k = 0; k < BOX_ROWS; k++)
+            p->ring[k].fresh = false;
+        for (size_t k = 0; k < p->npids; k++)
+            p->pids[k].flag = ROW_SAME;
+    }
+    e->oom = e->oom || s->desc.bad || s->label.bad || s->notes.bad || s->names.bad ||
+             s->after.bad || s->mlabel.bad;
+    step_reset(s);
+}
+
+static void step_begin(explain *e, skind k, int64_t t, size_t prod)
+{
+    step_flush(e);
+    e->cur.kind = k;
+    e->cur.t = t;
+    e->cur.producer = prod;
+}
+
+static bool step_is(const explain *e, skind k, int64_t t, size_t prod)
+{
+    return e->cur.kind == k && e->cur.t == t && e->cur.producer == prod;
+}
+
+/* The step is about partition `part`: its boxes may follow the step, and
+ * --partition keeps it. */
+static void step_touch(explain *e, size_t part)
+{
+    step *s = &e->cur;
+    if (part == NONE)
+        return;
+    s->about_part = s->about_part || part == e->filter_part;
+    for (size_t i = 0; i < s->ntouched; i++)
+        if (s->touched[i] == part)
+            return;
+    if (s->ntouched == s->touched_cap) {
+        size_t cap = s->touched_cap ? s->touched_cap * 2 : 8;
+        size_t *v = realloc(s->touched, cap * sizeof *v);
+        if (!v) {
+            e->oom = true;
+            return;
+        }
+        s->touched = v;
+        s->touched_cap = cap;
+    }
+    s->touched[s->ntouched++] = part;
+}
+
+static void step_add_name(step *s, const char *name)
+{
+    if (s->nnames < LIST_NAMES)
+        sb_printf(&s->names, "%s%s", s->nnames ? ", " : "", name);
+    s->nnames++;
+}
+
+/* The names the step is about: "record A, record B, +3 more". */
+static void names_text(const step *s, char *buf, size_t n)
+{
+    if (s->nnames > LIST_NAMES)
+        snprintf(buf, n, "%s, +%zu more", sb_str(&s->names), s->nnames - LIST_NAMES);
+    else
+        snprintf(buf, n, "%s", sb_str(&s->names));
+}
+
+static const char *part_label(const explain *e, size_t part)
+{
+    return part == NONE ? "?" : e->parts[part].label;
+}
+
+/* The name of a batch in a batch-level trace, or of one whose records are
+ * not known. */
+static void batch_text(const explain *e, const batch *b, char *buf, size_t n)
+{
+    snprintf(buf, n, "batch %" PRId64 " of %s (%" PRId64 " record%s)", b->id,
+             e->prods[b->producer].id, b->records, b->records == 1 ? "" : "s");
+}
+
+/* Adds a batch's records to the step's names (or the batch itself when its
+ * records are not known). */
+static void step_add_batch(explain *e, const batch *b)
+{
+    char nm[NAME_BUF];
+    if (b->nrecs == 0 || (int64_t)b->nrecs < b->records) {
+        batch_text(e, b, nm, sizeof nm);
+        step_add_name(&e->cur, nm);
+        return;
+    }
+    for (size_t i = 0; i < b->nrecs; i++) {
+        record_name(e, b->recs[i], nm, sizeof nm);
+        step_add_name(&e->cur, nm);
+    }
+}
+
+/* ---- send() and requests leaving ------------------------------------------- */
+
+/* The description of send() calls: one record, or several at once. */
+static void describe_produce(explain *e, step *s, size_t part, bool failed)
+{
+    char names[NAME_BUF * 4];
+    names_text(s, names, sizeof names);
+    const char *id = e->prods[s->producer].id;
+    sb_clear(&s->desc);
+    sb_clear(&s->label);
+    if (s->produced == 1 && failed) {
+        sb_printf(&s->desc, "%s's application calls send(%s): it fails before a partition "
+                            "is chosen", id, names);
+        sb_printf(&s->label, "send(%s): no partition", names);
+    } else if (s->produced == 1) {
+        sb_printf(&s->desc, "%s's application calls send(%s) for %s: it waits in the "
+                            "accumulator", id, names, part_label(e, part));
+        sb_printf(&s->label, "send(%s) \xE2\x86\x92 accumulator, %s", names, part_label(e, part));
+    } else {
+        sb_printf(&s->desc, "%s's application calls send() for %" PRId64 " records (%s)", id,
+                  s->produced, names);
+        sb_printf(&s->label, "send() \xC3\x97 %" PRId64 ": %s", s->produced, names);
+    }
+}
+
+/* The record becomes part of an open transaction of a transactional
+ * producer: the first one after beginTransaction(). */
+static void note_txn_record(explain *e, size_t p, size_t part)
+{
+    producer *pr = &e->prods[p];
+    if (!pr->tid)
+        return;
+    if (!pr->txn_open) {
+        pr->txn_open = true;
+        sb_line(&e->cur.notes, "beginTransaction(): only the producer knows; the coordinator "
+                               "hears of the transaction with its first partition");
+    }
+    for (size_t i = 0; i < pr->ntxn_parts; i++)
+        if (pr->txn_parts[i] == part)
+            return;
+    if (part != NONE && pr->ntxn_parts < sizeof pr->txn_parts / sizeof *pr->txn_parts)
+        pr->txn_parts[pr->ntxn_parts++] = part;
+}
+
+/* A send() call: the record waits in its partition's queue for a batch. */
+static void on_produce(explain *e, json_t *j, int64_t t)
+{
+    size_t p = prod_of(e, jstr(j, "producer"));
+    uint64_t id = (uint64_t)jint(j, "record", 0);
+    int64_t pn = jint(j, "partition", -1);
+    size_t part = pn >= 0 ? part_of(e, jstr(j, "topic"), pn) : NONE;
+    name_store(e, id, jstr(j, "key"));
+    fifo *q = part != NONE ? fifo_of(e, p, part, true) : NULL;
+    if (q && !fifo_push(q, id))
+        e->oom = true;
+    if (!step_is(e, SK_PRODUCE, t, p)) {
+        step_begin(e, SK_PRODUCE, t, p);
+        e->cur.from = (lane){'P', (int64_t)p};
+        e->cur.style = MS_NOTE;
+        e->cur.first_produced = (int64_t)id;
+        e->cur.part = part;
+    }
+    step *s = &e->cur;
+    s->produced++;
+    step_touch(e, part);
+    if (e->o.has_record && id == e->o.record) {
+        s->about_record = true;
+        e->sel_part = part;
+    }
+    char nm[NAME_BUF];
+    record_name(e, id, nm, sizeof nm);
+    step_add_name(s, nm);
+    note_txn_record(e, p, part);
+    describe_produce(e, s, part, part == NONE);
+}
+
+/* The step for request r of producer p leaving at t: the one being built,
+ * or the send() calls just made (which become part of it), or a new one. */
+static void send_step(explain *e, int64_t t, size_t p, int64_t r, int64_t broker)
+{
+    step *s = &e->cur;
+    if (step_is(e, SK_SEND, t, p) && s->request == r)
+        return;
+    if (step_is(e, SK_PRODUCE, t, p)) {
+        s->kind = SK_SEND;
+        sb_clear(&s->names);
+        s->nnames = 0;
+    } else {
+        step_begin(e, SK_SEND, t, p);
+    }
+    s->request = r;
+    s->broker = broker;
+    s->from = (lane){'P', (int64_t)p};
+    s->to = (lane){'B', broker};
+    s->style = MS_REQ;
+}
+
+/* The description and arrow of a produce request: a first send, a retry,
+ * or several batches. */
+static void describe_send(explain *e, step *s, const batch *b)
+{
+    char names[NAME_BUF * 4], idem[64] = "";
+    names_text(s, names, sizeof names);
+    const producer *pr = &e->prods[s->producer];
+    if (pr->pid >= 0 && b->base_seq >= 0 && b->seq_gen == pr->seq_gen && s->retry)
+        snprintf(idem, sizeof idem, ", PID %" PRId64 ", sequence %" PRId64, pr->pid, b->base_seq);
+    else if (pr->pid >= 0)
+        snprintf(idem, sizeof idem, ", PID %" PRId64, pr->pid);
+    sb_clear(&s->desc);
+    sb_clear(&s->label);
+    if (s->nbatches > 1) {
+        sb_printf(&s->desc, "%s sends request %" PRId64 " to broker %" PRId64 ": %" PRId64
+                            " batches, %" PRId64 " records%s", pr->id, s->request, s->broker,
+                  s->nbatches, s->nrecords, s->retry ? " (some of them retries)" : "");
+        sb_printf(&s->label, "%s(request %" PRId64 ": %" PRId64 " batches)",
+                  s->retry ? "retry" : "send", s->request, s->nbatches);
+    } else if (s->retry) {
+        sb_printf(&s->desc, "%s sends %s again in request %" PRId64 " to broker %" PRId64
+                            " (retry of batch %" PRId64 ", attempt %" PRId64 "%s)",
+                  pr->id, names, s->request, s->broker, b->id, s->attempt, idem);
+        sb_printf(&s->label, "retry(request %" PRId64 ": %s, attempt %" PRId64 ")", s->request,
+                  names, s->attempt);
+    } else {
+        sb_printf(&s->desc, "%s sends %s to broker %" PRId64 " in request %" PRId64
+                            " (batch %" PRId64 " of %s%s)",
+                  pr->id, names, s->broker, s->request, b->id, part_label(e, b->part), idem);
+        sb_printf(&s->label, "send(request %" PRId64 ": %s)", s->request, names);
+    }
+}
+
+/* A batch taken into a request: the first time, it takes its records. */
+static void on_drain(explain *e, json_t *j, int64_t t)
+{
+    size_t p = prod_of(e, jstr(j, "producer"));
+    int64_t r = jint(j, "request", -1), broker = jint(j, "broker", -1);
+    int64_t bid = jint(j, "batch", -1), nrec = jint(j, "records", 0);
+    size_t part = part_of(e, jstr(j, "topic"), jint(j, "partition", -1));
+    bool retry = strcmp(jtext(j, "why"), "retry") == 0;
+    batch *b = batch_get(e, p, bid);
+    if (!b)
+        b = batch_new(e, p, bid, part, nrec);
+    request *q = request_get(e, p, r);
+    if (!q)
+        q = request_new(e, p, r, broker);
+    if (!b || !q)
+        return;
+    request_add_batch(e, q, bid);
+    q->selected = q->selected || b->selected;
+    send_step(e, t, p, r, broker);
+    step *s = &e->cur;
+    s->part = s->nbatches == 0 || s->part == part ? part : NONE;
+    s->nbatches++;
+    s->nrecords += nrec;
+    if (retry) {
+        s->retry = true;
+        s->attempt = b->attempt;
+    }
+    for (size_t i = 0; !retry && s->produced > 0 && i < b->nrecs; i++)
+        s->produced_sent += b->recs[i] >= (uint64_t)s->first_produced;
+    step_add_batch(e, b);
+    step_touch(e, part);
+    s->about_record = s->about_record || b->selected;
+    describe_send(e, s, b);
+}
+
+static const char *fault_type(const explain *e, int64_t i)
+{
+    return i >= 0 && (size_t)i < e->nfaults ? e->fault_types[i] : "fault";
+}
+
+/* A fault struck request s->request on its way: it is lost, or held up. */
+static void step_fault_request(explain *e, step *s, int64_t fault, int64_t delay_ns)
+{
+    char ms[32];
+    if (delay_ns > 0) {
+        fmt_ms(ms, sizeof ms, delay_ns);
+        sb_printf(&s->desc, "; fault %" PRId64 " (%s) holds it up %s ms", fault,
+                  fault_type(e, fault), ms);
+        sb_printf(&s->after, "+%s ms (fault %" PRId64 ")", ms, fault);
+        return;
+    }
+    sb_printf(&s->desc, "; it is lost on the way (fault %" PRId64 ": %s)", fault,
+              fault_type(e, fault));
+    sb_clear(&s->mlabel);
+    sb_printf(&s->mlabel, "%s lost (fault %" PRId64 ")", sb_str(&s->label), fault);
+    sb_clear(&s->label);
+    if (s->api[0])
+        sb_printf(&s->label, "%s lost (fault %" PRId64 ")", s->api, fault);
+    else
+        sb_printf(&s->label, "request %" PRId64 " lost (fault %" PRId64 ")", s->request, fault);
+    s->style = MS_LOST_REQ;
+}
+
+/* Applies the request fault waiting for this send line, if it is its. */
+static void take_pending_fault(explain *e, size_t p, const char *api, int64_t r)
+{
+    pending_fault *f = &e->pf;
+    if (f->on && f->producer == p && f->request == r && strcmp(f->api, api) == 0) {
+        step_fault_request(e, &e->cur, f->fault, f->delay_ns);
+        f->on = false;
+    }
+}
+
+static void describe_api_send(explain *e, step *s, producer *pr, int64_t entries)
+{
+    const char *api = s->api, *tid = pr->tid ? pr->tid : "";
+    char ref[64]; /* the API, with its request number after the first */
+    if (s->request > 1)
+        snprintf(ref, sizeof ref, "%s request %" PRId64, api, s->request);
+    else
+        snprintf(ref, sizeof ref, "%s", api);
+    if (strcmp(api, "FindCoordinator") == 0) {
+        sb_printf(&s->desc, "%s asks broker %" PRId64 " where the transaction coordinator of %s "
+                            "is (%s)", pr->id, s->broker, tid, ref);
+        sb_printf(&s->label, "FindCoordinator(%s)", tid);
+    } else if (strcmp(api, "InitProducerId") == 0 && pr->tid) {
+        sb_printf(&s->desc, "initTransactions(): %s sends %s for %s to its coordinator on "
+                            "broker %" PRId64, pr->id, ref, tid, s->broker);
+        sb_printf(&s->label, "InitProducerId(%s)", tid);
+    } else if (strcmp(api, "InitProducerId") == 0) {
+        sb_printf(&s->desc, "%s asks broker %" PRId64 " for a producer id (%s: the producer is "
+                            "idempotent)", pr->id, s->broker, ref);
+        sb_puts(&s->label, "InitProducerId");
+    } else if (strcmp(api, "AddPartitionsToTxn") == 0) {
+        char parts[128] = "";
+        for (size_t i = 0; i < pr->ntxn_parts && (int64_t)pr->ntxn_parts == entries; i++) {
+            size_t n = strlen(parts);
+            snprintf(parts + n, sizeof parts - n, "%s%s", i ? ", " : "",
+                     part_label(e, pr->txn_parts[i]));
+            step_touch(e, pr->txn_parts[i]);
+        }
+        if (!parts[0])
+            snprintf(parts, sizeof parts, "%" PRId64 " partitions", entries);
+        pr->ntxn_parts = 0;
+        sb_printf(&s->desc, "%s tells the coordinator that its transaction writes to %s (%s)",
+                  pr->id, parts, ref);
+        sb_printf(&s->label, "AddPartitionsToTxn(%s)", parts);
+    } else if (strcmp(api, "EndTxn") == 0) {
+        sb_printf(&s->desc, "%s asks the coordinator to %s the transaction (%s)", pr->id,
+                  pr->committing ? "commit" : "abort", ref);
+        sb_printf(&s->label, "EndTxn(%s)", pr->committing ? "COMMIT" : "ABORT");
+    } else {
+        sb_printf(&s->desc, "%s sends %s to broker %" PRId64, pr->id, ref, s->broker);
+        sb_puts(&s->label, api);
+    }
+}
+
+/* A request of another API than Produce leaves. */
+static void on_api_send(explain *e, json_t *j, int64_t t, size_t p, const char *api)
+{
+    step_begin(e, SK_API_SEND, t, p);
+    step *s = &e->cur;
+    producer *pr = &e->prods[p];
+    copy_str(s->api, sizeof s->api, api);
+    s->request = jint(j, "request", -1);
+    s->broker = jint(j, "broker", -1);
+    bool to_coord = pr->tid && strcmp(api, "FindCoordinator") != 0;
+    s->from = (lane){'P', (int64_t)p};
+    s->to = (lane){to_coord ? 'C' : 'B', s->broker};
+    s->style = MS_REQ;
+    describe_api_send(e, s, pr, jint(j, "batches", 0));
+    take_pending_fault(e, p, api, s->request);
+}
+
+/* A request leaves: a produce request (its drains came first) or another
+ * API's. */
+static void on_send(explain *e, json_t *j, int64_t t)
+{
+    size_t p = prod_of(e, jstr(j, "producer"));
+    const char *api = jstr(j, "api");
+    if (api) {
+        on_api_send(e, j, t, p, api);
+        return;
+    }
+    int64_t r = jint(j, "request", -1), broker = jint(j, "broker", -1);
+    send_step(e, t, p, r, broker);
+    step *s = &e->cur;
+    if (s->nbatches == 0) {
+        sb_printf(&s->desc, "%s sends request %" PRId64 " to broker %" PRId64, e->prods[p].id,
+                  r, broker);
+        sb_printf(&s->label, "send(request %" PRId64 ")", r);
+    }
+    request *q = request_get(e, p, r);
+    s->about_record = s->about_record || (q && q->selected);
+    take_pending_fault(e, p, "", r);
+    if (s->produced > s->produced_sent)
+        sb_line(&s->notes, "(records just passed to send() that are not in this request wait "
+                           "in the accumulator)");
+}
+
+/* ---- the leader appends ------------------------------------------------------ */
+
+static void log_push(explain *e, size_t part, int64_t offset, int64_t count, int64_t dup_of,
+                     const char *text)
+{
+    partition *pt = &e->parts[part];
+    log_entry *le = &pt->ring[pt->entries % BOX_ROWS];
+    free(le->text);
+    *le = (log_entry){offset, count, dup_of, dup_or_oom(e, text), true};
+    pt->entries++;
+    pt->log_touched = true;
+    if (offset + count > pt->end_offset)
+        pt->end_offset = offset + count;
+}
+
+static void note_duplicate(partition *pt, const char *name, int64_t offset, int64_t first)
+{
+    pt->duplicates++;
+    if (pt->duplicates <= DUPS_MAX)
+        sb_printf(&pt->dups, "%s%s at offset %" PRId64 " (first at offset %" PRId64 ")",
+                  pt->duplicates > 1 ? ", " : "", name, offset, first);
+}
+
+/* Appends batch b (NULL: not known) at offset: one entry per record, or
+ * one for the batch when its records are not known. A batch stored before
+ * is a duplicate of its first copy. */
+static void log_append_batch(explain *e, size_t part, batch *b, int64_t offset, int64_t records)
+{
+    partition *pt = &e->parts[part];
+    int64_t first = b ? b->first_offset : -1;
+    char nm[NAME_BUF];
+    if (b && b->nrecs > 0 && (int64_t)b->nrecs == records) {
+        for (size_t i = 0; i < b->nrecs; i++) {
+            int64_t at = offset + (int64_t)i, dup = first >= 0 ? first + (int64_t)i : -1;
+            record_name(e, b->recs[i], nm, sizeof nm);
+            log_push(e, part, at, 1, dup, nm);
+            if (dup >= 0)
+                note_duplicate(pt, nm, at, dup);
+            if (e->o.has_record && b->recs[i] == e->o.record) {
+                char line[96];
+                snprintf(line, sizeof line, "stored in %s at offset %" PRId64 "%s", pt->label, at,
+                         dup >= 0 ? ": a duplicate" : "");
+                sb_line(&e->sel_fate, line);
+            }
+        }
+    } else {
+        if (b)
+            batch_text(e, b, nm, sizeof nm);
+        else
+            snprintf(nm, sizeof nm, "%" PRId64 " records", records);
+        log_push(e, part, offset, records, first, nm);
+        if (first >= 0)
+            note_duplicate(pt, nm, offset, first);
+    }
+    pt->records += records;
+    if (b && b->first_offset < 0)
+        b->first_offset = offset;
+}
+
+/* The broker's state for producer id pid on the partition: found, or a new
+ * row (the oldest row goes when BOX_ROWS are shown). */
+static pid_row *pid_row_of(partition *pt, int64_t pid)
+{
+    for (size_t i = 0; i < pt->npids; i++)
+        if (pt->pids[i].pid == pid)
+            return &pt->pids[i];
+    if (pt->npids == BOX_ROWS) {
+        memmove(pt->pids, pt->pids + 1, (BOX_ROWS - 1) * sizeof *pt->pids);
+        pt->npids--;
+    }
+    pid_row *r = &pt->pids[pt->npids++];
+    *r = (pid_row){pid, -1, -1, -1, ROW_NEW};
+    return r;
+}
+
+/* "record A" or "record 3, record 4, +2 more" or "batch 0 of p1 (3 records)". */
+static void batch_names(const explain *e, const batch *b, char *buf, size_t n)
+{
+    if (!b || b->nrecs == 0 || (int64_t)b->nrecs < b->records) {
+        if (b)
+            batch_text(e, b, buf, n);
+        else
+            snprintf(buf, n, "the batch");
+        return;
+    }
+    step tmp = {0};
+    char nm[NAME_BUF];
+    for (size_t i = 0; i < b->nrecs; i++) {
+        record_name(e, b->recs[i], nm, sizeof nm);
+        step_add_name(&tmp, nm);
+    }
+    names_text(&tmp, buf, n);
+    sb_free(&tmp.names);
+}
+
+static void offsets_text(char *buf, size_t n, int64_t offset, int64_t records)
+{
+    if (records > 1)
+        snprintf(buf, n, "offsets %" PRId64 "-%" PRId64, offset, offset + records - 1);
+    else
+        snprintf(buf, n, "offset %" PRId64, offset);
+}
+
+typedef struct append_line {
+    size_t part;
+    batch *b;
+    int64_t broker, offset, records, pid, epoch, seq, fault;
+    const char *result;
+} append_line;
+
+/* The sentence for one appended (or refused) batch. */
+static void append_sentence(explain *e, const append_line *a, sbuf *out)
+{
+    char names[NAME_BUF * 4], offs[64];
+    partition *pt = &e->parts[a->part];
+    batch_names(e, a->b, names, sizeof names);
+    offsets_text(offs, sizeof offs, a->offset, a->records);
+    if (a->result && strcmp(a->result, "DUPLICATE") == 0) {
+        sb_printf(out, "broker %" PRId64 " already has PID %" PRId64 ", sequence %" PRId64
+                       " in %s: it does not store %s again and answers with the original %s",
+                  a->broker, a->pid, a->seq, pt->label, names, offs);
+    } else if (a->result) {
+        sb_printf(out, "broker %" PRId64 " does not store %s in %s: it answers %s", a->broker,
+                  names, pt->label, a->result);
+        if (a->fault >= 0)
+            sb_printf(out, " (fault %" PRId64 ": %s)", a->fault, fault_type(e, a->fault));
+    } else if (a->b && a->b->first_offset >= 0) {
+        sb_printf(out, "broker %" PRId64 " stores %s in %s again, at %s: a duplicate of offset %"
+                       PRId64, a->broker, names, pt->label, offs, a->b->first_offset);
+    } else {
+        sb_printf(out, "broker %" PRId64 " stores %s in %s at %s", a->broker, names, pt->label,
+                  offs);
+        if (a->pid >= 0)
+            sb_printf(out, " and remembers PID %" PRId64 ", sequence %" PRId64, a->pid, a->seq);
+    }
+}
+
+/* What the append does to the broker's producer state. */
+static void append_pid_state(explain *e, const append_line *a)
+{
+    if (a->pid < 0 || (a->result && strcmp(a->result, "DUPLICATE") != 0))
+        return;
+    partition *pt = &e->parts[a->part];
+    pid_row *r = pid_row_of(pt, a->pid);
+    bool fresh = r->flag == ROW_NEW && r->last_seq < 0;
+    if (a->result) {
+        r->flag = ROW_DUPLICATE;
+        r->dup_seq = a->seq;
+        if (r->last_seq < 0)
+            r->last_seq = a->seq + a->records - 1;
+    } else {
+        r->flag = fresh ? ROW_NEW : ROW_UPDATED;
+        r->last_seq = a->seq >= 0 ? a->seq + a->records - 1 : r->last_seq;
+    }
+    r->epoch = a->epoch;
+    pt->pids_touched = true;
+    if (a->b && a->b->selected) {
+        e->sel_pid = a->pid;
+        e->sel_txn_open = e->prods[a->b->producer].tid != NULL;
+    }
+}
+
+static void append_step(explain *e, const append_line *a, const sbuf *sentence)
+{
+    step *s = &e->cur;
+    s->part = s->nbatches == 0 || s->part == a->part ? a->part : NONE;
+    s->nbatches++;
+    step_touch(e, a->part);
+    s->about_record = s->about_record || (a->b && a->b->selected);
+    if (s->nbatches == 1) {
+        sb_puts(&s->desc, sb_str(sentence));
+        return;
+    }
+    /* several batches: one line each below a summary */
+    if (s->nbatches == 2)
+        sb_line(&s->notes, sb_str(&s->desc));
+    sb_clear(&s->desc);
+    sb_printf(&s->desc, "broker %" PRId64 " handles request %" PRId64 " of %s: %" PRId64
+                        " batches", a->broker, s->request, e->prods[s->producer].id, s->nbatches);
+    sb_line(&s->notes, sb_str(sentence));
+}
+
+/* The leader handles one batch of a request: stores it, recognises a
+ * duplicate (idempotence), or refuses it. */
+static void on_append(explain *e, json_t *j, int64_t t)
+{
+    size_t p = prod_of(e, jstr(j, "producer"));
+    append_line a = {part_of(e, jstr(j, "topic"), jint(j, "partition", -1)), NULL,
+                     jint(j, "broker", -1), jint(j, "offset", -1), jint(j, "records", 0),
+                     jint(j, "producer_id", -1), jint(j, "epoch", -1),
+                     jint(j, "base_sequence", -1), jint(j, "fault", -1), jstr(j, "result")};
+    int64_t r = jint(j, "request", -1), bid = jint(j, "batch", -1);
+    if (a.part == NONE)
+        return;
+    e->parts[a.part].leader = a.broker;
+    a.b = batch_get(e, p, bid);
+    if (!(step_is(e, SK_APPEND, t, p) && e->cur.request == r && e->cur.broker == a.broker)) {
+        step_begin(e, SK_APPEND, t, p);
+        e->cur.request = r;
+        e->cur.broker = a.broker;
+        e->cur.from = (lane){'B', a.broker};
+    }
+    sbuf sentence = {0};
+    append_sentence(e, &a, &sentence);
+    if (a.result && strcmp(a.result, "DUPLICATE") != 0) {
+        char names[NAME_BUF * 4];
+        batch_names(e, a.b, names, sizeof names);
+        e->cur.style = MS_NOTE;
+        sb_printf(&e->cur.label, "%s\xE2\x9C\x95 %s not stored: %s", e->cur.label.len ? "\n" : "",
+                  names, a.result);
+    }
+    if (!a.result && a.offset >= 0) {
+        log_append_batch(e, a.part, a.b, a.offset, a.records);
+        e->parts[a.part].mk_data = e->parts[a.part].mk_data || a.pid == e->parts[a.part].mk_pid;
+    }
+    else
+        e->parts[a.part].log_touched = !a.result || strcmp(a.result, "DUPLICATE") != 0;
+    append_pid_state(e, &a);
+    append_step(e, &a, &sentence);
+    e->oom = e->oom || sentence.bad;
+    sb_free(&sentence);
+    if (a.b) {
+        a.b->last_offset = a.offset;
+        a.b->last_request = r;
+        copy_str(a.b->last_result, sizeof a.b->last_result, a.result);
+    }
+}
+
+/* ---- faults on messages ---------------------------------------------------- */
+
+/* The lane an API's messages use on the broker's side: the coordinator
+ * for a transactional producer's transactional requests. */
+static lane api_lane(const explain *e, size_t p, const char *api, int64_t broker)
+{
+    bool coord = p != NONE && e->prods[p].tid && api[0] && strcmp(api, "FindCoordinator") != 0;
+    return (lane){coord ? 'C' : 'B', broker};
+}
+
+/* A request fault whose send line did not follow: a step of its own. */
+static void flush_pending_fault(explain *e)
+{
+    pending_fault f = e->pf;
+    e->pf.on = false;
+    step_begin(e, SK_LOST, f.t, f.producer);
+    step *s = &e->cur;
+    s->request = f.request;
+    s->broker = f.broker;
+    copy_str(s->api, sizeof s->api, f.api);
+    if (f.producer == NONE) {
+        s->from = (lane){'C', e->marker_coord};
+        s->to = (lane){'B', f.broker};
+        sb_printf(&s->desc, "the coordinator sends %s request %" PRId64 " to broker %" PRId64,
+                  f.api[0] ? f.api : "WriteTxnMarkers", f.request, f.broker);
+    } else {
+        s->from = (lane){'P', (int64_t)f.producer};
+        s->to = api_lane(e, f.producer, f.api, f.broker);
+        sb_printf(&s->desc, "%s sends %s request %" PRId64 " to broker %" PRId64,
+                  e->prods[f.producer].id, f.api[0] ? f.api : "produce", f.request, f.broker);
+    }
+    sb_printf(&s->label, "%s(request %" PRId64 ")", f.api[0] ? f.api : "send", f.request);
+    s->style = MS_REQ;
+    step_fault_request(e, s, f.fault, f.delay_ns);
+}
+
+/* "ACK(offset 0)", "ACK(offsets 0-2)", "ACK(3 batches)", or the error. */
+static void ack_label(const explain *e, const request *q, const char *error, char *buf, size_t n)
+{
+    if (error && strcmp(error, "NONE") != 0) {
+        snprintf(buf, n, "%s", error);
+        return;
+    }
+    const batch *b = q && q->n == 1 ? batch_get(e, q->producer, q->batches[0]) : NULL;
+    if (b && b->last_request == q->id && b->last_offset >= 0 &&
+        (!b->last_result[0] || strcmp(b->last_result, "DUPLICATE") == 0)) {
+        char offs[64];
+        offsets_text(offs, sizeof offs, b->last_offset, b->records);
+        snprintf(buf, n, "ACK(%s)", offs);
+    } else if (b && b->last_request == q->id && b->last_result[0]) {
+        snprintf(buf, n, "%s", b->last_result);
+    } else if (q && q->n > 1) {
+        snprintf(buf, n, "ACK(%zu batches)", q->n);
+    } else {
+        snprintf(buf, n, "ACK");
+    }
+}
+
+/* The step is about the partitions (and the --record record) of request q. */
+static void touch_request(explain *e, const request *q)
+{
+    for (size_t i = 0; q && i < q->n; i++) {
+        const batch *b = batch_get(e, q->producer, q->batches[i]);
+        if (b) {
+            step_touch(e, b->part);
+            e->cur.part = i == 0 || e->cur.part == b->part ? b->part : NONE;
+        }
+    }
+    e->cur.about_record = e->cur.about_record || (q && q->selected);
+}
+
+static void lost_answer(explain *e, step *s, size_t p, int64_t fault)
+{
+    const char *ft = fault_type(e, fault);
+    if (p == NONE) {
+        sb_printf(&s->desc, "broker %" PRId64 "'s answer to WriteTxnMarkers request %" PRId64
+                            " is lost (fault %" PRId64 ": %s): the coordinator will send the "
+                            "marker again", s->broker, s->request, fault, ft);
+        sb_printf(&s->label, "WriteTxnMarkers answer lost (fault %" PRId64 ")", fault);
+    } else if (s->api[0]) {
+        sb_printf(&s->desc, "the answer to %s's %s (request %" PRId64 ") is lost on the way "
+                            "back (fault %" PRId64 ": %s)", e->prods[p].id, s->api, s->request,
+                  fault, ft);
+        sb_printf(&s->label, "%s answer lost (fault %" PRId64 ")", s->api, fault);
+    } else {
+        request *q = request_get(e, p, s->request);
+        char ack[128];
+        ack_label(e, q, "NONE", ack, sizeof ack);
+        sb_printf(&s->desc, "the response to request %" PRId64 " is lost on the way back (fault %"
+                            PRId64 ": %s): %s never sees %s", s->request, fault, ft,
+                  e->prods[p].id, ack);
+        sb_printf(&s->label, "ACK lost (fault %" PRId64 ")", fault);
+        sb_printf(&s->mlabel, "%s lost (fault %" PRId64 ")", ack, fault);
+        touch_request(e, q);
+    }
+}
+
+static void fault_response(explain *e, json_t *j, int64_t t, size_t p, int64_t fault)
+{
+    step_begin(e, SK_LOST, t, p);
+    step *s = &e->cur;
+    copy_str(s->api, sizeof s->api, jtext(j, "api"));
+    s->request = jint(j, "request", -1);
+    s->broker = jint(j, "broker", -1);
+    s->from = p == NONE ? (lane){'B', s->broker} : api_lane(e, p, s->api, s->broker);
+    s->to = p == NONE ? (lane){'C', e->marker_coord} : (lane){'P', (int64_t)p};
+    int64_t delay = jint(j, "delay_ns", 0);
+    if (delay > 0) {
+        char ms[32];
+        fmt_ms(ms, sizeof ms, delay);
+        sb_printf(&s->desc, "the answer to request %" PRId64 " is held up %s ms on the way back "
+                            "(fault %" PRId64 ": %s)", s->request, ms, fault, fault_type(e, fault));
+        sb_printf(&s->label, "answer to request %" PRId64 " held up %s ms (fault %" PRId64 ")",
+                  s->request, ms, fault);
+        s->style = MS_NOTE;
+        if (p != NONE)
+            touch_request(e, request_get(e, p, s->request));
+        return;
+    }
+    s->style = MS_LOST_RESP;
+    lost_answer(e, s, p, fault);
+}
+
+static void fault_window(explain *e, json_t *j, int64_t t, int64_t fault, const char *phase);
+
+static void on_fault(explain *e, json_t *j, int64_t t)
+{
+    const char *what = jstr(j, "what"), *phase = jstr(j, "phase"), *pname = jstr(j, "producer");
+    int64_t fault = jint(j, "fault", -1);
+    if (phase) {
+        fault_window(e, j, t, fault, phase);
+        return;
+    }
+    if (!what || strcmp(what, "append") == 0)
+        return; /* the append line names its fault */
+    size_t p = pname ? prod_of(e, pname) : NONE;
+    if (strcmp(what, "request") != 0) {
+        fault_response(e, j, t, p, fault);
+        return;
+    }
+    const char *api = jtext(j, "api");
+    int64_t r = jint(j, "request", -1);
+    if (!api[0] && e->cur.kind == SK_SEND && e->cur.producer == p && e->cur.request == r) {
+        step_fault_request(e, &e->cur, fault, jint(j, "delay_ns", 0));
+        return;
+    }
+    if (e->pf.on)
+        flush_pending_fault(e);
+    e->pf = (pending_fault){true, p, t, jint(j, "broker", -1), r, fault, jint(j, "delay_ns", 0),
+                            ""};
+    copy_str(e->pf.api, sizeof e->pf.api, api);
+}
+
+/* ---- answers --------------------------------------------------------------- */
+
+/* The description of a produce response. */
+static void describe_response(explain *e, step *s, const request *q, const char *error)
+{
+    const char *id = e->prods[s->producer].id;
+    const batch *b = q && q->n == 1 ? batch_get(e, q->producer, q->batches[0]) : NULL;
+    char names[NAME_BUF * 4], offs[64];
+    if (strcmp(error, "NONE") != 0) {
+        sb_printf(&s->desc, "broker %" PRId64 " answers request %" PRId64 " of %s with %s",
+                  s->broker, s->request, id, error);
+    } else if (b && b->last_request == q->id && b->last_offset >= 0) {
+        batch_names(e, b, names, sizeof names);
+        offsets_text(offs, sizeof offs, b->last_offset, b->records);
+        sb_printf(&s->desc, "%s receives the ACK for request %" PRId64 ": %s %s stored at %s%s",
+                  id, s->request, names, b->records > 1 ? "are" : "is", offs,
+                  strcmp(b->last_result, "DUPLICATE") == 0 ? " (the original copy)" : "");
+    } else if (q && q->n > 1) {
+        sb_printf(&s->desc, "%s receives the ACK for request %" PRId64 " from broker %" PRId64
+                            ": %zu batches stored", id, s->request, s->broker, q->n);
+    } else {
+        sb_printf(&s->desc, "%s receives the ACK for request %" PRId64 " from broker %" PRId64,
+                  id, s->request, s->broker);
+    }
+}
+
+/* The answer to FindCoordinator, InitProducerId, AddPartitionsToTxn or
+ * EndTxn; the producer line that follows may say more. */
+static void on_api_response(explain *e, json_t *j, int64_t t, size_t p, const char *api)
+{
+    step_begin(e, SK_API_RESPONSE, t, p);
+    step *s = &e->cur;
+    const producer *pr = &e->prods[p];
+    const char *error = jtext(j, "error"), *tid = pr->tid ? pr->tid : "";
+    copy_str(s->api, sizeof s->api, api);
+    s->request = jint(j, "request", -1);
+    s->broker = jint(j, "broker", -1);
+    s->from = api_lane(e, p, api, s->broker);
+    s->to = (lane){'P', (int64_t)p};
+    s->style = MS_RESP;
+    if (strcmp(error, "NONE") != 0) {
+        sb_printf(&s->desc, "%s's %s fails: %s", pr->id, api, error);
+        sb_puts(&s->label, error);
+    } else if (strcmp(api, "FindCoordinator") == 0) {
+        sb_printf(&s->desc, "%s learns where the coordinator of %s is", pr->id, tid);
+        sb_puts(&s->label, "coordinator location");
+    } else if (strcmp(api, "EndTxn") == 0) {
+        sb_printf(&s->desc, "the coordinator has logged the decision: %s's EndTxn returns",
+                  pr->id);
+        sb_puts(&s->label, "EndTxn: OK");
+    } else {
+        sb_printf(&s->desc, "%s's %s succeeds", pr->id, api);
+        sb_printf(&s->label, "%s: OK", api);
+    }
+}
+
+/* A response reaches the producer; the ack and retry lines that follow at
+ * the same moment join its step. */
+static void on_response(explain *e, json_t *j, int64_t t)
+{
+    size_t p = prod_of(e, jstr(j, "producer"));
+    const char *api = jstr(j, "api");
+    if (api) {
+        on_api_response(e, j, t, p, api);
+        return;
+    }
+    step_begin(e, SK_RESPONSE, t, p);
+    step *s = &e->cur;
+    s->request = jint(j, "request", -1);
+    s->broker = jint(j, "broker", -1);
+    s->from = (lane){'B', s->broker};
+    s->to = (lane){'P', (int64_t)p};
+    s->style = MS_RESP;
+    const char *error = jtext(j, "error");
+    request *q = request_get(e, p, s->request);
+    char ack[128];
+    ack_label(e, q, error, ack, sizeof ack);
+    sb_puts(&s->label, ack);
+    describe_response(e, s, q, error);
+    touch_request(e, q);
+    if (q)
+        request_free(map_del(&e->requests, obj_key(p, s->request)));
+}
+
+/* ---- what the producer learns ---------------------------------------------- */
+
+/* True if a line of producer p at t belongs to the step being built. */
+static bool joins_producer_step(const explain *e, int64_t t, size_t p)
+{
+    const step *s = &e->cur;
+    if (s->producer != p || s->t != t)
+        return false;
+    switch (s->kind) {
+    case SK_PRODUCE:
+    case SK_SEND:
+    case SK_RESPONSE:
+    case SK_API_RESPONSE:
+    case SK_TIMEOUT:
+    case SK_ACK:
+    case SK_PRODUCER:
+        return true;
+    case SK_NONE:
+    case SK_API_SEND:
+    case SK_APPEND:
+    case SK_LOST:
+    case SK_TXN:
+    case SK_MARKER:
+    case SK_CONSUME:
+    case SK_NOTE:
+        break;
+    }
+    return false;
+}
+
+/* Why the application gets an exception, when the name does not say. */
+static const char *error_reason(const char *error)
+{
+    if (strcmp(error, "TimeoutException") == 0)
+        return " (delivery.timeout.ms expired)";
+    if (strcmp(error, "BufferExhaustedException") == 0)
+        return " (no buffer memory within max.block.ms)";
+    return "";
+}
+
+static void tell(explain *e, size_t p, const char *nm, int64_t offset, const char *error)
+{
+    producer *pr = &e->prods[p];
+    bool ok = strcmp(error, "NONE") == 0;
+    if (ok)
+        pr->acked++;
+    else
+        pr->failed++;
+    if (pr->ntold++ < TOLD_MAX) {
+        sb_printf(&pr->told, "%s%s ", pr->ntold > 1 ? ", " : "", nm);
+        if (!ok)
+            sb_printf(&pr->told, "failed (%s)", error);
+        else if (offset >= 0)
+            sb_printf(&pr->told, "at offset %" PRId64, offset);
+        else
+            sb_puts(&pr->told, "sent (offset unknown)");
+    }
+}
+
+/* send() completes for a record: what the application is told. */
+static void on_ack(explain *e, json_t *j, int64_t t)
+{
+    size_t p = prod_of(e, jstr(j, "producer"));
+    uint64_t id = (uint64_t)jint(j, "record", 0);
+    int64_t offset = jint(j, "offset", -1), pn = jint(j, "partition", -1);
+    size_t part = pn >= 0 ? part_of(e, jstr(j, "topic"), pn) : NONE;
+    const char *error = jtext(j, "error");
+    bool ok = strcmp(error, "NONE") == 0, sel = e->o.has_record && id == e->o.record;
+    fifo_remove(part != NONE ? fifo_of(e, p, part, false) : NULL, id);
+    char nm[NAME_BUF], line[NAME_BUF + 160];
+    record_name(e, id, nm, sizeof nm);
+    tell(e, p, nm, offset, error);
+    if (ok)
+        snprintf(line, sizeof line, "%s was told: offset %" PRId64, e->prods[p].id, offset);
+    else
+        snprintf(line, sizeof line, "%s was told: %s", e->prods[p].id, error);
+    if (sel)
+        sb_line(&e->sel_fate, line);
+    if (!joins_producer_step(e, t, p)) {
+        step_begin(e, SK_ACK, t, p);
+        e->cur.from = (lane){'P', (int64_t)p};
+        e->cur.style = MS_NOTE;
+    }
+    step *s = &e->cur;
+    step_touch(e, part);
+    s->about_record = s->about_record || sel;
+    if (s->kind == SK_SEND && ok && offset < 0) {
+        if (!s->acks0_noted)
+            sb_line(&s->notes, "acks=0: the producer does not wait for an answer; send() "
+                               "completes at once, offset unknown");
+        s->acks0_noted = true;
+        return;
+    }
+    if (s->kind == SK_RESPONSE && ok)
+        return; /* the response's description says it */
+    bool no_retry = !ok && s->kind == SK_RESPONSE && e->prods[p].retries == 0;
+    if (ok)
+        snprintf(line, sizeof line, "send() of %s completes: offset %" PRId64, nm, offset);
+    else
+        snprintf(line, sizeof line, "%s fails with %s%s%s", nm, error, error_reason(error),
+                 no_retry ? ": it is not sent again (retries=0)" : "");
+    sb_line(&s->notes, line);
+    if (s->kind == SK_ACK && ++s->nrecords == 1) {
+        sb_printf(&s->desc, "%s's send() of %s completes with %s", e->prods[p].id, nm,
+                  ok ? "success" : error);
+    } else if (s->kind == SK_ACK) {
+        sb_clear(&s->desc);
+        sb_printf(&s->desc, "send() completes for %" PRId64 " records of %s", s->nrecords,
+                  e->prods[p].id);
+    }
+}
+
+/* A batch goes back to its queue to be sent again. */
+static void on_retry(explain *e, json_t *j, int64_t t)
+{
+    size_t p = prod_of(e, jstr(j, "producer"));
+    size_t part = part_of(e, jstr(j, "topic"), jint(j, "partition", -1));
+    int64_t attempt = jint(j, "attempt", 2), seq = jint(j, "base_sequence", -1);
+    batch *b = batch_get(e, p, jint(j, "batch", -1));
+    if (b) {
+        b->attempt = attempt;
+        b->base_seq = seq >= 0 ? seq : b->base_seq;
+        b->seq_gen = e->prods[p].seq_gen;
+    }
+    char names[NAME_BUF * 4], ms[32], line[NAME_BUF * 4 + 200], idem[80] = "";
+    batch_names(e, b, names, sizeof names);
+    fmt_ms(ms, sizeof ms, jint(j, "backoff_ns", 0));
+    if (seq >= 0 && e->prods[p].pid >= 0)
+        snprintf(idem, sizeof idem, ", same PID %" PRId64 " and sequence %" PRId64,
+                 e->prods[p].pid, seq);
+    snprintf(line, sizeof line, "%s goes back to the queue: attempt %" PRId64 " after %s ms of "
+                                "backoff (%s%s)", names, attempt, ms, jtext(j, "error"), idem);
+    if (!(joins_producer_step(e, t, p) &&
+          (e->cur.kind == SK_RESPONSE || e->cur.kind == SK_TIMEOUT))) {
+        step_begin(e, SK_TIMEOUT, t, p);
+        e->cur.from = (lane){'P', (int64_t)p};
+        e->cur.style = MS_NOTE;
+        sb_printf(&e->cur.desc, "%s will send %s again: attempt %" PRId64, e->prods[p].id, names,
+                  attempt);
+    }
+    step_touch(e, part);
+    e->cur.about_record = e->cur.about_record || (b && b->selected);
+    sb_line(&e->cur.notes, line);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The requests of producer p to broker in flight (the `max` latest),
+ * forgotten as they fail; each that was stored gets a note: the producer
+ * cannot tell that it was. */
+static void fail_in_flight(explain *e, size_t p, int64_t broker, int64_t max)
+{
+    int64_t ids[64];
+    size_t n = 0;
+    for (size_t i = 0; i < e->requests.cap && n < 64; i++) {
+        const request *q = e->requests.vals[i];
+        if (q && q->producer == p && q->broker == broker)
+            ids[n++] = q->id;
+    }
+    qsort(ids, n, sizeof *ids, cmp_i64);
+    size_t first = max >= 0 && (size_t)max < n ? n - (size_t)max : 0;
+    for (size_t i = first; i < n; i++) {
+        request *q = map_del(&e->requests, obj_key(p, ids[i]));
+        touch_request(e, q);
+        for (size_t k = 0; q && k < q->n; k++) {
+            const batch *b = batch_get(e, p, q->batches[k]);
+            if (!b || b->last_request != q->id || b->last_offset < 0)
+                continue;
+            char names[NAME_BUF * 4], offs[64];
+            batch_names(e, b, names, sizeof names);
+            offsets_text(offs, sizeof offs, b->last_offset, b->records);
+            sb_printf(&e->cur.notes, "%s%s cannot tell a lost ACK from a lost record: broker %"
+                                     PRId64 " did store %s at %s (request %" PRId64 ")",
+                      e->cur.notes.len ? "\n" : "", e->prods[p].id, broker, names, offs, q->id);
+        }
+        request_free(q);
+    }
+}
+
+/* request.timeout.ms expired (or the link went down): the connection
+ * closes and what was in flight on it fails. */
+static void on_disconnect(explain *e, json_t *j, int64_t t, size_t p)
+{
+    step_begin(e, SK_TIMEOUT, t, p);
+    step *s = &e->cur;
+    const producer *pr = &e->prods[p];
+    int64_t n = jint(j, "in_flight", 0);
+    const char *error = jtext(j, "error");
+    s->broker = jint(j, "broker", -1);
+    s->from = (lane){'P', (int64_t)p};
+    s->style = MS_NOTE;
+    if (strcmp(error, "request timed out") == 0)
+        sb_printf(&s->desc, "%s hears nothing from broker %" PRId64 " for request.timeout.ms (%"
+                            PRId64 " ms): it closes the connection, and the %" PRId64
+                            " request%s in flight fail%s", pr->id, s->broker,
+                  pr->request_timeout_ms, n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+    else
+        sb_printf(&s->desc, "%s closes its connection to broker %" PRId64 " (%s): the %" PRId64
+                            " request%s in flight fail%s", pr->id, s->broker, error, n,
+                  n == 1 ? "" : "s", n == 1 ? "s" : "");
+    sb_printf(&s->label, "\xE2\x9C\x95 no answer: connection to broker %" PRId64 " closed (%s)",
+              s->broker, error);
+    fail_in_flight(e, p, s->broker, n);
+}
+
+/* A change of the producer's own state: a note in the step being built
+ * when it is the producer's at the same moment, else a step of its own
+ * (`lane_text` then on its lane). */
+static void producer_event(explain *e, int64_t t, size_t p, const char *sentence,
+                           const char *lane_text)
+{
+    if (joins_producer_step(e, t, p)) {
+        sb_line(&e->cur.notes, sentence);
+        return;
+    }
+    step_begin(e, SK_PRODUCER, t, p);
+    e->cur.from = (lane){'P', (int64_t)p};
+    e->cur.style = MS_NOTE;
+    sb_puts(&e->cur.desc, sentence);
+    sb_puts(&e->cur.label, lane_text);
+}
+
+static void on_init_producer_id(explain *e, json_t *j, int64_t t, size_t p)
+{
+    producer *pr = &e->prods[p];
+    pr->pid = jint(j, "producer_id", -1);
+    pr->epoch = jint(j, "epoch", -1);
+    pr->seq_gen++;
+    pr->txn_open = false;
+    step *s = &e->cur;
+    char text[160];
+    if (step_is(e, SK_API_RESPONSE, t, p) && strcmp(s->api, "InitProducerId") == 0) {
+        sb_clear(&s->label);
+        sb_printf(&s->label, "PID=%" PRId64 ", epoch %" PRId64, pr->pid, pr->epoch);
+        sb_clear(&s->desc);
+        sb_printf(&s->desc, "%s gets producer id %" PRId64 ", epoch %" PRId64 " from %s%" PRId64,
+                  pr->id, pr->pid, pr->epoch, pr->tid ? "its coordinator on broker " : "broker ",
+                  s->broker);
+        return;
+    }
+    snprintf(text, sizeof text, "%s now has producer id %" PRId64 ", epoch %" PRId64, pr->id,
+             pr->pid, pr->epoch);
+    producer_event(e, t, p, text, text);
+}
+
+/* The transactional producer's own events: commit, abort, their ends,
+ * fencing, a transaction never ended. */
+static void txn_event(explain *e, json_t *j, int64_t t, size_t p, const char *what)
+{
+    producer *pr = &e->prods[p];
+    int64_t n = jint(j, "transaction", 0);
+    const char *error = jstr(j, "error");
+    char text[320], lane_text[96];
+    bool commit = strcmp(what, "commit") == 0, ended = strcmp(what, "committed") == 0 ||
+                                                     strcmp(what, "aborted") == 0;
+    if (commit || strcmp(what, "abort") == 0) {
+        pr->committing = commit;
+        snprintf(text, sizeof text, "the application calls %sTransaction() for transaction %"
+                 PRId64 "%s%s", commit ? "commit" : "abort", n, error ? ": " : "",
+                 error ? error : "");
+        snprintf(lane_text, sizeof lane_text, "%sTransaction()", commit ? "commit" : "abort");
+    } else if (ended) {
+        pr->txn_open = false;
+        snprintf(text, sizeof text, "%sTransaction() returns: transaction %" PRId64 " of %s is %s",
+                 what[0] == 'c' ? "commit" : "abort", n, pr->id, what);
+        snprintf(lane_text, sizeof lane_text, "transaction %" PRId64 " %s", n, what);
+        if (step_is(e, SK_API_RESPONSE, t, p) && strcmp(e->cur.api, "EndTxn") == 0) {
+            sb_clear(&e->cur.desc);
+            sb_puts(&e->cur.desc, text);
+            return;
+        }
+    } else if (strcmp(what, "fenced") == 0) {
+        pr->txn_open = false;
+        snprintf(text, sizeof text, "%s is fenced (%s): a newer producer with transactional.id %s "
+                 "has taken over, and %s can do nothing more", pr->id, error ? error : "?",
+                 pr->tid ? pr->tid : "?", pr->id);
+        snprintf(lane_text, sizeof lane_text, "\xE2\x9C\x95 fenced (%s)", error ? error : "?");
+    } else if (strcmp(what, "hangs") == 0) {
+        snprintf(text, sizeof text, "the application never ends transaction %" PRId64
+                 ": it stays open", n);
+        snprintf(lane_text, sizeof lane_text, "transaction %" PRId64 " left open", n);
+    } else if (step_is(e, SK_API_RESPONSE, t, p) && strcmp(e->cur.api, what) == 0) {
+        snprintf(text, sizeof text, "%s will send %s again after a backoff", pr->id, what);
+        snprintf(lane_text, sizeof lane_text, "%s again later", what);
+    } else {
+        snprintf(text, sizeof text, "%s's %s fails with %s", pr->id, what, error ? error : "?");
+        snprintf(lane_text, sizeof lane_text, "%s: %s", what, error ? error : "?");
+    }
+    producer_event(e, t, p, text, lane_text);
+}
+
+static void on_producer(explain *e, json_t *j, int64_t t)
+{
+    size_t p = prod_of(e, jstr(j, "producer"));
+    const char *what = jtext(j, "what");
+    char text[320];
+    if (strcmp(what, "disconnect") == 0) {
+        on_disconnect(e, j, t, p);
+    } else if (strcmp(what, "init_producer_id") == 0) {
+        on_init_producer_id(e, j, t, p);
+    } else if (strcmp(what, "epoch_bump") == 0) {
+        e->prods[p].epoch = jint(j, "epoch", -1);
+        e->prods[p].seq_gen++;
+        snprintf(text, sizeof text, "%s bumps its epoch to %" PRId64 " (KIP-360): its sequence "
+                 "numbers start again", e->prods[p].id, e->prods[p].epoch);
+        producer_event(e, t, p, text, "epoch bump");
+    } else if (strcmp(what, "config_exception") == 0) {
+        snprintf(text, sizeof text, "%s never starts: %s", e->prods[p].id, jtext(j, "error"));
+        producer_event(e, t, p, text, "\xE2\x9C\x95 ConfigException");
+    } else {
+        txn_event(e, j, t, p, what);
+    }
+}
+
+/* ---- the coordinator, markers, consumers ----------------------------------- */
+
+static void describe_txn(step *s, const txn *x, int64_t prev_epoch, const char *why)
+{
+    const char *from = s->txn_from, *to = x->state;
+    bool prepare = strncmp(to, "Prepare", 7) == 0 && strcmp(to, "PrepareEpochFence") != 0;
+    sb_printf(&s->desc, "the coordinator (broker %" PRId64 ") ", x->coordinator);
+    if (strcmp(to, "Empty") == 0 && strcmp(why, "InitProducerId") == 0 && prev_epoch >= 0 &&
+        x->epoch > prev_epoch)
+        sb_printf(&s->desc, "bumps %s to epoch %" PRId64 " (PID %" PRId64 ") in the transaction "
+                            "log: requests with an older epoch are refused from now on",
+                  x->tid, x->epoch, x->pid);
+    else if (strcmp(to, "Empty") == 0 && strcmp(why, "InitProducerId") == 0)
+        sb_printf(&s->desc, "maps %s to PID %" PRId64 ", epoch %" PRId64 " and writes it to the "
+                            "transaction log", x->tid, x->pid, x->epoch);
+    else if (strcmp(to, "Ongoing") == 0 && strcmp(from, "Ongoing") != 0)
+        sb_printf(&s->desc, "writes %s's partitions to the transaction log: Ongoing, %" PRId64
+                            " partition%s, and the transaction timer starts (%s)", x->tid,
+                  x->partitions, x->partitions == 1 ? "" : "s", why);
+    else if (strcmp(to, "Ongoing") == 0)
+        sb_printf(&s->desc, "adds partitions to %s's transaction: %" PRId64 " now", x->tid,
+                  x->partitions);
+    else if (prepare)
+        sb_printf(&s->desc, "writes %s for %s (%s): the decision is logged; the %s markers go "
+                            "to its %" PRId64 " partition%s next", to, x->tid, why,
+                  strcmp(to, "PrepareCommit") == 0 ? "COMMIT" : "ABORT", x->partitions,
+                  x->partitions == 1 ? "" : "s");
+    else if (strncmp(to, "Complete", 8) == 0)
+        sb_printf(&s->desc, "has every marker written: it writes %s for %s, and the transaction "
+                            "is over", to, x->tid);
+    else if (strcmp(to, "PrepareEpochFence") == 0)
+        sb_printf(&s->desc, "fences the ongoing transaction of %s (%s): epoch %" PRId64 " from "
+                            "now on", x->tid, why, x->epoch);
+    else
+        sb_printf(&s->desc, "moves %s from %s to %s (%s)", x->tid, from, to, why);
+}
+
+/* --partition: is producer id pid among the partition's producers? */
+static bool pid_on_filtered(const explain *e, int64_t pid)
+{
+    if (e->filter_part == NONE)
+        return false;
+    const partition *pt = &e->parts[e->filter_part];
+    for (size_t i = 0; i < pt->npids; i++)
+        if (pt->pids[i].pid == pid)
+            return true;
+    return pt->mk_pid == pid;
+}
+
+/* The coordinator wrote a transaction's new state to its log. */
+static void on_txn(explain *e, json_t *j, int64_t t)
+{
+    step_begin(e, SK_TXN, t, NONE); /* draws the step before, with the state before */
+    step *s = &e->cur;
+    size_t ti = txn_of(e, jstr(j, "transactional_id"));
+    txn *x = &e->txns[ti];
+    int64_t prev_epoch = x->epoch;
+    x->coordinator = jint(j, "coordinator", -1);
+    x->pid = jint(j, "producer_id", -1);
+    x->epoch = jint(j, "epoch", -1);
+    x->partitions = jint(j, "partitions", 0);
+    copy_str(x->state, sizeof x->state, jtext(j, "state"));
+    s->txn = ti;
+    copy_str(s->txn_from, sizeof s->txn_from, jtext(j, "from"));
+    s->from = (lane){'C', x->coordinator};
+    s->style = MS_NOTE;
+    sb_printf(&s->label, "%s: %s \xE2\x86\x92 %s", x->tid, s->txn_from, x->state);
+    describe_txn(s, x, prev_epoch, jtext(j, "why"));
+    s->about_part = pid_on_filtered(e, x->pid);
+    if (strncmp(x->state, "Prepare", 7) == 0)
+        e->marker_coord = x->coordinator; /* its markers come next */
+    s->about_record = e->sel_txn_open && x->pid == e->sel_pid;
+    if (s->about_record && strncmp(x->state, "Complete", 8) == 0)
+        e->sel_txn_open = false;
+}
+
+/* A leader appended a COMMIT or ABORT marker (a control record). */
+static void on_marker(explain *e, json_t *j, int64_t t)
+{
+    size_t part = part_of(e, jstr(j, "topic"), jint(j, "partition", -1));
+    if (part == NONE)
+        return;
+    const char *tid = jtext(j, "transactional_id"), *type = jtext(j, "type");
+    int64_t broker = jint(j, "broker", -1), pid = jint(j, "producer_id", -1);
+    int64_t epoch = jint(j, "epoch", -1), offset = jint(j, "offset", -1);
+    partition *pt = &e->parts[part];
+    pt->leader = broker;
+    bool again = pt->mk_pid == pid && pt->mk_epoch == epoch && strcmp(pt->mk_type, type) == 0 &&
+                 !pt->mk_data;
+    e->marker_coord = coord_of_tid(e, tid);
+    step_begin(e, SK_MARKER, t, NONE);
+    step *s = &e->cur;
+    s->part = part;
+    s->broker = broker;
+    s->from = (lane){'C', e->marker_coord};
+    s->to = (lane){'B', broker};
+    s->style = MS_REQ;
+    sb_printf(&s->label, "%s marker", type);
+    sb_printf(&s->after, "offset %" PRId64, offset);
+    if (again)
+        sb_printf(&s->desc, "the coordinator sends the %s marker for %s again: broker %" PRId64
+                            " appends it a second time, at offset %" PRId64 " of %s", type, tid,
+                  broker, offset, pt->label);
+    else
+        sb_printf(&s->desc, "the coordinator has broker %" PRId64 " write %s %s marker for %s to "
+                            "%s (WriteTxnMarkers): a control record at offset %" PRId64 "; the "
+                            "last stable offset moves to %" PRId64, broker,
+                  strchr("AEIOU", type[0]) && type[0] ? "an" : "a", type, tid, pt->label, offset,
+                  jint(j, "lso", -1));
+    char text[96];
+    if (epoch > 0)
+        snprintf(text, sizeof text, "%s marker (pid %" PRId64 ", epoch %" PRId64 ")", type, pid,
+                 epoch);
+    else
+        snprintf(text, sizeof text, "%s marker (pid %" PRId64 ")", type, pid);
+    log_push(e, part, offset, 1, again ? pt->mk_offset : -1, text);
+    pt->markers++;
+    if (!again) {
+        pt->mk_pid = pid;
+        pt->mk_epoch = epoch;
+        pt->mk_offset = offset;
+        copy_str(pt->mk_type, sizeof pt->mk_type, type);
+        pt->mk_data = false;
+    }
+    step_touch(e, part);
+    s->about_record = e->sel_txn_open && pid == e->sel_pid && part == e->sel_part;
+}
+
+static void consume_text(explain *e, step *s, consumer *c, const char *nm, size_t part,
+                         int64_t offset)
+{
+    char names[NAME_BUF * 4];
+    names_text(s, names, sizeof names);
+    sb_clear(&s->desc);
+    sb_clear(&s->label);
+    if (s->nrecords == 1) {
+        sb_printf(&s->desc, "%s's poll() returns %s (%s offset %" PRId64 ")", c->id, nm,
+                  part_label(e, part), offset);
+        sb_printf(&s->label, "records(offset %" PRId64 ": %s)", offset, nm);
+    } else {
+        sb_printf(&s->desc, "%s's poll() returns %" PRId64 " records (%s)", c->id, s->nrecords,
+                  names);
+        sb_printf(&s->label, "records(%" PRId64 ": %s)", s->nrecords, names);
+    }
+}
+
+/* poll() returned a record; the records of one poll make one step. */
+static void on_consume(explain *e, json_t *j, int64_t t)
+{
+    size_t ci = cons_of(e, jstr(j, "consumer"));
+    size_t part = part_of(e, jstr(j, "topic"), jint(j, "partition", -1));
+    int64_t offset = jint(j, "offset", -1), rec = jint(j, "record", -1);
+    consumer *c = &e->cons[ci];
+    char nm[NAME_BUF];
+    if (rec >= 0)
+        record_name(e, (uint64_t)rec, nm, sizeof nm);
+    else
+        snprintf(nm, sizeof nm, "offset %" PRId64, offset);
+    if (c->records++ < TOLD_MAX)
+        sb_printf(&c->read, "%s%s (%s offset %" PRId64 ")", c->records > 1 ? ", " : "", nm,
+                  part_label(e, part), offset);
+    bool sel = e->o.has_record && rec >= 0 && (uint64_t)rec == e->o.record;
+    if (sel) {
+        char line[NAME_BUF];
+        snprintf(line, sizeof line, "read by %s (offset %" PRId64 ")", c->id, offset);
+        sb_line(&e->sel_fate, line);
+    }
+    if (!(e->cur.kind == SK_CONSUME && e->cur.t == t && e->cur.consumer == ci)) {
+        step_begin(e, SK_CONSUME, t, NONE);
+        e->cur.consumer = ci;
+        e->cur.part = part;
+        e->cur.from = (lane){'B', part != NONE ? e->parts[part].leader : -1};
+        e->cur.to = (lane){'K', (int64_t)ci};
+        e->cur.style = MS_RESP;
+    }
+    step *s = &e->cur;
+    s->part = s->part == part ? part : NONE;
+    s->nrecords++;
+    step_add_name(s, nm);
+    step_touch(e, part);
+    s->about_record = s->about_record || sel;
+    consume_text(e, s, c, nm, part, offset);
+}
+
+/* ---- fault windows, admin operations, the end ------------------------------- */
+
+/* A fault window opens or closes, or a process crashes. */
+static void fault_window(explain *e, json_t *j, int64_t t, int64_t fault, const char *phase)
+{
+    const char *type = jtext(j, "type"), *pname = jstr(j, "producer"), *cname = jstr(j, "consumer");
+    int64_t broker = jint(j, "broker", -1), until = jint(j, "until", -1);
+    step_begin(e, SK_NOTE, t, pname ? prod_of(e, pname) : NONE);
+    step *s = &e->cur;
+    char who[96], ms[32];
+    if (pname)
+        s->from = (lane){'P', (int64_t)prod_of(e, pname)};
+    else if (cname)
+        s->from = (lane){'K', (int64_t)cons_of(e, cname)};
+    else if (broker >= 0)
+        s->from = (lane){'B', broker};
+    s->style = s->from.kind ? MS_NOTE : MS_NONE;
+    if (pname && broker >= 0)
+        snprintf(who, sizeof who, "the link between %s and broker %" PRId64, pname, broker);
+    else if (pname || cname)
+        snprintf(who, sizeof who, "%s", pname ? pname : cname);
+    else if (broker >= 0)
+        snprintf(who, sizeof who, "broker %" PRId64, broker);
+    else
+        snprintf(who, sizeof who, "every link");
+    fmt_ms(ms, sizeof ms, until);
+    sbuf *what = &s->label;
+    if (strcmp(phase, "crash") == 0)
+        sb_printf(what, "%s's process dies", who);
+    else if (strcmp(phase, "begin") == 0 && strcmp(type, "link.down") == 0)
+        sb_printf(what, "%s goes down", who);
+    else if (strcmp(phase, "begin") == 0)
+        sb_printf(what, "%s stops", who);
+    else
+        sb_printf(what, "%s is back", who);
+    if (strcmp(phase, "crash") == 0 && until >= 0)
+        sb_printf(what, "; a new one starts at t=%s ms", ms);
+    else if (strcmp(phase, "end") != 0 && until >= 0)
+        sb_printf(what, " until t=%s ms", ms);
+    sb_printf(&s->desc, "fault %" PRId64 " (%s): %s", fault, type, sb_str(what));
+}
+
+static void on_admin(explain *e, json_t *j, int64_t t)
+{
+    step_begin(e, SK_NOTE, t, NONE);
+    sb_printf(&e->cur.desc, "an administrator raises %s to %" PRId64 " partitions (%s)",
+              jtext(j, "topic"), jint(j, "partitions", 0), jtext(j, "op"));
+    size_t ti = topic_of(e, jstr(j, "topic"));
+    for (size_t i = 0; ti != NONE && i < e->topics[ti].nparts; i++)
+        step_touch(e, e->topics[ti].parts[i]);
+}
+
+static void on_metadata(explain *e, json_t *j, int64_t t)
+{
+    size_t p = prod_of(e, jstr(j, "producer"));
+    char text[320];
+    snprintf(text, sizeof text, "%s's metadata refresh: %s now has %" PRId64 " partitions",
+             e->prods[p].id, jtext(j, "topic"), jint(j, "partitions", 0));
+    producer_event(e, t, p, text, text);
+}
+
+static void on_end(explain *e, json_t *j, int64_t t)
+{
+    step_flush(e);
+    e->ended = true;
+    e->end_t = t;
+    copy_str(e->verdict, sizeof e->verdict, jtext(j, "verdict"));
+}
+
+typedef struct handler {
+    const char *ev;
+    void (*fn)(explain *e, json_t *j, int64_t t);
+} handler;
+
+/* A request fault waits for its send line: is this line that one? */
+static bool is_pending_send(explain *e, json_t *j, const char *ev)
+{
+    return strcmp(ev, "send") == 0 && prod_of(e, jstr(j, "producer")) == e->pf.producer &&
+           jint(j, "request", -1) == e->pf.request && strcmp(jtext(j, "api"), e->pf.api) == 0;
+}
+
+/* Dispatches one trace line (not the header). Kinds not known are
+ * skipped, as the format asks of readers. */
+static void handle_line(explain *e, json_t *j)
+{
+    static const handler handlers[] = {
+        {"produce", on_produce}, {"drain", on_drain},       {"send", on_send},
+        {"append", on_append},   {"fault", on_fault},       {"response", on_response},
+        {"ack", on_ack},         {"retry", on_retry},       {"producer", on_producer},
+        {"txn", on_txn},         {"marker", on_marker},     {"consume", on_consume},
+        {"admin", on_admin},     {"metadata", on_metadata}, {"end", on_end},
+    };
+    const char *ev = jtext(j, "ev");
+    int64_t t = jint(j, "t", 0);
+    if (e->pf.on && !is_pending_send(e, j, ev))
+        flush_pending_fault(e);
+    for (size_t i = 0; i < sizeof handlers / sizeof *handlers; i++) {
+        if (strcmp(ev, handlers[i].ev) == 0) {
+            handlers[i].fn(e, j, t);
+            return;
+        }
+    }
+}
+
+/* ---- drawing a step as text --------------------------------------------------- */
+
+/* The participant as the notes name it: "Producer p1", "Broker 0 (P0)",
+ * "Coordinator (broker 0)", "Consumer c1". */
+static void lane_name(const explain *e, const step *s, lane l, char *buf, size_t n)
+{
+    switch (l.kind) {
+    case 'P':
+        snprintf(buf, n, "Producer %s", e->prods[l.n].id);
+        break;
+    case 'K':
+        snprintf(buf, n, "Consumer %s", e->cons[l.n].id);
+        break;
+    case 'C':
+        if (l.n >= 0)
+            snprintf(buf, n, "Coordinator (broker %" PRId64 ")", l.n);
+        else
+            snprintf(buf, n, "Coordinator");
+        break;
+    case 'B':
+        if (s->part != NONE && e->parts[s->part].leader == l.n)
+            snprintf(buf, n, "Broker %" PRId64 " (%s)", l.n, e->parts[s->part].label);
+        else
+            snprintf(buf, n, "Broker %" PRId64, l.n);
+        break;
+    default:
+        buf[0] = '\0';
+    }
+}
+
+/* Left to right: producer, coordinator, broker, consumer (the notes put
+ * the coordinator left of the partition it writes markers to). */
+static int lane_rank(lane l)
+{
+    return l.kind == 'P' ? 0 : l.kind == 'C' ? 1 : l.kind == 'B' ? 2 : 3;
+}
+
+/* A dashed line of width w ("─ ─ ─"). */
+static void put_dashes(FILE *f, size_t w)
+{
+    for (size_t i = 0; i < w; i++)
+        fputs(i % 2 ? " " : "\xE2\x94\x80", f);
+}
+
+/* The arrow between the lifelines, `inner` columns wide: solid with its
+ * label, dashed for a lost answer, broken off with a cross for a lost
+ * request. */
+static void put_arrow(FILE *f, mstyle st, bool right, const char *label, size_t inner)
+{
+    size_t k = inner - text_width(label) - 5, broken = inner * 2 / 3;
+    if (st == MS_LOST_RESP) {
+        fputs(right ? "" : "\xE2\x97\x80", f);
+        put_dashes(f, inner - 1);
+        fputs(right ? "\xE2\x96\xB6" : "", f);
+    } else if (st == MS_LOST_REQ && right) {
+        put_dashes(f, broken);
+        fputs("\xE2\x9C\x95", f);
+        put_n(f, " ", inner - broken - 1);
+    } else if (st == MS_LOST_REQ) {
+        put_n(f, " ", inner - broken - 1);
+        fputs("\xE2\x9C\x95", f);
+        put_dashes(f, broken);
+    } else if (right) {
+        fprintf(f, "\xE2\x94\x80\xE2\x94\x80 %s ", label);
+        put_n(f, "\xE2\x94\x80", k);
+        fputs("\xE2\x96\xB6", f);
+    } else {
+        fputs("\xE2\x97\x80", f);
+        put_n(f, "\xE2\x94\x80", k);
+        fprintf(f, " %s \xE2\x94\x80\xE2\x94\x80", label);
+    }
+}
+
+/* Two participants and the message between them, as the notes draw it:
+ *   Producer p1                          Broker 0 (P0)
+ *        │ ── send(request 1: record A) ───▶ │                                */
+static void draw_message(FILE *f, const char *left, const char *right, bool rightwards,
+                         mstyle st, const char *label, const char *after)
+{
+    bool lost = st == MS_LOST_RESP || st == MS_LOST_REQ;
+    size_t lw = text_width(left), rw = text_width(right), w = text_width(label) + (lost ? 2 : 0);
+    size_t x1 = 2 + lw / 2, inner = w + 8 < 36 ? 36 : w + 8;
+    while (x1 + inner + 3 < 2 + lw + 3 + rw / 2)
+        inner++;
+    size_t x2 = x1 + inner + 3;
+    fprintf(f, "  %s", left);
+    put_n(f, " ", x2 - rw / 2 - 2 - lw);
+    fprintf(f, "%s\n", right);
+    if (lost) {
+        size_t pad = inner + 2 - w;
+        put_n(f, " ", x1);
+        fputs("\xE2\x94\x82", f);
+        put_n(f, " ", pad / 2);
+        fprintf(f, "\xE2\x9C\x95 %s", label);
+        put_n(f, " ", pad - pad / 2);
+        fputs("\xE2\x94\x82\n", f);
+    }
+    put_n(f, " ", x1);
+    fputs("\xE2\x94\x82 ", f);
+    put_arrow(f, st, rightwards, lost ? "" : label, inner);
+    fprintf(f, " \xE2\x94\x82%s%s\n\n", after[0] ? " " : "", after);
+}
+
+/* One participant and lines on its lifeline. */
+static void draw_lane(FILE *f, const char *name, const sbuf *first, const sbuf *rest)
+{
+    size_t x1 = 2 + text_width(name) / 2;
+    fprintf(f, "  %s\n", name);
+    const sbuf *parts[] = {first, rest};
+    for (size_t i = 0; i < 2; i++) {
+        const char *s = sb_str(parts[i]);
+        while (*s) {
+            size_t n = strcspn(s, "\n");
+            put_n(f, " ", x1);
+            fprintf(f, "\xE2\x94\x82 %.*s\n", (int)n, s);
+            s += n + (s[n] == '\n');
+        }
+    }
+    fputc('\n', f);
+}
+
+/* A box around '\n'-separated lines, under a title. */
+static void draw_box(FILE *f, const char *title, const char *lines)
+{
+    size_t w = 0;
+    for (const char *s = lines; *s;) {
+        size_t n = strcspn(s, "\n");
+        char *line = ks_strndup(s, n);
+        if (line && text_width(line) > w)
+            w = text_width(line);
+        free(line);
+        s += n + (s[n] == '\n');
+    }
+    fprintf(f, " %s\n \xE2\x94\x8C", title);
+    put_n(f, "\xE2\x94\x80", w + 2);
+    fputs("\xE2\x94\x90\n", f);
+    for (const char *s = lines; *s;) {
+        size_t n = strcspn(s, "\n");
+        char *line = ks_strndup(s, n);
+        fprintf(f, " \xE2\x94\x82 %s", line ? line : "");
+        put_n(f, " ", w - (line ? text_width(line) : 0));
+        fputs(" \xE2\x94\x82\n", f);
+        free(line);
+        s += n + (s[n] == '\n');
+    }
+    fputs(" \xE2\x94\x94", f);
+    put_n(f, "\xE2\x94\x80", w + 2);
+    fputs("\xE2\x94\x98\n\n", f);
+}
+
+/* The lines of a log box: the last BOX_ROWS entries ("…" above when there
+ * are more), their texts aligned so that the flags line up. `fresh` flags
+ * the entries of the step just drawn. */
+static void log_box_lines(const partition *pt, bool fresh, sbuf *out)
+{
+    if (pt->entries == 0) {
+        sb_puts(out, "(empty)");
+        return;
+    }
+    uint64_t n = pt->entries < BOX_ROWS ? pt->entries : BOX_ROWS;
+    if (pt->entries > BOX_ROWS)
+        sb_printf(out, "\xE2\x80\xA6 (%" PRIu64 " earlier entr%s)\n", pt->entries - BOX_ROWS,
+                  pt->entries - BOX_ROWS == 1 ? "y" : "ies");
+    char rows[BOX_ROWS][NAME_BUF + 64];
+    size_t w = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        const log_entry *le = &pt->ring[(pt->entries - n + i) % BOX_ROWS];
+        if (le->count > 1)
+            snprintf(rows[i], sizeof rows[i], "offsets %" PRId64 "-%" PRId64 " : %s", le->offset,
+                     le->offset + le->count - 1, le->text ? le->text : "?");
+        else
+            snprintf(rows[i], sizeof rows[i], "offset %" PRId64 " : %s", le->offset,
+                     le->text ? le->text : "?");
+        w = text_width(rows[i]) > w ? text_width(rows[i]) : w;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        const log_entry *le = &pt->ring[(pt->entries - n + i) % BOX_ROWS];
+        sb_printf(out, "%s%s", i ? "\n" : "", rows[i]);
+        size_t pad = w - text_width(rows[i]);
+        if (le->dup_of >= 0)
+            sb_printf(out, "%*s  \xE2\x86\x90 duplicate of offset %" PRId64, (int)pad, "",
+                      le->dup_of);
+        else if (fresh && le->fresh)
+            sb_printf(out, "%*s  \xE2\x86\x90 new", (int)pad, "");
+    }
+}
+
+static void log_box_title(const partition *pt, char *buf, size_t n)
+{
+    if (pt->leader >= 0)
+        snprintf(buf, n, "Broker %" PRId64 " (Partition %s)", pt->leader, pt->label);
+    else
+        snprintf(buf, n, "Partition %s", pt->label);
+}
+
+static void pid_cell(const pid_row *r, int col, const char *label, char *buf, size_t n)
+{
+    if (col == 0 && r->epoch > 0)
+        snprintf(buf, n, "%" PRId64 " (epoch %" PRId64 ")", r->pid, r->epoch);
+    else if (col == 0)
+        snprintf(buf, n, "%" PRId64, r->pid);
+    else if (col == 1)
+        snprintf(buf, n, "%s", label);
+    else
+        snprintf(buf, n, "%" PRId64, r->last_seq);
+}
+
+static void put_centered(FILE *f, const char *s, size_t w)
+{
+    size_t pad = w - text_width(s);
+    put_n(f, " ", pad / 2);
+    fputs(s, f);
+    put_n(f, " ", pad - pad / 2);
+}
+
+/* A row of the table: ┌─┬─┐, ├─┼─┤ or └─┴─┘ (`c` holds its three corners). */
+static void table_rule(FILE *f, const size_t *w, const char *const *c)
+{
+    fprintf(f, " %s", c[0]);
+    for (int i = 0; i < 3; i++) {
+        put_n(f, "\xE2\x94\x80", w[i]);
+        fputs(i < 2 ? c[1] : c[2], f);
+    }
+    fputc('\n', f);
+}
+
+/* The broker's producer state for the partition, as the notes draw it. */
+static void draw_pid_table(FILE *f, const partition *pt)
+{
+    static const char *const head[3] = {"PID", "Partition", "Last Sequence"};
+    static const char *const top[3] = {"\xE2\x94\x8C", "\xE2\x94\xAC", "\xE2\x94\x90"};
+    static const char *const mid[3] = {"\xE2\x94\x9C", "\xE2\x94\xBC", "\xE2\x94\xA4"};
+    static const char *const bot[3] = {"\xE2\x94\x94", "\xE2\x94\xB4", "\xE2\x94\x98"};
+    size_t w[3];
+    char cell[64];
+    for (int c = 0; c < 3; c++) {
+        w[c] = strlen(head[c]) + 2;
+        for (size_t i = 0; i < pt->npids; i++) {
+            pid_cell(&pt->pids[i], c, pt->label, cell, sizeof cell);
+            w[c] = text_width(cell) + 4 > w[c] ? text_width(cell) + 4 : w[c];
+        }
+    }
+    fprintf(f, " Broker %" PRId64 " memory (Producer State per Partition)\n", pt->leader);
+    table_rule(f, w, top);
+    fputs(" \xE2\x94\x82", f);
+    for (int c = 0; c < 3; c++) {
+        put_centered(f, head[c], w[c]);
+        fputs("\xE2\x94\x82", f);
+    }
+    fputc('\n', f);
+    table_rule(f, w, mid);
+    for (size_t i = 0; i < pt->npids; i++) {
+        const pid_row *r = &pt->pids[i];
+        fputs(" \xE2\x94\x82", f);
+        for (int c = 0; c < 3; c++) {
+            pid_cell(r, c, pt->label, cell, sizeof cell);
+            put_centered(f, cell, w[c]);
+            fputs("\xE2\x94\x82", f);
+        }
+        if (r->flag == ROW_NEW)
+            fputs("  \xE2\x86\x90 new", f);
+        else if (r->flag == ROW_UPDATED)
+            fputs("  \xE2\x86\x90 updated", f);
+        else if (r->flag == ROW_DUPLICATE)
+            fprintf(f, "  \xE2\x86\x90 sequence %" PRId64 " already processed: a duplicate",
+                    r->dup_seq);
+        fputc('\n', f);
+    }
+    table_rule(f, w, bot);
+    fputc('\n', f);
+}
+
+static void txn_box_lines(const explain *e, const step *s, sbuf *out)
+{
+    const txn *x = &e->txns[s->txn];
+    sb_printf(out, "%s \xE2\x86\x94 PID %" PRId64 ", epoch %" PRId64 "\n", x->tid, x->pid,
+              x->epoch);
+    sb_printf(out, "state : %s", x->state);
+    if (strcmp(s->txn_from, x->state) != 0)
+        sb_printf(out, "  (was %s)", s->txn_from);
+    if (x->partitions > 0)
+        sb_printf(out, "\npartitions : %" PRId64, x->partitions);
+    if (strcmp(x->state, "Ongoing") == 0 && strcmp(s->txn_from, "Ongoing") != 0) {
+        int64_t ms = -1;
+        for (size_t i = 0; i < e->nprods; i++)
+            if (e->prods[i].tid && strcmp(e->prods[i].tid, x->tid) == 0)
+                ms = e->prods[i].txn_timeout_ms;
+        if (ms >= 0)
+            sb_printf(out, "\ntimer started (transaction.timeout.ms %" PRId64 ")", ms);
+        else
+            sb_puts(out, "\ntimer started");
+    }
+}
+
+/* Does a box of this partition follow the steps (not when --partition or
+ * --record names another one)? */
+static bool box_wanted(const explain *e, size_t part)
+{
+    if (e->filter_part != NONE)
+        return part == e->filter_part;
+    return !e->o.has_record || e->sel_part == NONE || part == e->sel_part;
+}
+
+/* The boxes that follow a step: the logs and producer state it changed, or
+ * the transaction log it wrote. */
+static void draw_boxes(explain *e, const step *s)
+{
+    FILE *f = e->out;
+    sbuf lines = {0};
+    char title[NAME_BUF];
+    if (s->kind == SK_TXN) {
+        txn_box_lines(e, s, &lines);
+        snprintf(title, sizeof title, "Coordinator (broker %" PRId64 "): transaction log",
+                 e->txns[s->txn].coordinator);
+        draw_box(f, title, sb_str(&lines));
+    }
+    for (size_t i = 0; i < s->ntouched; i++) {
+        const partition *pt = &e->parts[s->touched[i]];
+        if (!box_wanted(e, s->touched[i]))
+            continue;
+        if (pt->log_touched) {
+            sb_clear(&lines);
+            log_box_lines(pt, true, &lines);
+            log_box_title(pt, title, sizeof title);
+            draw_box(f, title, sb_str(&lines));
+        }
+        if (pt->pids_touched)
+            draw_pid_table(f, pt);
+    }
+    e->oom = e->oom || lines.bad;
+    sb_free(&lines);
+}
+
+/* [STEP n], its description, its diagram, its notes and its boxes. */
+static void render_text(explain *e, const step *s)
+{
+    FILE *f = e->out;
+    char ms[32], a[128], b[128];
+    fmt_ms(ms, sizeof ms, s->t);
+    fprintf(f, "[STEP %" PRId64 "] t=%s ms  %s\n\n", e->shown, ms, sb_str(&s->desc));
+    bool note = s->style == MS_NOTE && s->kind != SK_TXN;
+    if (note) {
+        lane_name(e, s, s->from, a, sizeof a);
+        draw_lane(f, a, &s->label, &s->notes);
+    } else if (s->style != MS_NONE && s->style != MS_NOTE) {
+        bool right = lane_rank(s->from) <= lane_rank(s->to);
+        lane_name(e, s, right ? s->from : s->to, a, sizeof a);
+        lane_name(e, s, right ? s->to : s->from, b, sizeof b);
+        draw_message(f, a, b, right, s->style, sb_str(&s->label), sb_str(&s->after));
+    }
+    if (!note && s->notes.len) {
+        for (const char *p = sb_str(&s->notes); *p;) {
+            size_t n = strcspn(p, "\n");
+            fprintf(f, "  %.*s\n", (int)n, p);
+            p += n + (p[n] == '\n');
+        }
+        fputc('\n', f);
+    }
+    draw_boxes(e, s);
+}
+
+/* ---- drawing a step as Mermaid --------------------------------------------- */
+
+static uint64_t lane_key(lane l)
+{
+    return ((uint64_t)(unsigned char)l.kind << 56) ^ (uint64_t)(l.n + 1);
+}
+
+/* The participant's Mermaid id ("prod0", "brk0", "coord0", "cons0"), marked
+ * as used so that it is declared. */
+static void lane_id(explain *e, lane l, char *buf, size_t n)
+{
+    const char *kind = l.kind == 'P'   ? "prod"
+                       : l.kind == 'C' ? "coord"
+                       : l.kind == 'B' ? "brk"
+                                       : "cons";
+    if (l.n >= 0)
+        snprintf(buf, n, "%s%" PRId64, kind, l.n);
+    else
+        snprintf(buf, n, "%sx", kind);
+    if (!map_get(&e->used, lane_key(l)) && !map_put(&e->used, lane_key(l), e))
+        e->oom = true;
+    if ((l.kind == 'B' || l.kind == 'C') && l.n > e->max_broker)
+        e->max_broker = l.n;
+}
+
+/* Text in a Mermaid message or note: ';' and '#' end or start statements
+ * and entities, so they are written as entities; lines join with <br/>. */
+static void mer_text(sbuf *m, const char *s)
+{
+    for (; *s; s++) {
+        char one[2] = {*s, '\0'};
+        sb_puts(m, *s == ';' ? "#59;" : *s == '#' ? "#35;" : *s == '<' ? "#lt;" :
+                   *s == '>' ? "#gt;" : *s == '\n' ? "<br/>" : one);
+    }
+}
+
+static void mer_note(explain *e, lane l, const char *text)
+{
+    char id[32];
+    lane_id(e, l, id, sizeof id);
+    sb_printf(&e->mer, "    Note over %s: ", id);
+    mer_text(&e->mer, text);
+    sb_puts(&e->mer, "\n");
+}
+
+/* The partition boxes of a step as notes over the partition's leader. */
+static void mer_boxes(explain *e, const step *s)
+{
+    sbuf text = {0};
+    for (size_t i = 0; i < s->ntouched; i++) {
+        const partition *pt = &e->parts[s->touched[i]];
+        lane l = {'B', pt->leader};
+        if (!box_wanted(e, s->touched[i]))
+            continue;
+        if (pt->log_touched) {
+            sb_clear(&text);
+            sb_printf(&text, "%s log\n", pt->label);
+            log_box_lines(pt, true, &text);
+            mer_note(e, l, sb_str(&text));
+        }
+        for (size_t k = 0; pt->pids_touched && k < pt->npids; k++) {
+            const pid_row *r = &pt->pids[k];
+            if (r->flag == ROW_SAME)
+                continue;
+            sb_clear(&text);
+            sb_printf(&text, "producer state: PID %" PRId64 ", %s, last sequence %" PRId64 "%s",
+                      r->pid, pt->label, r->last_seq,
+                      r->flag == ROW_DUPLICATE ? " (a duplicate: already processed)" : "");
+            mer_note(e, l, sb_str(&text));
+        }
+    }
+    e->oom = e->oom || text.bad;
+    sb_free(&text);
+}
+
+/* The step as Mermaid: a comment with its description, then its message
+ * or note, then its boxes as notes. */
+static void render_mermaid(explain *e, const step *s)
+{
+    char ms[32], a[32], b[32];
+    fmt_ms(ms, sizeof ms, s->t);
+    sb_printf(&e->mer, "    %%%% [STEP %" PRId64 "] t=%s ms  %s\n", e->shown, ms, sb_str(&s->desc));
+    const char *label = s->mlabel.len ? sb_str(&s->mlabel) : sb_str(&s->label);
+    static const char *const arrows[] = {"", "", "->>", "-->>", "-x", "--x"};
+    if (s->kind == SK_TXN || s->style == MS_NOTE) {
+        sbuf text = {0};
+        if (s->kind == SK_TXN) {
+            sb_puts(&text, "transaction log\n");
+            txn_box_lines(e, s, &text);
+        } else {
+            sb_puts(&text, label);
+        }
+        if (s->notes.len)
+            sb_printf(&text, "%s%s", text.len ? "\n" : "", sb_str(&s->notes));
+        mer_note(e, s->from, text.len ? sb_str(&text) : sb_str(&s->desc));
+        sb_free(&text);
+    } else if (s->style != MS_NONE) {
+        lane_id(e, s->from, a, sizeof a);
+        lane_id(e, s->to, b, sizeof b);
+        sb_printf(&e->mer, "    %s%s%s: ", a, arrows[s->style], b);
+        mer_text(&e->mer, label);
+        if (s->after.len)
+            sb_printf(&e->mer, " %s", sb_str(&s->after));
+        sb_puts(&e->mer, "\n");
+        if (s->notes.len)
+            mer_note(e, s->to.kind == 'P' ? s->to : s->from, sb_str(&s->notes));
+    } else if (s->notes.len || s->kind != SK_APPEND) {
+        /* a plain append says it with its log note */
+        mer_note(e, s->from.kind ? s->from : e->nprods ? (lane){'P', 0} : (lane){'B', 0},
+                 s->notes.len ? sb_str(&s->notes) : sb_str(&s->desc));
+    }
+    mer_boxes(e, s);
+}
+
+static void render(explain *e, const step *s)
+{
+    if (e->o.mermaid)
+        render_mermaid(e, s);
+    else
+        render_text(e, s);
+}
+
+/* ---- [RESULT] -------------------------------------------------------------------- */
+
+/* The summary beside the trace (DIR/summary.json), if it is this run's. */
+static json_t *load_summary(const explain *e)
+{
+    if (strcmp(e->o.trace, "-") == 0)
+        return NULL;
+    const char *slash = strrchr(e->o.trace, '/');
+    size_t dir = slash ? (size_t)(slash - e->o.trace) + 1 : 0;
+    char *path = malloc(dir + sizeof "summary.json");
+    if (!path)
+        return NULL;
+    memcpy(path, e->o.trace, dir);
+    memcpy(path + dir, "summary.json", sizeof "summary.json");
+    json_t *s = json_load_file(path, 0, NULL);
+    free(path);
+    const char *name = jstr(s, "scenario");
+    if (s && (!name || strcmp(name, e->scenario) != 0 || jint(s, "seed", -1) != e->seed)) {
+        json_decref(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Is anomaly a (of the summary) about the --record record? */
+static bool anomaly_selected(const explain *e, json_t *a)
+{
+    if (!e->o.has_record)
+        return true;
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(a, "records"), i, r)
+        if (json_is_integer(r) && (uint64_t)json_integer_value(r) == e->o.record)
+            return true;
+    return false;
+}
+
+/* What the delivery checker found, as `ksim run` reports it. */
+static void checker_lines(const explain *e, json_t *summary, sbuf *out)
+{
+    json_t *d = json_object_get(summary, "delivery");
+    if (!json_is_object(d))
+        return;
+    sb_printf(out, "delivery checker (summary.json beside the trace): %s: %" PRId64 " lost, %"
+                   PRId64 " duplicated (+%" PRId64 " copies), %" PRId64 " reordered, %" PRId64
+                   " failed but present, %" PRId64 " indeterminate",
+              json_is_true(json_object_get(d, "ok")) ? "ok" : "ANOMALIES", jint(d, "lost", 0),
+              jint(d, "duplicate", 0), jint(d, "extra_copies", 0),
+              jint(d, "nonmonotonic_send", 0), jint(d, "failed_but_present", 0),
+              jint(d, "indeterminate", 0));
+    size_t i, shown = 0;
+    json_t *a;
+    json_array_foreach(json_object_get(d, "anomalies"), i, a) {
+        if (!anomaly_selected(e, a))
+            continue;
+        if (shown++ == 3) {
+            sb_printf(out, "\n  \xE2\x80\xA6 %" PRId64 " anomalous batches in all "
+                           "(summary.json: delivery.anomalies)", jint(d, "anomalies_total", 0));
+            break;
+        }
+        sb_printf(out, "\n  %s", jtext(a, "cause"));
+    }
+}
+
+/* The partitions [RESULT] draws: the one asked for, else every one with
+ * entries (the first RESULT_PARTS of them). */
+static bool result_part(const explain *e, size_t i)
+{
+    if (e->filter_part != NONE)
+        return i == e->filter_part;
+    if (e->o.has_record)
+        return i == e->sel_part;
+    return e->parts[i].entries > 0;
+}
+
+static void result_logs(explain *e, sbuf *out, bool boxes)
+{
+    size_t drawn = 0, skipped = 0;
+    int64_t dups = 0;
+    sbuf lines = {0};
+    char title[NAME_BUF * 2];
+    for (size_t i = 0; i < e->nparts; i++) {
+        const partition *pt = &e->parts[i];
+        if (!result_part(e, i))
+            continue;
+        dups += pt->duplicates;
+        if (drawn++ >= RESULT_PARTS) {
+            skipped++;
+            continue;
+        }
+        sb_clear(&lines);
+        log_box_lines(pt, false, &lines);
+        log_box_title(pt, title, sizeof title);
+        size_t n = strlen(title);
+        snprintf(title + n, sizeof title - n, ": %" PRId64 " record%s, ", pt->records,
+                 pt->records == 1 ? "" : "s");
+        n = strlen(title);
+        if (pt->markers)
+            snprintf(title + n, sizeof title - n, "%" PRId64 " marker%s, ", pt->markers,
+                     pt->markers == 1 ? "" : "s");
+        n = strlen(title);
+        snprintf(title + n, sizeof title - n, "log end offset %" PRId64, pt->end_offset);
+        if (boxes) {
+            draw_box(e->out, title, sb_str(&lines));
+        } else {
+            sbuf note = {0};
+            sb_printf(&note, "RESULT: %s\n%s", title, sb_str(&lines));
+            mer_note(e, (lane){'B', pt->leader}, sb_str(&note));
+            sb_free(&note);
+        }
+        if (pt->duplicates)
+            sb_printf(out, "%s holds %" PRId64 " duplicate%s: %s%s\n", pt->label, pt->duplicates,
+                      pt->duplicates == 1 ? "" : "s", sb_str(&pt->dups),
+                      pt->duplicates > DUPS_MAX ? ", \xE2\x80\xA6" : "");
+    }
+    if (skipped)
+        sb_printf(out, "\xE2\x80\xA6 and %zu more partitions with records (use --partition "
+                       "TOPIC-N)\n", skipped);
+    if (drawn && !dups)
+        sb_puts(out, "no record is stored twice\n");
+    e->oom = e->oom || lines.bad;
+    sb_free(&lines);
+}
+
+/* What each producer was told, each transaction's end, what consumers
+ * read, and where the --record record went. */
+static void result_told(const explain *e, sbuf *out)
+{
+    for (size_t i = 0; i < e->nprods && !e->o.has_record; i++) {
+        const producer *p = &e->prods[i];
+        if (p->acked + p->failed > 0)
+            sb_printf(out, "%s was told: %s%s (%" PRId64 " acknowledged, %" PRId64 " failed)\n",
+                      p->id, sb_str(&p->told), p->ntold > TOLD_MAX ? ", \xE2\x80\xA6" : "",
+                      p->acked, p->failed);
+    }
+    for (size_t i = 0; i < e->ntxns && !e->o.has_record; i++)
+        sb_printf(out, "%s: %s (PID %" PRId64 ", epoch %" PRId64 ")\n", e->txns[i].tid,
+                  e->txns[i].state, e->txns[i].pid, e->txns[i].epoch);
+    for (size_t i = 0; i < e->ncons && !e->o.has_record; i++) {
+        const consumer *c = &e->cons[i];
+        sb_printf(out, "%s (%s) read %" PRId64 " record%s%s%s%s\n", c->id, c->isolation,
+                  c->records, c->records == 1 ? "" : "s", c->records ? ": " : "",
+                  sb_str(&c->read), c->records > TOLD_MAX ? ", \xE2\x80\xA6" : "");
+    }
+    if (e->o.has_record) {
+        char nm[NAME_BUF];
+        record_name(e, e->o.record, nm, sizeof nm);
+        sb_printf(out, "%s (id %" PRIu64 "): ", nm, e->o.record);
+        for (const char *s = sb_str(&e->sel_fate); *s; s++)
+            sb_puts(out, *s == '\n' ? "; " : (char[2]){*s, '\0'});
+        sb_puts(out, e->sel_fate.len ? "\n" : "not in this trace\n");
+    }
+}
+
+/* "… N more steps", then [RESULT]: the logs, what producers were told,
+ * transactions, consumers, and the delivery checker's verdicts. */
+static void render_result(explain *e)
+{
+    char ms[32];
+    sbuf lines = {0}, head = {0};
+    bool text = !e->o.mermaid;
+    if (e->more > 0)
+        sb_printf(&head, "\xE2\x80\xA6 %" PRId64 " more step%s (use --from/--to)\n\n", e->more,
+                  e->more == 1 ? "" : "s");
+    fmt_ms(ms, sizeof ms, e->end_t);
+    if (e->ended)
+        sb_printf(&head, "[RESULT] the run ended %s at t=%s ms", e->verdict, ms);
+    else
+        sb_puts(&head, "[RESULT] the trace stops before its end line: the run was cut short");
+    lane first = e->nprods ? (lane){'P', 0} : (lane){'B', 0};
+    if (text) {
+        fprintf(e->out, "%s\n\n", sb_str(&head));
+    } else {
+        if (e->more > 0) {
+            char more[96];
+            snprintf(more, sizeof more, "\xE2\x80\xA6 %" PRId64 " more step%s (use --from/--to)",
+                     e->more, e->more == 1 ? "" : "s");
+            mer_note(e, first, more);
+        }
+        sb_printf(&e->mer, "    %%%% %s\n", strstr(sb_str(&head), "[RESULT]"));
+    }
+    e->oom = e->oom || head.bad;
+    sb_free(&head);
+    result_logs(e, &lines, text);
+    result_told(e, &lines);
+    json_t *summary = load_summary(e);
+    checker_lines(e, summary, &lines);
+    json_decref(summary);
+    if (text) {
+        for (const char *p = sb_str(&lines); *p;) {
+            size_t n = strcspn(p, "\n");
+            fprintf(e->out, " %.*s\n", (int)n, p);
+            p += n + (p[n] == '\n');
+        }
+    } else if (lines.len) {
+        mer_note(e, first, sb_str(&lines));
+    }
+    e->oom = e->oom || lines.bad;
+    sb_free(&lines);
+}
+
+/* ---- the header ---------------------------------------------------------------- */
+
+static void read_producer(explain *e, json_t *d)
+{
+    size_t p = prod_of(e, jstr(d, "id"));
+    producer *pr = &e->prods[p];
+    json_t *c = json_object_get(d, "config"), *acks = json_object_get(c, "acks");
+    const char *tid = jstr(c, "transactional.id");
+    pr->tid = tid ? dup_or_oom(e, tid) : NULL;
+    pr->idempotent = json_is_true(json_object_get(c, "enable.idempotence"));
+    if (json_is_string(acks))
+        copy_str(pr->acks, sizeof pr->acks, json_string_value(acks));
+    else
+        snprintf(pr->acks, sizeof pr->acks, "%" PRId64, jint(c, "acks", 1));
+    pr->retries = jint(c, "retries", -1);
+    pr->request_timeout_ms = jint(c, "request.timeout.ms", -1);
+    pr->txn_timeout_ms = jint(c, "transaction.timeout.ms", -1);
+}
+
+/* Learns the run's topics, partitions (and leaders), producers (and the
+ * configs the steps mention), consumers and faults from the header. */
+static void read_model(explain *e, json_t *h)
+{
+    json_t *res = json_object_get(h, "resolved"), *der = json_object_get(h, "derived"), *v;
+    size_t i;
+    json_array_foreach(json_object_get(res, "topics"), i, v)
+        topic_of(e, jstr(v, "name"));
+    e->single_topic = e->ntopics == 1;
+    json_array_foreach(json_object_get(der, "partitions"), i, v) {
+        size_t part = part_of(e, jstr(v, "topic"), jint(v, "partition", -1));
+        if (part != NONE)
+            e->parts[part].leader = jint(v, "leader", -1);
+    }
+    json_array_foreach(json_object_get(der, "producers"), i, v)
+        read_producer(e, v);
+    json_array_foreach(json_object_get(res, "consumers"), i, v) {
+        size_t ci = cons_of(e, jstr(v, "id"));
+        consumer *c = &e->cons[ci];
+        const char *iso = jstr(v, "isolation.level");
+        if (iso) {
+            free(c->isolation);
+            c->isolation = dup_or_oom(e, iso);
+        }
+    }
+    json_t *faults = json_object_get(res, "faults");
+    e->nfaults = json_array_size(faults);
+    e->fault_types = e->nfaults ? calloc(e->nfaults, sizeof *e->fault_types) : NULL;
+    if (e->nfaults && !e->fault_types) {
+        e->nfaults = 0;
+        e->oom = true;
+    }
+    json_array_foreach(faults, i, v)
+        if (i < e->nfaults)
+            e->fault_types[i] = dup_or_oom(e, jtext(v, "type"));
+}
+
+/* Checks line 1: a header of trace format 1 at a level with steps. */
+static bool read_header(explain *e, json_t *h, char *err, size_t errlen)
+{
+    if (!json_is_object(h) || strcmp(jtext(h, "ev"), "header") != 0) {
+        snprintf(err, errlen, "line 1 is not a trace header: not a ksim trace");
+        return false;
+    }
+    int64_t format = jint(h, "format", -1);
+    if (format != 1) {
+        snprintf(err, errlen, "trace format %" PRId64 ": this ksim reads trace format 1", format);
+        return false;
+    }
+    e->scenario = dup_or_oom(e, jtext(h, "scenario"));
+    e->kafka = dup_or_oom(e, jtext(h, "kafka"));
+    e->level = dup_or_oom(e, jtext(h, "level"));
+    e->seed = jint(h, "seed", 0);
+    if (strcmp(jtext(h, "level"), "summary") == 0) {
+        snprintf(err, errlen, "a summary-level trace holds no steps to explain: run the scenario "
+                              "with --trace-level record (or batch)");
+        return false;
+    }
+    e->record_level = strcmp(jtext(h, "level"), "record") == 0 ||
+                      strcmp(jtext(h, "level"), "debug") == 0;
+    if (e->o.has_record && !e->record_level) {
+        snprintf(err, errlen, "--record needs a record-level trace (this one is at level %s): "
+                              "run the scenario with --trace-level record", e->level);
+        return false;
+    }
+    read_model(e, h);
+    return true;
+}
+
+/* --partition TOPIC-N, against the header's topics. */
+static bool resolve_partition(explain *e, char *err, size_t errlen)
+{
+    const char *arg = e->o.partition, *dash = arg ? strrchr(arg, '-') : NULL;
+    if (!arg)
+        return true;
+    char *end = NULL;
+    long long n = dash ? strtoll(dash + 1, &end, 10) : -1;
+    char *name = dash ? ks_strndup(arg, (size_t)(dash - arg)) : NULL;
+    size_t ti = NONE;
+    for (size_t i = 0; name && i < e->ntopics; i++)
+        ti = strcmp(e->topics[i].name, name) == 0 ? i : ti;
+    free(name);
+    if (!dash || dash[1] == '\0' || *end || n < 0 || ti == NONE) {
+        snprintf(err, errlen, "--partition: no partition '%s' in this run (TOPIC-N, such as %s-0)",
+                 arg, e->ntopics ? e->topics[0].name : "events");
+        return false;
+    }
+    e->filter_part = part_of(e, e->topics[ti].name, (int64_t)n);
+    return e->filter_part != NONE;
+}
+
+/* The lines above the steps: the run, its producers' delivery settings,
+ * the filters, and what a batch-level trace lacks. */
+static void write_intro(explain *e, sbuf *out)
+{
+    sb_printf(out, "ksim explain: %s (seed %" PRId64 ", Kafka %s), trace level %s\n", e->scenario,
+              e->seed, e->kafka, e->level);
+    for (size_t i = 0; i < e->nprods && i < TOLD_MAX; i++) {
+        const producer *p = &e->prods[i];
+        sb_printf(out, "  %s: acks=%s, enable.idempotence=%s, retries=%" PRId64, p->id, p->acks,
+                  p->idempotent ? "true" : "false", p->retries);
+        if (p->tid)
+            sb_printf(out, ", transactional.id=%s", p->tid);
+        sb_puts(out, "\n");
+    }
+    char a[32], b[32];
+    fmt_ms(a, sizeof a, e->o.from_ns);
+    fmt_ms(b, sizeof b, e->o.to_ns);
+    if (e->o.has_from && e->o.has_to)
+        sb_printf(out, "  only the steps from t=%s ms to t=%s ms\n", a, b);
+    else if (e->o.has_from)
+        sb_printf(out, "  only the steps from t=%s ms on\n", a);
+    else if (e->o.has_to)
+        sb_printf(out, "  only the steps up to t=%s ms\n", b);
+    if (e->o.has_record)
+        sb_printf(out, "  only the steps about record %" PRIu64 "\n", e->o.record);
+    if (e->o.partition)
+        sb_printf(out, "  only the steps about %s\n", e->o.partition);
+    if (!e->record_level)
+        sb_puts(out, "  note: a batch-level trace has no produce, ack or consume lines: records "
+                     "are not named, the steps show requests and batches only (run the scenario "
+                     "with --trace-level record to see each record)\n");
+}
+
+/* ---- reading the trace ------------------------------------------------------------ */
+
+typedef struct line_reader {
+    FILE *in;
+    char *buf;
+    size_t cap, len;
+} line_reader;
+
+/* Reads the next line without its newline: 1, 0 at the end, -1 when it is
+ * longer than MAX_LINE or cannot be read. */
+static int read_line(line_reader *r)
+{
+    size_t n = 0;
+    for (;;) {
+        if (r->cap - n < 2) {
+            size_t cap = r->cap ? r->cap * 2 : 65536;
+            char *b = cap <= MAX_LINE ? realloc(r->buf, cap) : NULL;
+            if (!b)
+                return -1;
+            r->buf = b;
+            r->cap = cap;
+        }
+        if (!fgets(r->buf + n, (int)(r->cap - n), r->in))
+            break;
+        n += strlen(r->buf + n);
+        if (n > 0 && r->buf[n - 1] == '\n')
+            break;
+    }
+    if (ferror(r->in))
+        return -1;
+    if (n == 0)
+        return 0;
+    while (n > 0 && (r->buf[n - 1] == '\n' || r->buf[n - 1] == '\r'))
+        r->buf[--n] = '\0';
+    r->len = n;
+    return 1;
+}
+
+/* Lines of kinds explain never reads (metrics, arrive, event) are skipped
+ * without parsing them. */
+static bool skippable(const char *line, size_t len)
+{
+    static const char *const kinds[] = {",\"ev\":\"metrics\",", ",\"ev\":\"arrive\",",
+                                        ",\"ev\":\"event\","};
+    if (strncmp(line, "{\"t\":", 5) != 0 || len == 0 || line[len - 1] != '}')
+        return false;
+    const char *p = line + 5;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (strncmp(p, kinds[i], strlen(kinds[i])) == 0)
+            return true;
+    return false;
+}
+
+/* Parses the current line as a trace record; NULL (err set) if it is not. */
+static json_t *parse_line(line_reader *r, uint64_t line_no, char *err, size_t errlen)
+{
+    json_error_t jerr;
+    json_t *j = json_loadb(r->buf, r->len, 0, &jerr);
+    if (!j) {
+        snprintf(err, errlen, "line %" PRIu64 ": not JSON: %s (column %d)", line_no, jerr.text,
+                 jerr.column);
+        return NULL;
+    }
+    if (!json_is_object(j) || !json_is_integer(json_object_get(j, "t")) ||
+        !json_is_string(json_object_get(j, "ev"))) {
+        snprintf(err, errlen, "line %" PRIu64 ": not a trace record (an object with \"t\" and "
+                              "\"ev\" first)", line_no);
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
+/* Follows every line after the header, drawing the steps. */
+static bool read_steps(explain *e, line_reader *r, char *err, size_t errlen)
+{
+    for (;;) {
+        int got = read_line(r);
+        if (got == 0)
+            break;
+        e->line_no++;
+        if (got < 0) {
+            snprintf(err, errlen, "line %" PRIu64 ": cannot be read (longer than 64 MB, or a "
+                                  "read error)", e->line_no);
+            return false;
+        }
+        if (skippable(r->buf, r->len))
+            continue;
+        json_t *j = parse_line(r, e->line_no, err, errlen);
+        if (!j)
+            return false;
+        handle_line(e, j);
+        json_decref(j);
+        if (e->oom) {
+            snprintf(err, errlen, "out of memory");
+            return false;
+        }
+    }
+    if (e->pf.on)
+        flush_pending_fault(e);
+    step_flush(e);
+    return true;
+}
+
+/* ---- the command ----------------------------------------------------------------- */
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("ksim: explain: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\nTry 'ksim explain --help' for more information.\n", stderr);
+    return KS_EXIT_USAGE;
+}
+
+/* "--name=value" or "--name value": the value, advancing *i; NULL if argv[*i]
+ * is not this option. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0 || (a[n] != '=' && a[n] != '\0'))
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (*i + 1 >= argc)
+        return "";
+    return argv[++*i];
+}
+
+/* Milliseconds such as 1113.5 as nanoseconds (exactly: no floating point). */
+static bool parse_ms(const char *s, int64_t *ns)
+{
+    int64_t whole = 0, frac = 0;
+    int digits = 0;
+    if (*s < '0' || *s > '9')
+        return false;
+    for (; *s >= '0' && *s <= '9'; s++)
+        if ((whole = whole * 10 + (*s - '0')) > 9000000000000LL)
+            return false;
+    if (*s == '.')
+        for (s++; *s >= '0' && *s <= '9' && digits < 6; s++, digits++)
+            frac = frac * 10 + (*s - '0');
+    if (*s)
+        return false;
+    for (; digits < 6; digits++)
+        frac *= 10;
+    *ns = whole * 1000000 + frac;
+    return true;
+}
+
+static bool parse_count(const char *s, uint64_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return false;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || v > (unsigned long long)INT64_MAX)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* One option at argv[*i]; returns 0, -1 after --help, or an exit code. */
+static int parse_option(int argc, char **argv, int *i, opts *o)
+{
+    const char *a = argv[*i], *v;
+    uint64_t n;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        fputs(ks_usage_explain, stdout);
+        return -1;
+    } else if ((v = opt_value(argc, argv, i, "--format"))) {
+        if (strcmp(v, "text") != 0 && strcmp(v, "mermaid") != 0)
+            return usage_error("--format: expected text or mermaid, got '%s'", v);
+        o->mermaid = strcmp(v, "mermaid") == 0;
+    } else if ((v = opt_value(argc, argv, i, "--from"))) {
+        if (!(o->has_from = parse_ms(v, &o->from_ns)))
+            return usage_error("--from: expected milliseconds such as 1000 or 1.5, got '%s'", v);
+    } else if ((v = opt_value(argc, argv, i, "--to"))) {
+        if (!(o->has_to = parse_ms(v, &o->to_ns)))
+            return usage_error("--to: expected milliseconds such as 1000 or 1.5, got '%s'", v);
+    } else if ((v = opt_value(argc, argv, i, "--record"))) {
+        if (!(o->has_record = parse_count(v, &o->record)))
+            return usage_error("--record: expected a record id (0, 1, ...), got '%s'", v);
+    } else if ((v = opt_value(argc, argv, i, "--partition"))) {
+        o->partition = v;
+    } else if ((v = opt_value(argc, argv, i, "--max-steps"))) {
+        if (!parse_count(v, &n))
+            return usage_error("--max-steps: expected a number of steps (0: no limit), "
+                               "got '%s'", v);
+        o->max_steps = (int64_t)n;
+    } else if ((v = opt_value(argc, argv, i, "--out")) || (v = opt_value(argc, argv, i, "-o"))) {
+        if (!*v)
+            return usage_error("%s: expected FILE or -", a);
+        o->out = v;
+    } else if (a[0] == '-' && a[1] != '\0') {
+        return usage_error("unknown option '%s'", a);
+    } else if (o->trace) {
+        return usage_error("one trace at a time; unexpected '%s'", a);
+    } else {
+        o->trace = a;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_steps = 200;
+    for (int i = 2; i < argc; i++) {
+        int rc = parse_option(argc, argv, &i, o);
+        if (rc)
+            return rc;
+    }
+    if (!o->trace)
+        return usage_error("%s", "missing TRACE (e.g. ksim explain ksim-out/hello/trace.jsonl)");
+    if (o->has_from && o->has_to && o->from_ns > o->to_ns)
+        return usage_error("%s", "--from is after --to");
+    return 0;
+}
+
+/* The bounded tables; false when memory is short. */
+static bool explain_init(explain *e)
+{
+    e->filter_part = e->sel_part = NONE;
+    e->sel_pid = -1;
+    e->marker_coord = -1;
+    e->max_broker = -1;
+    step_reset(&e->cur);
+    e->names = calloc(NAME_SLOTS, sizeof *e->names);
+    e->batch_ring = (keyring){calloc(LIVE_BATCHES, sizeof(uint64_t)), 0, 0, LIVE_BATCHES};
+    e->req_ring = (keyring){calloc(LIVE_REQUESTS, sizeof(uint64_t)), 0, 0, LIVE_REQUESTS};
+    return e->names && e->batch_ring.keys && e->req_ring.keys;
+}
+
+static void free_map_values(u64map *m, void (*fn)(void *))
+{
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->vals[i])
+            fn(m->vals[i]);
+    map_free(m);
+}
+
+static void free_batch_value(void *v)
+{
+    batch_free(v);
+}
+
+static void free_request_value(void *v)
+{
+    request_free(v);
+}
+
+static void free_fifo_value(void *v)
+{
+    fifo *q = v;
+    free(q->ids);
+    free(q);
+}
+
+/* Frees everything the explanation holds (not the struct itself). */
+static void explain_free(explain *e)
+{
+    for (size_t i = 0; i < e->nparts; i++) {
+        for (size_t k = 0; k < BOX_ROWS; k++)
+            free(e->parts[i].ring[k].text);
+        free(e->parts[i].label);
+        sb_free(&e->parts[i].dups);
+    }
+    for (size_t i = 0; i < e->ntopics; i++) {
+        free(e->topics[i].name);
+        free(e->topics[i].parts);
+    }
+    for (size_t i = 0; i < e->nprods; i++) {
+        free(e->prods[i].id);
+        free(e->prods[i].tid);
+        sb_free(&e->prods[i].told);
+    }
+    for (size_t i = 0; i < e->ncons; i++) {
+        free(e->cons[i].id);
+        free(e->cons[i].isolation);
+        sb_free(&e->cons[i].read);
+    }
+    for (size_t i = 0; i < e->ntxns; i++)
+        free(e->txns[i].tid);
+    for (size_t i = 0; i < e->nfaults; i++)
+        free(e->fault_types[i]);
+    for (size_t i = 0; e->names && i < NAME_SLOTS; i++)
+        free(e->names[i].key);
+    free_map_values(&e->batches, free_batch_value);
+    free_map_values(&e->requests, free_request_value);
+    free_map_values(&e->fifos, free_fifo_value);
+    map_free(&e->used);
+    sbuf *bufs[] = {&e->cur.desc, &e->cur.label, &e->cur.mlabel, &e->cur.after, &e->cur.notes,
+                    &e->cur.names, &e->mer, &e->sel_fate};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        sb_free(bufs[i]);
+    free(e->cur.touched);
+    free(e->parts);
+    free(e->topics);
+    free(e->prods);
+    free(e->cons);
+    free(e->txns);
+    free(e->fault_types);
+    free(e->names);
+    free(e->batch_ring.keys);
+    free(e->req_ring.keys);
+    free(e->scenario);
+    free(e->kafka);
+    free(e->level);
+}
+
+/* Mermaid: the participants used, in the order producer, broker,
+ * coordinator, consumer, then the steps. */
+static void write_mermaid(explain *e, const sbuf *intro)
+{
+    FILE *f = e->out;
+    fputs("sequenceDiagram\n", f);
+    for (const char *p = sb_str(intro); *p;) {
+        size_t n = strcspn(p, "\n");
+        fprintf(f, "    %%%% %.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    for (size_t i = 0; i < e->nprods; i++)
+        if (map_get(&e->used, lane_key((lane){'P', (int64_t)i})))
+            fprintf(f, "    participant prod%zu as Producer %s\n", i, e->prods[i].id);
+    for (int64_t b = -1; b <= e->max_broker; b++)
+        if (map_get(&e->used, lane_key((lane){'B', b})))
+            fprintf(f, b < 0 ? "    participant brkx as Broker\n"
+                             : "    participant brk%" PRId64 " as Broker %" PRId64 "\n", b, b);
+    for (int64_t b = -1; b <= e->max_broker; b++)
+        if (map_get(&e->used, lane_key((lane){'C', b})))
+            fprintf(f, b < 0 ? "    participant coordx as Coordinator\n"
+                             : "    participant coord%" PRId64 " as Coordinator (broker %" PRId64
+                               ")\n", b, b);
+    for (size_t i = 0; i < e->ncons; i++)
+        if (map_get(&e->used, lane_key((lane){'K', (int64_t)i})))
+            fprintf(f, "    participant cons%zu as Consumer %s\n", i, e->cons[i].id);
+    fputs(sb_str(&e->mer), f);
+}
+
+/* Reads the header, then the steps, writing to the output opened between. */
+static int explain_trace(explain *e, line_reader *r)
+{
+    char err[512];
+    json_t *h = NULL;
+    int got = read_line(r);
+    e->line_no = 1;
+    if (got <= 0)
+        snprintf(err, sizeof err, got == 0 ? "empty: not a ksim trace" : "cannot be read");
+    else if (!(h = parse_line(r, 1, err, sizeof err)))
+        ;
+    else if (read_header(e, h, err, sizeof err) && resolve_partition(e, err, sizeof err))
+        got = 2;
+    json_decref(h);
+    if (got != 2) {
+        fprintf(stderr, "ksim: explain: %s: %s\n", e->o.trace, err);
+        return KS_EXIT_USAGE;
+    }
+    ks_outfile out;
+    if (!ks_outfile_open(&out, e->o.out ? e->o.out : "-", err, sizeof err)) {
+        fprintf(stderr, "ksim: explain: %s\n", err);
+        return KS_EXIT_USAGE;
+    }
+    e->out = out.f;
+    sbuf intro = {0};
+    write_intro(e, &intro);
+    if (!e->o.mermaid)
+        fprintf(e->out, "%s\n", sb_str(&intro));
+    bool ok = read_steps(e, r, err, sizeof err);
+    if (ok) {
+        render_result(e);
+        if (e->o.mermaid)
+            write_mermaid(e, &intro);
+    }
+    sb_free(&intro);
+    if (!ok || e->oom) {
+        fprintf(stderr, "ksim: explain: %s: %s\n", e->o.trace, ok ? "out of memory" : err);
+        ks_outfile_abort(&out);
+        return KS_EXIT_USAGE;
+    }
+    if (!ks_outfile_commit(&out, err, sizeof err)) {
+        fprintf(stderr, "ksim: explain: %s\n", err);
+        return KS_EXIT_USAGE;
+    }
+    return KS_EXIT_OK;
+}
 
 int ks_cmd_explain(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return KS_EXIT_USAGE;
+    explain *e = calloc(1, sizeof *e);
+    if (!e)
+        return KS_EXIT_USAGE;
+    int rc = parse_args(argc, argv, &e->o);
+    if (rc) {
+        free(e);
+        return rc < 0 ? KS_EXIT_OK : rc;
+    }
+    line_reader r = {strcmp(e->o.trace, "-") == 0 ? stdin : fopen(e->o.trace, "rb"), NULL, 0, 0};
+    if (!r.in) {
+        fprintf(stderr, "ksim: explain: %s: cannot open: ", e->o.trace);
+        perror(NULL);
+        rc = KS_EXIT_USAGE;
+    } else if (!explain_init(e)) {
+        fprintf(stderr, "ksim: explain: out of memory\n");
+        rc = KS_EXIT_USAGE;
+    } else {
+        rc = explain_trace(e, &r);
+    }
+    if (r.in && r.in != stdin)
+        fclose(r.in);
+    free(r.buf);
+    explain_free(e);
+    free(e);
+    return rc;
 }
