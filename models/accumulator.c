@@ -406,7 +406,7 @@ void ks_acc_remove(ks_acc *a, uint32_t bid)
         b->next = KS_NONE;
         return;
     }
-    assert(!"batch not in its deque");
+    assert(false && "batch not in its deque");
 }
 
 void ks_acc_release(ks_acc *a, uint32_t bid)

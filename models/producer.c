@@ -500,7 +500,7 @@ static uint32_t choose_partition(ks_producer *p, const ks_send_rec *r)
     case KS_PARTITIONER__COUNT:
         break;
     }
-    assert(!"bad partitioner");
+    assert(false && "bad partitioner");
     return 0;
 }
 

@@ -53,6 +53,6 @@ int64_t ks_dist_draw(const ks_dist *d, ks_rng *r)
     case KS_DIST__COUNT:
         break;
     }
-    assert(!"bad distribution kind");
+    assert(false && "bad distribution kind");
     return 0;
 }
