@@ -1,6 +1,7 @@
 # delivery.gp - `ksim report` template: the delivery checker's counts
 # (summary.json's "delivery": records lost, duplicated, reordered, failed
-# but present, aborted reads) as clustered bars, one colour per run.
+# but present; failed and absent, indeterminate and the transactional
+# anomalies when a run has one) as clustered bars, one colour per run.
 # The YMAX placeholder is the largest count (at least 1).
 @COMMON@
 set title "Delivery anomalies (records)"

@@ -171,6 +171,8 @@ static int make_runs(void **state)
     run_scenario("rr-vs-sticky", "rr", "batch");
     run_scenario("rr-vs-sticky-sticky", "sticky", "batch");
     run_scenario("hello", "hello-summary", "summary");
+    run_scenario("seed-at-most-once", "amo", "summary");
+    run_scenario("delayed-produce-classic", "classic", "summary");
     return 0;
 }
 
@@ -295,6 +297,32 @@ static void record_level_with_a_fault(void **state)
     assert_non_null(strstr(dat, "\nduplicate 1\n"));
     free(dat);
     pages_match_images(dir);
+}
+
+/* The delivery bars: the four anomalies always, the others only when some
+ * run has one: at-most-once's loss (told failed, in no log), and the
+ * transactional anomalies. */
+static void delivery_bars_follow_the_runs(void **state)
+{
+    (void)state;
+    const char *runs[] = {WORK "/amo", WORK "/alo"};
+    rc_is(report(WORK "/amo-report", 2, runs, NULL), 0);
+    char *dat = read_whole(path_in(WORK "/amo-report", "data/delivery.dat"));
+    assert_non_null(dat);
+    assert_non_null(strstr(dat, "\nlost 0 0\nduplicate 0 1\nnonmonotonic_send 0 0\n"
+                                "failed_but_present 0 0\nfailed_and_absent 1 0\n"));
+    assert_null(strstr(dat, "indeterminate"));
+    assert_null(strstr(dat, "aborted_read"));
+    free(dat);
+
+    const char *classic[] = {WORK "/classic"};
+    rc_is(report(WORK "/classic-report", 1, classic, NULL), 0);
+    dat = read_whole(path_in(WORK "/classic-report", "data/delivery.dat"));
+    assert_non_null(dat);
+    /* its one failed record is in the log: failed but present, not absent */
+    assert_non_null(strstr(dat, "\nfailed_but_present 1\naborted_read 1\n"));
+    assert_null(strstr(dat, "failed_and_absent"));
+    free(dat);
 }
 
 /* Two runs of one scenario and seed: labels told apart by their place. */
@@ -437,6 +465,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_runs_on_one_chart),
         cmocka_unit_test(record_level_with_a_fault),
+        cmocka_unit_test(delivery_bars_follow_the_runs),
         cmocka_unit_test(labels_of_runs_sharing_a_name),
         cmocka_unit_test(summary_level_trace),
         cmocka_unit_test(same_runs_same_bytes),

@@ -57,8 +57,12 @@ const char ks_usage_report[] =
     "  requests       produce requests per second             (metrics lines)\n"
     "  latency-cdf    CDF of record latencies     (ack lines: --trace-level record)\n"
     "  batch-size     records per batch           (drain lines: --trace-level batch)\n"
-    "  delivery       lost, duplicate, reordered, failed but present, aborted\n"
-    "                 reads per run, as bars                  (summary.json)\n"
+    "  delivery       the delivery checker's counts per run, as bars: lost,\n"
+    "                 duplicate, reordered, failed but present; and when a\n"
+    "                 run has one: failed and absent (what at-most-once\n"
+    "                 loses), indeterminate, aborted read, zombie write\n"
+    "                 visible, torn transaction, precommitted read\n"
+    "                                                         (summary.json)\n"
     "Faults (fault lines) are dashed red lines on the time charts. A chart\n"
     "whose lines are missing from every run is left out, with a note saying\n"
     "what it needs.\n"
@@ -685,21 +689,43 @@ static bool write_batches(const run_data *r, size_t n, const char *dir)
     return commit_data(&of);
 }
 
-/* The delivery checker's counts the bars show; aborted_read only when a
- * summary has it. */
-static size_t delivery_keys(const run_data *runs, size_t n, const char *keys[5])
+/* The delivery checker's counts the bars show. The first four are always
+ * drawn (the anomalies of Jepsen's queue checker, plus a write the
+ * producer was told failed that is in a log anyway); the others only when
+ * some run has one: a record the producer was told failed that no log
+ * holds (what at-most-once loses), an outcome never told, and the
+ * transactional anomalies. */
+enum { DELIVERY_KEYS_MAX = 10 };
+
+/* One count of a run's summary; failed_and_absent is derived: records
+ * told failed less those present anyway. */
+static int64_t delivery_count(const json_t *summary, const char *key)
 {
+    const json_t *d = json_object_get(summary, "delivery");
+    if (strcmp(key, "failed_and_absent") == 0) {
+        int64_t v = jint(json_object_get(d, "records"), "failed") -
+                    jint(d, "failed_but_present");
+        return v > 0 ? v : 0;
+    }
+    return jint(d, key);
+}
+
+static size_t delivery_keys(const run_data *runs, size_t n, const char *keys[DELIVERY_KEYS_MAX])
+{
+    static const char *const always[] = {"lost", "duplicate", "nonmonotonic_send",
+                                         "failed_but_present"};
+    static const char *const when_any[] = {"failed_and_absent", "indeterminate",
+                                           "aborted_read",      "zombie_write_visible",
+                                           "torn_transaction",  "precommitted_read"};
     size_t k = 0;
-    keys[k++] = "lost";
-    keys[k++] = "duplicate";
-    keys[k++] = "nonmonotonic_send";
-    keys[k++] = "failed_but_present";
-    for (size_t i = 0; i < n; i++) {
-        const json_t *d = json_object_get(runs[i].summary, "delivery");
-        if (json_object_get(d, "aborted_read")) {
-            keys[k++] = "aborted_read";
-            break;
-        }
+    for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
+        keys[k++] = always[i];
+    for (size_t i = 0; i < sizeof when_any / sizeof when_any[0]; i++) {
+        bool any = false;
+        for (size_t r = 0; r < n && !any; r++)
+            any = runs[r].summary && delivery_count(runs[r].summary, when_any[i]) > 0;
+        if (any)
+            keys[k++] = when_any[i];
     }
     return k;
 }
@@ -708,12 +734,12 @@ static size_t delivery_keys(const run_data *runs, size_t n, const char *keys[5])
  * about an empty range when every bar is 0). */
 static int64_t delivery_max(const run_data *runs, size_t n)
 {
-    const char *keys[5];
+    const char *keys[DELIVERY_KEYS_MAX];
     size_t nk = delivery_keys(runs, n, keys);
     int64_t max = 1;
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < nk; k++) {
-            int64_t v = jint(json_object_get(runs[i].summary, "delivery"), keys[k]);
+            int64_t v = delivery_count(runs[i].summary, keys[k]);
             max = v > max ? v : max;
         }
     return max;
@@ -737,14 +763,13 @@ static bool write_delivery(const run_data *runs, size_t n, const char *dir)
         if (runs[i].summary)
             fprintf(of.f, " run%zu", i + 1);
     fputc('\n', of.f);
-    const char *keys[5];
+    const char *keys[DELIVERY_KEYS_MAX];
     size_t nk = delivery_keys(runs, n, keys);
     for (size_t k = 0; k < nk; k++) {
         fputs(keys[k], of.f);
         for (size_t i = 0; i < n; i++)
             if (runs[i].summary)
-                fprintf(of.f, " %" PRId64,
-                        jint(json_object_get(runs[i].summary, "delivery"), keys[k]));
+                fprintf(of.f, " %" PRId64, delivery_count(runs[i].summary, keys[k]));
         fputc('\n', of.f);
     }
     return commit_data(&of);
@@ -1382,6 +1407,9 @@ static void add_summary(doc *d, const run_data *runs, size_t n)
         {"failed but present", "delivery.failed_but_present", CF_PLAIN},
         {"indeterminate", "delivery.indeterminate", CF_PLAIN},
         {"aborted read", "delivery.aborted_read", CF_PLAIN},
+        {"zombie write visible", "delivery.zombie_write_visible", CF_PLAIN},
+        {"torn transaction", "delivery.torn_transaction", CF_PLAIN},
+        {"precommitted read", "delivery.precommitted_read", CF_PLAIN},
     };
     doc_add(d, EL_H2, ks_strdup("Summary"));
     size_t with = 0;
