@@ -176,8 +176,8 @@ static int make_runs(void **state)
     return 0;
 }
 
-static const char *const charts[] = {"throughput", "latency",    "requests",
-                                     "latency-cdf", "batch-size", "delivery"};
+static const char *const charts[] = {"throughput", "latency",  "requests", "latency-cdf",
+                                     "batch-size", "delivery", "consumers"};
 #define N_CHARTS (sizeof charts / sizeof charts[0])
 
 static char *path_in(const char *dir, const char *name)
@@ -233,7 +233,7 @@ static void two_runs_on_one_chart(void **state)
     const char *dir = WORK "/two";
     rc_is(report(dir, 2, runs, NULL), 0);
     for (size_t c = 0; c < N_CHARTS; c++) {
-        bool want = strcmp(charts[c], "latency-cdf") != 0;
+        bool want = strcmp(charts[c], "latency-cdf") != 0 && strcmp(charts[c], "consumers") != 0;
         char name[128];
         snprintf(name, sizeof name, "%s.png", charts[c]);
         assert_int_equal(exists(path_in(dir, name)), want);
@@ -323,6 +323,24 @@ static void delivery_bars_follow_the_runs(void **state)
     assert_non_null(strstr(dat, "\nfailed_but_present 1\naborted_read 1\n"));
     assert_null(strstr(dat, "failed_and_absent"));
     free(dat);
+
+    /* consumers: one row per consumer, the run named only among several */
+    assert_false(exists(WORK "/amo-report/data/consumers.dat"));
+    assert_false(exists(WORK "/amo-report/consumers.svg"));
+    dat = read_whole(path_in(WORK "/classic-report", "data/consumers.dat"));
+    assert_non_null(dat);
+    assert_non_null(strstr(dat, "\n\"\" \"c1 (read_committed)\" 2 0\n"));
+    free(dat);
+    assert_true(exists(WORK "/classic-report/consumers.svg"));
+    const char *both[] = {WORK "/amo", WORK "/classic"};
+    rc_is(report(WORK "/both-report", 2, both, NULL), 0);
+    dat = read_whole(path_in(WORK "/both-report", "data/consumers.dat"));
+    assert_non_null(dat);
+    /* only one run has consumers: no need to name it */
+    assert_non_null(strstr(dat, "\n\"\" \"c1 (read_committed)\" 2 0\n"));
+    assert_int_equal(data_rows(path_in(WORK "/both-report", "data/consumers.dat")), 1);
+    free(dat);
+    pages_match_images(WORK "/both-report");
 }
 
 /* Two runs of one scenario and seed: labels told apart by their place. */

@@ -63,6 +63,8 @@ const char ks_usage_report[] =
     "                 loses), indeterminate, aborted read, zombie write\n"
     "                 visible, torn transaction, precommitted read\n"
     "                                                         (summary.json)\n"
+    "  consumers      records read per consumer, and how many of them belong\n"
+    "                 to aborted transactions   (summary.json, with consumers)\n"
     "Faults (fault lines) are dashed red lines on the time charts. A chart\n"
     "whose lines are missing from every run is left out, with a note saying\n"
     "what it needs.\n"
@@ -775,6 +777,79 @@ static bool write_delivery(const run_data *runs, size_t n, const char *dir)
     return commit_data(&of);
 }
 
+/* Writes s as a double-quoted string of a gnuplot data file (a '"' in it
+ * becomes '\'', a control character '?'). */
+static void dat_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++)
+        fputc(*s == '"' ? '\'' : (unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s, f);
+    fputc('"', f);
+}
+
+/* Whether a summary has consumers (a scenario with a consumers list). */
+static bool has_consumers(const json_t *summary)
+{
+    const json_t *cs = json_object_get(summary, "consumers");
+    return json_is_object(cs) && json_object_size(cs) > 0;
+}
+
+/* The largest count the consumer bars show, at least 1. */
+static int64_t consumers_max(const run_data *runs, size_t n)
+{
+    int64_t max = 1;
+    for (size_t i = 0; i < n; i++) {
+        const char *id;
+        const json_t *c;
+        json_object_foreach(json_object_get(runs[i].summary, "consumers"), id, c) {
+            int64_t v = jint(c, "records");
+            max = v > max ? v : max;
+        }
+    }
+    return max;
+}
+
+/* Writes DIR/data/consumers.dat: one row per consumer of every run with
+ * consumers, in run order and then in the scenario's order: its label
+ * ("CONSUMER (ISOLATION)", prefixed with the run's label when there are
+ * several runs), the records it read, and how many of them belong to
+ * aborted transactions. */
+static bool write_consumers(const run_data *runs, size_t n, const char *dir)
+{
+    size_t with = 0;
+    for (size_t i = 0; i < n; i++)
+        with += runs[i].summary && has_consumers(runs[i].summary);
+    if (with == 0)
+        return true;
+    ks_outfile of = {0};
+    char err[512];
+    char *path = path_join(dir, "data/consumers.dat");
+    if (!path || !ks_outfile_open(&of, path, err, sizeof err)) {
+        fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
+        free(path);
+        return false;
+    }
+    free(path);
+    fputs("# run consumer records read_aborted\n", of.f);
+    for (size_t i = 0; i < n; i++) {
+        if (!runs[i].summary || !has_consumers(runs[i].summary))
+            continue;
+        const char *id;
+        const json_t *c;
+        json_object_foreach(json_object_get(runs[i].summary, "consumers"), id, c) {
+            const char *iso = json_string_value(json_object_get(c, "isolation_level"));
+            dat_string(of.f, with > 1 ? runs[i].label : "");
+            fputc(' ', of.f);
+            char *who = fmt_str("%s (%s)", id, iso ? iso : "?");
+            dat_string(of.f, who ? who : id);
+            free(who);
+            fprintf(of.f, " %" PRId64 " %" PRId64 "\n", jint(c, "records"),
+                    jint(c, "read_aborted"));
+        }
+    }
+    return commit_data(&of);
+}
+
 /* ---- charts --------------------------------------------------------- */
 
 typedef enum chart_id {
@@ -784,6 +859,7 @@ typedef enum chart_id {
     CH_CDF,
     CH_BATCH,
     CH_DELIVERY,
+    CH_CONSUMERS,
     CH__COUNT
 } chart_id;
 
@@ -803,6 +879,8 @@ static const chart_info *chart_of(chart_id c)
         {"latency-cdf", "Latency CDF", "ack lines (--trace-level record)"},
         {"batch-size", "Batch size distribution", "drain lines (--trace-level batch or above)"},
         {"delivery", "Delivery anomalies", "a summary.json beside the trace"},
+        {"consumers", "Records read by consumers",
+         "consumers in the scenario and a summary.json beside the trace"},
     };
     return &info[c];
 }
@@ -822,6 +900,8 @@ static bool run_has(const run_data *r, chart_id c)
         return r->drains > 0;
     case CH_DELIVERY:
         return r->summary != NULL && json_is_object(json_object_get(r->summary, "delivery"));
+    case CH_CONSUMERS:
+        return r->summary != NULL && has_consumers(r->summary);
     case CH__COUNT:
         break;
     }
@@ -918,6 +998,12 @@ static char *plot_list(const run_data *runs, size_t n, chart_id c, bool second)
                 run_clause(&b, runs, i, "delivery.dat", using, "histograms", "");
         }
     }
+    if (c == CH_CONSUMERS) {
+        /* the label: the consumer, under it the run when there are several */
+        add_clause(&b, "'data/consumers.dat' using 3:xtic(strcol(1) eq '' ? strcol(2) : "
+                       "strcol(2).\"\\n\".strcol(1)) lt 1 title 'records read'");
+        add_clause(&b, "'' using 4 lt 2 title 'of them from aborted transactions'");
+    }
     if (c == CH_THROUGHPUT || c == CH_LATENCY || c == CH_REQUESTS)
         fault_clauses(&b, runs, n);
     return sb_take(&b);
@@ -987,7 +1073,8 @@ static bool write_script(const report_opts *o, const char *tdir, const run_data 
               ci->name, ci->name, ci->name, ci->name,
               o->png && o->svg ? "png svg" : o->png ? "png" : "svg");
     char ymax[32];
-    snprintf(ymax, sizeof ymax, "%" PRId64, delivery_max(runs, n));
+    snprintf(ymax, sizeof ymax, "%" PRId64,
+             c == CH_CONSUMERS ? consumers_max(runs, n) : delivery_max(runs, n));
     const char *keys[] = {"@COMMON@", "@PLOT2@", "@PLOT@", "@YMAX@"};
     const char *vals[] = {common ? common : "", p2 ? p2 : "", p1 ? p1 : "", ymax};
     if (tmpl)
@@ -1674,7 +1761,10 @@ static int read_runs(const report_opts *o, run_data *runs)
     }
     for (size_t i = 0; i < o->n_runs; i++)
         if (runs[i].summary)
-            return write_delivery(runs, o->n_runs, o->out) ? 0 : KS_EXIT_USAGE;
+            return write_delivery(runs, o->n_runs, o->out) &&
+                           write_consumers(runs, o->n_runs, o->out)
+                       ? 0
+                       : KS_EXIT_USAGE;
     return 0;
 }
 
