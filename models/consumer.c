@@ -321,6 +321,29 @@ static void trace_consume(const ks_consumer *c, ks_world *w, const ks_fetched *f
     ks_trace_end(tr);
 }
 
+/* The group's committed offsets become `offsets` (commit "sync" or
+ * "transaction"): an "offset_commit" trace record for each partition
+ * whose committed offset moves. */
+static void set_committed(ks_consumer *c, ks_world *w, const int64_t *offsets)
+{
+    ks_trace *tr = w->trace;
+    for (uint32_t k = 0; k < c->nparts; k++) {
+        if (offsets[k] == c->committed[k])
+            continue;
+        c->committed[k] = offsets[k];
+        if (!tr || !ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_OFFSET_COMMIT))
+            continue;
+        const ks_partition *p = &w->partitions[c->parts[k]];
+        ks_trace_str(tr, "consumer", c->conf->id);
+        ks_trace_str(tr, "group", c->conf->group_id);
+        ks_trace_str(tr, "topic", w->sc->topics[p->topic].name);
+        ks_trace_u64(tr, "partition", p->index);
+        ks_trace_i64(tr, "offset", offsets[k]);
+        ks_trace_str(tr, "commit", ks_commit_mode_name(c->conf->commit));
+        ks_trace_end(tr);
+    }
+}
+
 /* True when some position moved since the last commit was sent. */
 static bool moved(const ks_consumer *c)
 {
@@ -431,7 +454,7 @@ static void on_processed(ks_consumer *c, ks_world *w)
  * offsets are the positions sent. */
 static void on_committed(ks_consumer *c, ks_world *w)
 {
-    memcpy(c->committed, c->pending_commit, c->nparts * sizeof *c->committed);
+    set_committed(c, w, c->pending_commit);
     c->commits++;
     schedule_poll(c, w, next_poll_at(c, ks_sim_now(&w->sim)));
 }
@@ -510,16 +533,16 @@ bool ks_consumer_wake(ks_consumer *c, ks_world *w)
     return c->poll_ev != KS_HANDLE_NONE;
 }
 
-void ks_consumer_offsets_committed(ks_consumer *c, const int64_t *offsets)
+void ks_consumer_offsets_committed(ks_consumer *c, ks_world *w, const int64_t *offsets)
 {
-    memcpy(c->committed, offsets, c->nparts * sizeof *c->committed);
+    set_committed(c, w, offsets);
     c->commits++;
 }
 
 void ks_consumer_txn_committed(ks_consumer *c, ks_world *w, const int64_t *offsets)
 {
     if (offsets)
-        ks_consumer_offsets_committed(c, offsets);
+        ks_consumer_offsets_committed(c, w, offsets);
     if (c->txn_waiting && c->alive) {
         c->txn_waiting = false;
         schedule_poll(c, w, next_poll_at(c, ks_sim_now(&w->sim)));

@@ -120,7 +120,7 @@ void ks_consumer_txn_committed(ks_consumer *c, struct ks_world *w, const int64_t
 /* The group coordinator's side: offsets sent to a transaction are the
  * group's committed offsets once the transaction commits (the
  * coordinator calls this when it writes PrepareCommit). */
-void ks_consumer_offsets_committed(ks_consumer *c, const int64_t *offsets);
+void ks_consumer_offsets_committed(ks_consumer *c, struct ks_world *w, const int64_t *offsets);
 /* ... or aborted: the consumer reads again from its committed offsets. */
 void ks_consumer_txn_aborted(ks_consumer *c, struct ks_world *w);
 

@@ -435,7 +435,7 @@ static void on_written(ks_world *w, uint32_t txn)
     arm_scan(w);
     if (t->meta.state == KS_TXN_PREPARE_COMMIT && t->offsets_consumer >= 0) {
         /* the decision commits the offsets too */
-        ks_consumer_offsets_committed(&w->consumers[t->offsets_consumer], t->offsets);
+        ks_consumer_offsets_committed(&w->consumers[t->offsets_consumer], w, t->offsets);
         t->offsets_consumer = -1;
     }
     if (t->meta.state == KS_TXN_PREPARE_COMMIT || t->meta.state == KS_TXN_PREPARE_ABORT)

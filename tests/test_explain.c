@@ -429,6 +429,49 @@ static void test_partition_filter(void **state)
     result_free(&r);
 }
 
+/* Consume-transform-produce: the committed offsets as steps, the crash
+ * kept by --partition (context for every partition), and --brief. */
+static void test_pipeline_brief(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "consume-transform-produce-at-least-once", NULL, 0, KS_TL_RECORD, false);
+    result r = explain(fx, fx->trace, "--from", "70", "--to", "90", NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const commit[] = {
+        "t=72.000 ms  stream's committed offset for in-0 becomes 7 (group ctp): commitSync() "
+        "is answered",
+        "│ committed offset of in-0: 7 (commitSync)",
+        "│ after a restart, stream reads in-0 from offset 7",
+        "t=89.000 ms  fault 0 (crash.consumer): stream's process dies; a new one starts at "
+        "t=150.000 ms"};
+    assert_in_order(r.out, commit, sizeof commit / sizeof *commit);
+    result_free(&r);
+
+    r = explain(fx, fx->trace, "--partition", "out-0", "--from", "84", "--to", "160", "--brief",
+                NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const brief[] = {
+        "only the steps about out-0",
+        "\n\n[STEP 1] t=86.000 ms  app1 sends record 16 to broker 0 in request 8",
+        "\n[STEP 2] t=87.047 ms  broker 0 stores record 16 in out-0 at offset 7",
+        "fault 0 (crash.consumer): stream's process dies",
+        "fault 1 (crash.producer): app1's process dies",
+        "downstream's poll() returns 2 records (record 16, record 17)",
+        "app2 sends record 25 to broker 0 in request 1",
+        "broker 0 stores record 25 in out-0 at offset 9",
+        "ms  app2 sends record 29 to broker 0 in request 4 (batch 3 of out-0, PID 2)\n\n[RESULT]"};
+    assert_in_order(r.out, brief, sizeof brief / sizeof *brief);
+    assert_lacks(r.out, "in-0 at offset"); /* another partition */
+    assert_lacks(r.out, "\n\n[STEP 2]"); /* one line per step */
+    char *result_at = strstr(r.out, "[RESULT]");
+    assert_non_null(result_at);
+    *result_at = '\0';
+    assert_lacks(r.out, "┌"); /* no boxes before [RESULT] */
+    result_free(&r);
+}
+
 static void test_window(void **state)
 {
     fixture *fx = *state;
@@ -599,6 +642,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mermaid_transaction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_record_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_partition_filter, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pipeline_brief, setup, teardown),
         cmocka_unit_test_setup_teardown(test_window, setup, teardown),
         cmocka_unit_test_setup_teardown(test_max_steps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_level, setup, teardown),

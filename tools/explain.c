@@ -51,12 +51,14 @@ const char ks_usage_explain[] =
     "\n"
     "options:\n"
     "  --format F          text (default) or mermaid (a Mermaid sequenceDiagram)\n"
+    "  --brief             text with one line per step, no diagrams or boxes\n"
     "  --from MS, --to MS  only the steps in this window of virtual time, in\n"
     "                      milliseconds (e.g. --from 1000 --to 1113.5)\n"
     "  --record ID         only the steps about this record: its send(), the\n"
     "                      requests and batches that carried it, its appends,\n"
     "                      its ACK (a record-level trace)\n"
-    "  --partition TOPIC-N only the steps about this partition, e.g. events-0\n"
+    "  --partition TOPIC-N only the steps about this partition, e.g. events-0,\n"
+    "                      and the fault windows and crashes\n"
     "  --max-steps N       draw at most N steps (default 200; 0: no limit)\n"
     "  -o, --out FILE      write to FILE (whole, or not at all), not stdout\n"
     "\n"
@@ -460,7 +462,7 @@ typedef struct pending_fault {
 
 typedef struct opts {
     const char *trace, *out, *partition;
-    bool mermaid, has_from, has_to, has_record;
+    bool mermaid, brief, has_from, has_to, has_record;
     int64_t from_ns, to_ns, max_steps;
     uint64_t record;
 } opts;
@@ -2281,6 +2283,33 @@ static void on_consume(explain *e, json_t *j, int64_t t)
     consume_text(e, s, c, nm, part, offset);
 }
 
+/* The group's committed offset of a partition moves: by commitSync, or
+ * with the transaction the offsets were sent to. A restarted consumer
+ * starts there. */
+static void on_offset_commit(explain *e, json_t *j, int64_t t)
+{
+    size_t ci = cons_of(e, jstr(j, "consumer"));
+    size_t part = part_of(e, jstr(j, "topic"), jint(j, "partition", -1));
+    int64_t offset = jint(j, "offset", -1);
+    const char *how = jtext(j, "commit"), *group = jstr(j, "group");
+    bool in_txn = strcmp(how, "transaction") == 0;
+    step_begin(e, SK_NOTE, t, NONE);
+    step *s = &e->cur;
+    s->consumer = ci;
+    s->from = (lane){'K', (int64_t)ci};
+    s->style = MS_NOTE;
+    sb_printf(&s->desc, "%s's committed offset for %s becomes %" PRId64 "%s%s%s: %s", e->cons[ci].id,
+              part_label(e, part), offset, group ? " (group " : "", group ? group : "",
+              group ? ")" : "",
+              in_txn ? "its transaction committed, and the offsets sent to it with it"
+                  : "commitSync() is answered");
+    sb_printf(&s->label, "committed offset of %s: %" PRId64 " (%s)", part_label(e, part), offset,
+              in_txn ? "with the transaction" : "commitSync");
+    sb_printf(&s->notes, "after a restart, %s reads %s from offset %" PRId64, e->cons[ci].id,
+              part_label(e, part), offset);
+    step_touch(e, part);
+}
+
 /* ---- fault windows, admin operations, the end ------------------------------- */
 
 /* A fault window opens or closes, or a process crashes. */
@@ -2321,6 +2350,9 @@ static void fault_window(explain *e, json_t *j, int64_t t, int64_t fault, const 
     else if (strcmp(phase, "end") != 0 && until >= 0)
         sb_printf(what, " until t=%s ms", ms);
     sb_printf(&s->desc, "fault %" PRId64 " (%s): %s", fault, type, sb_str(what));
+    /* a pause, a cut link or a crash is context for every partition:
+     * --partition keeps it */
+    s->about_part = true;
 }
 
 static void on_admin(explain *e, json_t *j, int64_t t)
@@ -2371,6 +2403,7 @@ static void handle_line(explain *e, json_t *j)
         {"append", on_append},   {"fault", on_fault},       {"response", on_response},
         {"ack", on_ack},         {"retry", on_retry},       {"producer", on_producer},
         {"txn", on_txn},         {"marker", on_marker},     {"consume", on_consume},
+        {"offset_commit", on_offset_commit},
         {"admin", on_admin},     {"metadata", on_metadata}, {"end", on_end},
     };
     const char *ev = jtext(j, "ev");
@@ -2860,10 +2893,20 @@ static void render_mermaid(explain *e, const step *s)
     mer_boxes(e, s);
 }
 
+/* --brief: the step's line alone. */
+static void render_brief(explain *e, const step *s)
+{
+    char ms[32];
+    fmt_ms(ms, sizeof ms, s->t);
+    fprintf(e->out, "[STEP %" PRId64 "] t=%s ms  %s\n", e->shown, ms, sb_str(&s->desc));
+}
+
 static void render(explain *e, const step *s)
 {
     if (e->o.mermaid)
         render_mermaid(e, s);
+    else if (e->o.brief)
+        render_brief(e, s);
     else
         render_text(e, s);
 }
@@ -3039,7 +3082,7 @@ static void render_result(explain *e)
         sb_puts(&head, "[RESULT] the trace stops before its end line: the run was cut short");
     lane first = e->nprods ? (lane){'P', 0} : (lane){'B', 0};
     if (text) {
-        fprintf(e->out, "%s\n\n", sb_str(&head));
+        fprintf(e->out, "%s%s\n\n", e->o.brief && e->shown > 0 ? "\n" : "", sb_str(&head));
     } else {
         if (e->more > 0) {
             char more[96];
@@ -3388,6 +3431,8 @@ static int parse_option(int argc, char **argv, int *i, opts *o)
         if (strcmp(v, "text") != 0 && strcmp(v, "mermaid") != 0)
             return usage_error("--format: expected text or mermaid, got '%s'", v);
         o->mermaid = strcmp(v, "mermaid") == 0;
+    } else if (strcmp(a, "--brief") == 0) {
+        o->brief = true;
     } else if ((v = opt_value(argc, argv, i, "--from"))) {
         if (!(o->has_from = parse_ms(v, &o->from_ns)))
             return usage_error("--from: expected milliseconds such as 1000 or 1.5, got '%s'", v);
