@@ -518,17 +518,19 @@ static bool take_line(run_data *r, line_kind k, const char *line, FILE *metrics,
     return true;
 }
 
-/* Opens DIR/data/runN-WHAT.dat and writes its column line; false with a
- * message printed. */
+/* Opens DIR/data/runN-WHAT.dat (DIR/data/WHAT.dat for n 0, data of all
+ * the runs) and writes its column line unless `columns` is NULL; false
+ * with a message printed. */
 static bool open_data(ks_outfile *of, const char *dir, size_t n, const char *what,
                       const char *columns)
 {
     char err[512];
-    char *path = fmt_str("%s/data/run%zu-%s.dat", dir, n, what);
+    char *path = n ? fmt_str("%s/data/run%zu-%s.dat", dir, n, what)
+                   : fmt_str("%s/data/%s.dat", dir, what);
     bool ok = path && ks_outfile_open(of, path, err, sizeof err);
     if (!ok)
         fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
-    else
+    else if (columns)
         fprintf(of->f, "# %s\n", columns);
     free(path);
     return ok;
@@ -762,14 +764,8 @@ static int64_t delivery_max(const run_data *runs, size_t n)
 static bool write_delivery(const run_data *runs, size_t n, const char *dir)
 {
     ks_outfile of = {0};
-    char err[512];
-    char *path = path_join(dir, "data/delivery.dat");
-    if (!path || !ks_outfile_open(&of, path, err, sizeof err)) {
-        fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
-        free(path);
+    if (!open_data(&of, dir, 0, "delivery", NULL))
         return false;
-    }
-    free(path);
     fputs("# count", of.f);
     for (size_t i = 0; i < n; i++)
         if (runs[i].summary)
@@ -832,15 +828,8 @@ static bool write_consumers(const run_data *runs, size_t n, const char *dir)
     if (with == 0)
         return true;
     ks_outfile of = {0};
-    char err[512];
-    char *path = path_join(dir, "data/consumers.dat");
-    if (!path || !ks_outfile_open(&of, path, err, sizeof err)) {
-        fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
-        free(path);
+    if (!open_data(&of, dir, 0, "consumers", "run consumer records read_aborted"))
         return false;
-    }
-    free(path);
-    fputs("# run consumer records read_aborted\n", of.f);
     for (size_t i = 0; i < n; i++) {
         if (!runs[i].summary || !has_consumers(runs[i].summary))
             continue;

@@ -52,6 +52,17 @@ run_once() {
   fi
 }
 
+# Appends to the page a console block: the command as typed from the
+# repository root, and what it printed.
+console() {
+  {
+    echo '```console'
+    echo "\$ build/ksim $*"
+    (cd "$work" && "$ksim" "$@")
+    echo '```'
+  } >> "$out" || { echo "tutorial.sh: $page:$lineno: ksim $* failed" >&2; exit 1; }
+}
+
 # Reads the page, writes it to $work/page.md with every generated part
 # made anew.
 out="$work/page.md"
@@ -75,24 +86,12 @@ while IFS= read -r line || [ -n "$line" ]; do
     run)
       s=${args[0]}
       run_once "$s"
-      cmd=(run "scenarios/$s.json" --trace-level record "${args[@]:1}")
-      {
-        echo '```console'
-        echo "\$ build/ksim ${cmd[*]}"
-        (cd "$work" && "$ksim" "${cmd[@]}")
-        echo '```'
-      } >> "$out" || { echo "tutorial.sh: $page:$lineno: ksim ${cmd[*]} failed" >&2; exit 1; }
+      console run "scenarios/$s.json" --trace-level record "${args[@]:1}"
       ;;
     explain)
       s=${args[0]}
       run_once "$s"
-      cmd=(explain "ksim-out/$s/trace.jsonl" "${args[@]:1}")
-      {
-        echo '```console'
-        echo "\$ build/ksim ${cmd[*]}"
-        (cd "$work" && "$ksim" "${cmd[@]}")
-        echo '```'
-      } >> "$out" || { echo "tutorial.sh: $page:$lineno: ksim ${cmd[*]} failed" >&2; exit 1; }
+      console explain "ksim-out/$s/trace.jsonl" "${args[@]:1}"
       ;;
     chart)
       name=${args[0]} chart=${args[1]}
