@@ -9,9 +9,9 @@
  * producer; the seven transaction steps; the Mermaid diagram; the
  * filters (--record, --partition, --from/--to, --max-steps); and the
  * errors (a malformed line with its number, another trace format, a
- * summary-level trace, bad options). The whole text of seed-at-least-once
- * is compared byte for byte with tests/golden/explain-seed-at-least-once.txt
- * (KSIM_UPDATE_GOLDEN=1 rewrites it, after a change meant to change it).
+ * summary-level trace, bad options). The whole output for the seed
+ * scenarios is compared byte for byte with tests/golden/explain-*.txt
+ * (KSIM_UPDATE_GOLDEN=1 rewrites them, after a change meant to change them).
  *
  * The seed scenarios' records are named by their keys: the tests set the
  * key of the single-record scenarios to "A", as the notes name it.
@@ -242,33 +242,48 @@ static void test_at_least_once(void **state)
     result_free(&r);
 }
 
-/* The whole text, byte for byte. */
-static void test_at_least_once_golden(void **state)
+/* The whole output for a seed scenario, byte for byte, against
+ * tests/golden/explain-NAME[-mermaid].txt. */
+static void golden(const fixture *fx, const char *name, const ks_override *ovr, size_t n,
+                   bool mermaid)
 {
-    fixture *fx = *state;
-    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, true);
-    result r = explain(fx, fx->trace, NULL);
+    run_scenario(fx, name, ovr, n, KS_TL_RECORD, true);
+    result r = mermaid ? explain(fx, fx->trace, "--format", "mermaid", NULL)
+                       : explain(fx, fx->trace, NULL);
     assert_int_equal(r.rc, 0);
     assert_non_null(r.out);
     const char *src = getenv("KSIM_SOURCE_DIR");
     char path[512];
-    snprintf(path, sizeof path, "%s/tests/golden/explain-seed-at-least-once.txt",
-             src ? src : "..");
+    snprintf(path, sizeof path, "%s/tests/golden/explain-%s%s.txt", src ? src : "..", name,
+             mermaid ? "-mermaid" : "");
     if (getenv("KSIM_UPDATE_GOLDEN")) {
         write_text(path, r.out);
         print_message("rewrote %s\n", path);
     }
-    char *golden = read_whole(path);
-    if (!golden) {
+    char *text = read_whole(path);
+    if (!text) {
         print_error("%s is missing (KSIM_UPDATE_GOLDEN=1 writes it)\n", path);
         fail();
     }
-    if (strcmp(golden, r.out) != 0) {
+    if (strcmp(text, r.out) != 0) {
         print_error("differs from %s:\n--- output ---\n%s\n", path, r.out);
         fail();
     }
-    free(golden);
+    free(text);
     result_free(&r);
+}
+
+/* The seeds' diagrams, whole: text for each seed scenario, and one in
+ * Mermaid. */
+static void test_seed_golden(void **state)
+{
+    fixture *fx = *state;
+    golden(fx, "seed-at-least-once", key_a, 1, false);
+    golden(fx, "seed-at-least-once", key_a, 1, true);
+    golden(fx, "seed-at-most-once", NULL, 0, false);
+    golden(fx, "seed-idempotent", key_a, 1, false);
+    golden(fx, "seed-transaction-commit", NULL, 0, false);
+    golden(fx, "seed-zombie-fencing", NULL, 0, false);
 }
 
 static void test_idempotent(void **state)
@@ -634,7 +649,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_at_least_once, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_at_least_once_golden, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_seed_golden, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idempotent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_transaction_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_at_most_once, setup, teardown),
