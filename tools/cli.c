@@ -47,7 +47,8 @@ static const char usage_main[] =
     "exit status: 0 success, 1 an expectation in the scenario failed,\n"
     "             2 bad usage or bad input (or outputs that cannot be written)\n"
     "\n"
-    "Scenario format: docs/scenario.md. Trace and summary format: docs/trace.md.\n";
+    "Scenario format: docs/scenario.md. Trace and summary format: docs/trace.md.\n"
+    "Delivery guarantees step by step, with these commands: docs/tutorial.md.\n";
 
 static const char usage_run[] =
     "usage: ksim run SCENARIO [options]\n"
