@@ -354,12 +354,28 @@ static void labels_of_runs_sharing_a_name(void **state)
     const char *dir = WORK "/labels";
     rc_is(report(dir, 2, runs, NULL), 0);
     char *gp = read_whole(path_in(dir, "throughput.gp"));
-    assert_non_null(strstr(gp, "title 'hello seed 42 #1'"));
-    assert_non_null(strstr(gp, "title 'hello seed 42 #2'"));
+    assert_non_null(strstr(gp, "title 'hello #1'"));
+    assert_non_null(strstr(gp, "title 'hello #2'"));
     free(gp);
     char *md = read_whole(path_in(dir, "report.md"));
     assert_non_null(strstr(md, "No producer parameter differs between the runs."));
     free(md);
+
+    /* the same scenario with a parameter overridden, and with another
+     * seed: labelled by what differs */
+    char scen[1024];
+    snprintf(scen, sizeof scen, "%s/scenarios/hello.json", source_dir());
+    const char *linger[] = {"ksim", "run", scen, "--quiet", "--out", WORK "/hello-linger",
+                            "--set", "producers.p1.config.linger.ms=7", "--seed", "9"};
+    captured c = capture(ks_cli_main, 10, linger);
+    assert_true(c.rc == 0 || c.rc == 1); /* its expect block was written for linger.ms 0 */
+    free(c.err);
+    const char *two[] = {WORK "/hello", WORK "/hello-linger"};
+    rc_is(report(WORK "/labels2", 2, two, NULL), 0);
+    gp = read_whole(path_in(WORK "/labels2", "throughput.gp"));
+    assert_non_null(strstr(gp, "title 'hello seed 42 linger.ms=0'"));
+    assert_non_null(strstr(gp, "title 'hello seed 9 linger.ms=7'"));
+    free(gp);
 }
 
 /* A summary-level trace: only the metrics charts and the delivery bars. */

@@ -48,8 +48,10 @@ const char ks_usage_report[] =
     "trace.jsonl and summary.json, as `ksim run --out` leaves them; for a\n"
     "trace file, the summary.json beside it is used when it belongs to the\n"
     "same scenario and seed. Several runs are drawn on the same axes, each\n"
-    "labelled with its scenario's name (plus \"seed N\" when two runs share a\n"
-    "name, plus \"#I\" if they still do). Traces are read one line at a time.\n"
+    "labelled with its scenario's name; runs of one scenario are told apart\n"
+    "by what differs between them: seed, Kafka version, the producers'\n"
+    "partitioner and configs (e.g. \"rr-vs-sticky linger.ms=0\"; \"#I\", the\n"
+    "run's place, when nothing does). Traces are read one line at a time.\n"
     "\n"
     "Charts, drawn by gnuplot from the templates in the templates directory:\n"
     "  throughput     records/s and MB/s per metrics bucket   (metrics lines)\n"
@@ -626,17 +628,141 @@ static void read_summary(run_data *r)
     r->summary_path = NULL;
 }
 
-/* Labels: the scenario's name, plus " seed N" when another run has the
- * same name, plus " #I" (its place among the runs) when still equal. */
+/* The value at a dotted path of a JSON object (keys without dots). */
+static const json_t *jpath(const json_t *o, const char *dotted)
+{
+    char key[64];
+    while (o && *dotted) {
+        size_t n = strcspn(dotted, ".");
+        if (n >= sizeof key)
+            return NULL;
+        memcpy(key, dotted, n);
+        key[n] = '\0';
+        o = json_object_get(o, key);
+        dotted += n + (dotted[n] == '.');
+    }
+    return o;
+}
+
+/* A JSON value as a table cell: strings bare, others compact JSON, "-"
+ * for none. */
+static char *json_cell(const json_t *v)
+{
+    if (!v)
+        return ks_strdup("-");
+    if (json_is_string(v))
+        return ks_strdup(json_string_value(v));
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+    char *copy = s ? ks_strdup(s) : NULL;
+    free(s);
+    return copy;
+}
+
+
+/* The derived producer of run r with this id (NULL: none). */
+static const json_t *producer_of(const run_data *r, const char *id)
+{
+    const json_t *ps = jpath(r->header, "derived.producers"), *p;
+    size_t i;
+    json_array_foreach(ps, i, p) {
+        const char *pid = json_string_value(json_object_get(p, "id"));
+        if (pid && strcmp(pid, id) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+/* A producer's value of key: "partitioner" is the partitioner in
+ * effect, every other key an effective config. */
+static const json_t *param_of(const run_data *r, const char *id, const char *key)
+{
+    const json_t *p = producer_of(r, id);
+    if (strcmp(key, "partitioner") == 0)
+        return json_object_get(p, "partitioner");
+    return json_object_get(json_object_get(p, "config"), key);
+}
+
+/* Adds " key=value" (" ID.key=value" when `id_too`) to run i's label when
+ * the producer parameter differs between runs of the same scenario;
+ * counts it in *shown, or in *more past LABEL_PARAMS. False when memory
+ * ran out. */
+#define LABEL_PARAMS 3
+static bool label_param(const run_data *runs, size_t n, size_t i, const char *id,
+                        const char *key, bool id_too, sbuf *b, size_t *shown, size_t *more)
+{
+    char *mine = json_cell(param_of(&runs[i], id, key));
+    bool differs = false;
+    for (size_t j = 0; mine && j < n && !differs; j++) {
+        if (j == i || strcmp(runs[i].scenario, runs[j].scenario) != 0)
+            continue;
+        char *theirs = json_cell(param_of(&runs[j], id, key));
+        differs = !theirs || strcmp(mine, theirs) != 0;
+        free(theirs);
+    }
+    if (differs && *shown < LABEL_PARAMS) {
+        sb_printf(b, " %s%s%s=%s", id_too ? id : "", id_too ? "." : "", key, mine);
+        ++*shown;
+    } else if (differs) {
+        ++*more;
+    }
+    bool ok = mine != NULL;
+    free(mine);
+    return ok;
+}
+
+/* What run i's label adds to its scenario's name when other runs share
+ * the name: what differs between them (seed, Kafka version, each
+ * producer's partitioner and effective configs), the first LABEL_PARAMS
+ * of it and "+N" for the rest. */
+static bool label_params(const run_data *runs, size_t n, size_t i, sbuf *b)
+{
+    size_t shown = 0, more = 0;
+    bool seed = false, kafka = false;
+    for (size_t j = 0; j < n; j++) {
+        if (j == i || strcmp(runs[i].scenario, runs[j].scenario) != 0)
+            continue;
+        seed |= runs[j].seed != runs[i].seed;
+        kafka |= strcmp(runs[j].kafka, runs[i].kafka) != 0;
+    }
+    if (seed) {
+        sb_printf(b, " seed %" PRIu64, runs[i].seed);
+        shown++;
+    }
+    if (kafka) {
+        sb_printf(b, " Kafka %s", runs[i].kafka);
+        shown++;
+    }
+    const json_t *ps = jpath(runs[i].header, "derived.producers"), *p, *v;
+    bool id_too = json_array_size(ps) > 1;
+    size_t k;
+    const char *key;
+    json_array_foreach(ps, k, p) {
+        const char *id = json_string_value(json_object_get(p, "id"));
+        if (!id)
+            continue;
+        if (!label_param(runs, n, i, id, "partitioner", id_too, b, &shown, &more))
+            return false;
+        json_object_foreach((json_t *)json_object_get(p, "config"), key, v) {
+            if (!label_param(runs, n, i, id, key, id_too, b, &shown, &more))
+                return false;
+        }
+    }
+    if (more)
+        sb_printf(b, " +%zu", more);
+    return !b->oom;
+}
+
+/* Each run's label: its scenario's name, with what tells it apart from
+ * other runs of the same scenario (label_params), plus "#I" (its place)
+ * when labels still clash. */
 static bool make_labels(run_data *runs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        bool shared = false;
-        for (size_t j = 0; j < n; j++)
-            shared |= j != i && strcmp(runs[i].scenario, runs[j].scenario) == 0;
-        runs[i].label = shared ? fmt_str("%s seed %" PRIu64, runs[i].scenario, runs[i].seed)
-                               : ks_strdup(runs[i].scenario);
-        if (!runs[i].label)
+        sbuf b = {0};
+        sb_puts(&b, runs[i].scenario);
+        bool ok = label_params(runs, n, i, &b);
+        runs[i].label = sb_take(&b);
+        if (!ok || !runs[i].label)
             return false;
     }
     bool *clash = calloc(n, sizeof *clash);
@@ -1306,35 +1432,6 @@ static void doc_free(doc *d)
     free(d->v);
 }
 
-/* The value at a dotted path of a JSON object (keys without dots). */
-static const json_t *jpath(const json_t *o, const char *dotted)
-{
-    char key[64];
-    while (o && *dotted) {
-        size_t n = strcspn(dotted, ".");
-        if (n >= sizeof key)
-            return NULL;
-        memcpy(key, dotted, n);
-        key[n] = '\0';
-        o = json_object_get(o, key);
-        dotted += n + (dotted[n] == '.');
-    }
-    return o;
-}
-
-/* A JSON value as a table cell: strings bare, others compact JSON, "-"
- * for none. */
-static char *json_cell(const json_t *v)
-{
-    if (!v)
-        return ks_strdup("-");
-    if (json_is_string(v))
-        return ks_strdup(json_string_value(v));
-    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-    char *copy = s ? ks_strdup(s) : NULL;
-    free(s);
-    return copy;
-}
 
 /* ---- the pages' content --------------------------------------------- */
 
@@ -1367,29 +1464,6 @@ static void add_runs(doc *d, const run_data *runs, size_t n)
             doc_add(d, EL_NOTE, fmt_str("%s: not used: %s", runs[i].label,
                                         runs[i].summary_note));
     }
-}
-
-/* The derived producer of run r with this id (NULL: none). */
-static const json_t *producer_of(const run_data *r, const char *id)
-{
-    const json_t *ps = jpath(r->header, "derived.producers"), *p;
-    size_t i;
-    json_array_foreach(ps, i, p) {
-        const char *pid = json_string_value(json_object_get(p, "id"));
-        if (pid && strcmp(pid, id) == 0)
-            return p;
-    }
-    return NULL;
-}
-
-/* A producer's value of key: "partitioner" is the partitioner in
- * effect, every other key an effective config. */
-static const json_t *param_of(const run_data *r, const char *id, const char *key)
-{
-    const json_t *p = producer_of(r, id);
-    if (strcmp(key, "partitioner") == 0)
-        return json_object_get(p, "partitioner");
-    return json_object_get(json_object_get(p, "config"), key);
 }
 
 /* One parameter row when it is new (no earlier run has it) and, with
