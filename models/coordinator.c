@@ -338,6 +338,22 @@ static void send_markers(ks_world *w, uint32_t txn)
     }
 }
 
+/* An ABORT marker ended a transaction in this log (its aborted index grew
+ * past `before`): the checker learns its records, the data batches of
+ * that producer id from the transaction's first offset. Their producer
+ * tells it too when it aborts itself, but not when it crashed or was
+ * fenced and the coordinator aborted for it. */
+static void note_aborted(ks_world *w, const ks_plog *l, uint32_t before)
+{
+    if (l->naborted == before || !l->keep_ids)
+        return;
+    const ks_aborted_txn *a = &l->aborted[l->naborted - 1];
+    const ks_plog_batch *b = ks_plog_find(l, a->first_offset);
+    for (; b && b < l->batches + l->count && b->base_offset < a->last_offset; b++)
+        if (!b->control && b->transactional && b->producer_id == a->producer_id)
+            ks_checker_aborted(w->checker, &l->ids[b->ids_at], b->records);
+}
+
 /* The leader appends the marker: one control record, one offset; the
  * partition's producer state takes its epoch ([K] ProducerAppendInfo.
  * appendEndTxnMarker). A marker sent again after a lost answer is
@@ -347,6 +363,7 @@ static void on_marker(ks_world *w, uint32_t txn, uint32_t pidx, uint64_t number)
     ks_coord_txn *t = &w->coord.txns[txn];
     ks_partition *part = &w->partitions[pidx];
     ks_marker m = t->marker_commit ? KS_MARKER_COMMIT : KS_MARKER_ABORT;
+    uint32_t aborted_before = part->log.naborted;
     int64_t off = ks_plog_append_marker(&part->log, t->marker_pid, t->marker_epoch, m,
                                         ks_sim_now(&w->sim));
     if (off < 0 || !ks_ps_marker(&part->ps, t->marker_pid, t->marker_epoch)) {
@@ -355,6 +372,7 @@ static void on_marker(ks_world *w, uint32_t txn, uint32_t pidx, uint64_t number)
         return;
     }
     part->log_end_offset = part->log.leo;
+    note_aborted(w, &part->log, aborted_before);
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_MARKER)) {
         ks_trace_u64(tr, "broker", part->leader);
