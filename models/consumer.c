@@ -402,7 +402,8 @@ static void after_processing(ks_consumer *c, ks_world *w)
 static void forward_one(ks_consumer *c, ks_world *w)
 {
     if (c->forward_to >= 0)
-        ks_producer_forward(&w->producers[c->forward_to], w);
+        ks_producer_forward(&w->producers[c->forward_to], w, c->buf[c->cursor].record,
+                            c->index);
     c->cursor++;
 }
 

@@ -121,6 +121,10 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
     snprintf(name, sizeof name, "producer.%s.partitioner", pc->id);
     if (!ks_world_stream(w, &p->partitioner_rng, name))
         return false;
+    for (uint32_t i = 0; i < w->sc->consumer_count; i++)
+        p->forward_target |= w->sc->consumers[i].forward_to == (int32_t)index;
+    for (uint32_t i = 0; i < w->sc->fault_count; i++)
+        p->forward_target |= w->sc->faults[i].forward_to == (int32_t)index;
     const ks_workload_conf *wl = &pc->workload;
     if (wl->key_pick != KS_PICK_CYCLE) {
         snprintf(name, sizeof name, "producer.%s.keys", pc->id);
@@ -241,6 +245,8 @@ void ks_producer_free(ks_producer *p)
     free(p->seq);
     p->seq = NULL;
     free(p->txn_added);
+    free(p->fwd_src);
+    free(p->fwd_via);
     free(p->txn_pending);
     free(p->txn_offsets);
     free(p->txn_ids);
@@ -454,6 +460,21 @@ static void told_alone(ks_producer *p, ks_world *w, uint64_t record, const char 
                     -1, &record, 1);
 }
 
+/* A record written for a record a consumer read: a "forward" trace line
+ * (before its "produce" line), and the checker learns its source. */
+static void forwarded(ks_producer *p, ks_world *w, const ks_send_rec *r)
+{
+    ks_checker_forward(w->checker, r->id, r->source);
+    ks_trace *tr = w->trace;
+    if (!tr || !ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_FORWARD))
+        return;
+    ks_trace_str(tr, "consumer", r->via >= 0 ? w->sc->consumers[r->via].id : NULL);
+    ks_trace_u64(tr, "source", r->source);
+    ks_trace_str(tr, "producer", p->conf->id);
+    ks_trace_u64(tr, "record", r->id);
+    ks_trace_end(tr);
+}
+
 static void trace_produce(ks_producer *p, ks_world *w, const ks_send_rec *r, int64_t partition)
 {
     ks_trace *tr = w->trace;
@@ -612,6 +633,8 @@ static void do_send(ks_producer *p, ks_world *w, ks_send_rec rec)
     ks_send_rec r = rec;
     r.id = w->next_record_id++;
     r.send_ns = now;
+    if (r.source != KS_NO_SOURCE)
+        forwarded(p, w, &r);
     if (p->produced == 0)
         p->first_produce_ns = now;
     p->produced++;
@@ -680,7 +703,13 @@ static void txn_abortable(ks_producer *p, ks_world *w);
 
 static void app_send(ks_producer *p, ks_world *w)
 {
-    ks_send_rec r = {0};
+    ks_send_rec r = {.source = KS_NO_SOURCE, .via = -1};
+    if (p->fwd_len > 0) {
+        r.source = p->fwd_src[p->fwd_head];
+        r.via = p->fwd_via[p->fwd_head];
+        p->fwd_head = (p->fwd_head + 1u) % p->fwd_cap;
+        p->fwd_len--;
+    }
     pick_record(p, &r);
     uint64_t bytes = r.value_bytes + (r.key_len > 0 ? (uint64_t)r.key_len : 0u);
     if (p->txn && p->txn_phase == KS_TXNC_READY) {
@@ -771,9 +800,45 @@ void ks_producer_on_block_timeout(ks_producer *p, ks_world *w)
     drain_backlog(p, w);
 }
 
-/* One record arrives at the application. */
-static void arrive(ks_producer *p, ks_world *w)
+/* Queues an arrival's source for its send() (a forward target's every
+ * arrival, its own workload's with KS_NO_SOURCE); false when memory ran
+ * out. */
+static bool fwd_push(ks_producer *p, uint64_t source, int32_t via)
 {
+    if (p->fwd_len == p->fwd_cap) {
+        size_t cap = p->fwd_cap ? p->fwd_cap * 2u : 16u;
+        uint64_t *src = malloc(cap * sizeof *src);
+        int32_t *v = malloc(cap * sizeof *v);
+        if (!src || !v) {
+            free(src);
+            free(v);
+            return false;
+        }
+        for (size_t i = 0; i < p->fwd_len; i++) {
+            src[i] = p->fwd_src[(p->fwd_head + i) % p->fwd_cap];
+            v[i] = p->fwd_via[(p->fwd_head + i) % p->fwd_cap];
+        }
+        free(p->fwd_src);
+        free(p->fwd_via);
+        p->fwd_src = src;
+        p->fwd_via = v;
+        p->fwd_head = 0;
+        p->fwd_cap = cap;
+    }
+    size_t at = (p->fwd_head + p->fwd_len) % p->fwd_cap;
+    p->fwd_src[at] = source;
+    p->fwd_via[at] = via;
+    p->fwd_len++;
+    return true;
+}
+
+/* One record arrives at the application. */
+static void arrive(ks_producer *p, ks_world *w, uint64_t source, int32_t via)
+{
+    if (p->forward_target && !fwd_push(p, source, via)) {
+        oom(w);
+        return;
+    }
     p->arrivals++;
     if (p->blocked || p->txn_blocked || p->backlog > 0 || ks_sim_now(&w->sim) < p->app_free_ns ||
         ks_faults_producer_paused(w, p->index, ks_sim_now(&w->sim)) > 0) {
@@ -784,11 +849,11 @@ static void arrive(ks_producer *p, ks_world *w)
     }
 }
 
-void ks_producer_forward(ks_producer *p, ks_world *w)
+void ks_producer_forward(ks_producer *p, ks_world *w, uint64_t source, uint32_t consumer)
 {
     if (p->crashed || p->config_error[0])
         return;
-    arrive(p, w);
+    arrive(p, w, source, (int32_t)consumer);
 }
 
 void ks_producer_on_produce(ks_producer *p, ks_world *w)
@@ -797,12 +862,12 @@ void ks_producer_on_produce(ks_producer *p, ks_world *w)
     ks_time now = ks_sim_now(&w->sim);
     if (wl->arrival == KS_ARRIVAL_BURST) {
         for (uint32_t i = 0; i < wl->burst_records && p->arrivals < wl->records; i++)
-            arrive(p, w);
+            arrive(p, w, KS_NO_SOURCE, -1);
         if (p->arrivals < wl->records)
             schedule_arrival(p, w, ks_time_add(now, wl->burst_interval_ns));
         return;
     }
-    arrive(p, w);
+    arrive(p, w, KS_NO_SOURCE, -1);
     if (p->arrivals < wl->records) {
         ks_time gap = wl->interval_ns;
         if (wl->arrival == KS_ARRIVAL_POISSON)

@@ -59,7 +59,11 @@ typedef struct ks_send_rec {
     uint32_t value_bytes;
     uint32_t partition;
     bool keyed;           /* partitioned by murmur2 of its key */
+    uint64_t source;      /* consume-transform-produce: the record read that it
+                             was written for (KS_NO_SOURCE: none) */
+    int32_t via;          /* ... and the consumer that read it (-1: none) */
 } ks_send_rec;
+#define KS_NO_SOURCE UINT64_MAX
 
 /* Per broker, as this producer sees it. */
 typedef struct ks_prod_node {
@@ -174,6 +178,12 @@ typedef struct ks_producer {
     uint64_t backlog;         /* arrivals waiting while send() blocks or
                                  the application thread is busy */
     uint64_t arrivals;        /* arrivals so far */
+    /* a consumer forwards to this producer: each arrival's source record
+     * and consumer wait here, in arrival order, until its send() */
+    bool forward_target;
+    uint64_t *fwd_src;
+    int32_t *fwd_via;
+    size_t fwd_head, fwd_len, fwd_cap;
     ks_time app_free_ns;      /* the application thread's CPU is busy until */
     ks_handle app_timer;
 
@@ -231,8 +241,10 @@ void ks_producer_on_expiry(ks_producer *p, struct ks_world *w);
 void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_time at);
 /* Consume-transform-produce: the application hands the producer one
  * record read by a consumer (key and value as the producer's workload
- * says), as if it had arrived. */
-void ks_producer_forward(ks_producer *p, struct ks_world *w);
+ * says), as if it had arrived: `source` is the id of the record read,
+ * `consumer` the consumer's index. The record written for it has a
+ * "forward" trace line and is followed by the delivery checker. */
+void ks_producer_forward(ks_producer *p, struct ks_world *w, uint64_t source, uint32_t consumer);
 /* Consume-transform-produce with commit "transaction": after forwarding a
  * poll's records, the consumer asks the producer to put its positions in
  * the transaction (sendOffsetsToTransaction) and end it; the producer

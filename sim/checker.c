@@ -87,8 +87,16 @@ typedef struct slot {
     union {
         entry *e;
         req_info r;
+        uint64_t source; /* the lineage table: the record it was written for */
     } v;
 } slot;
+
+/* A consumer read a record written for record `source` (consume-
+ * transform-produce). */
+typedef struct effect_read {
+    uint64_t source, output;
+    uint32_t consumer;
+} effect_read;
 
 typedef struct map {
     slot *slots;
@@ -122,6 +130,10 @@ struct ks_checker {
     uint64_t torn, precommitted;
     uint32_t consumers_seen;   /* 1 + the highest consumer index read by */
     map reads;        /* records read by read_committed consumers (producer = consumer) */
+    map lineage;      /* records written for a record read, and that record */
+    effect_read *effects; /* every read of such a record, by any consumer */
+    uint64_t neffects, effects_cap;
+    uint64_t processed_twice;
     bool reads_on;    /* the maps above are kept (a consumer reads committed) */
     uint64_t aborted_read;
     char **names; /* interned error names; index + 1 is the handle */
@@ -743,7 +755,7 @@ ks_checker *ks_checker_create(uint32_t producers, const char *const *producer_id
     c->anomalies = json_array();
     if (!sizes_ok || (cells > 0 && !c->high) || !c->anomalies || !map_init(c, &c->ledger) ||
         !map_init(c, &c->requests) || !map_init(c, &c->aborted) || !map_init(c, &c->reads) ||
-        !map_init(c, &c->zombie)) {
+        !map_init(c, &c->zombie) || !map_init(c, &c->lineage)) {
         ks_checker_free(c);
         return NULL;
     }
@@ -769,6 +781,8 @@ void ks_checker_free(ks_checker *c)
     free(c->ctx_number);
     free(c->part_read);
     map_free(c, &c->reads);
+    map_free(c, &c->lineage);
+    free(c->effects);
     while (c->nspare > 0)
         free(c->spare[--c->nspare]);
     for (uint32_t i = 0; i < c->nnames; i++)
@@ -1021,10 +1035,35 @@ void ks_checker_zombie(ks_checker *c, const uint64_t *ids, uint32_t n)
             return;
 }
 
+void ks_checker_forward(ks_checker *c, uint64_t record, uint64_t source)
+{
+    if (!c || !c->reads_on || map_find(&c->lineage, 0, record))
+        return;
+    slot *s = map_insert(c, &c->lineage, 0, record);
+    if (s)
+        s->v.source = source;
+}
+
+static bool grow(void **p, uint64_t cap, size_t size);
+
 void ks_checker_read(ks_checker *c, uint32_t consumer, uint64_t record, bool read_committed,
                      ks_time now)
 {
-    if (!c || !c->reads_on || !read_committed || record == UINT64_MAX)
+    if (!c || !c->reads_on || record == UINT64_MAX)
+        return;
+    const slot *l = c->lineage.count ? map_find(&c->lineage, 0, record) : NULL;
+    if (l && !c->out_of_memory) {
+        if (c->neffects == c->effects_cap) {
+            uint64_t cap = c->effects_cap ? c->effects_cap * 2u : 64u;
+            if (!grow((void **)&c->effects, cap, sizeof *c->effects)) {
+                c->out_of_memory = true;
+                return;
+            }
+            c->effects_cap = cap;
+        }
+        c->effects[c->neffects++] = (effect_read){l->v.source, record, consumer};
+    }
+    if (!read_committed)
         return;
     if (map_find(&c->reads, consumer, record))
         return;
@@ -1209,6 +1248,73 @@ static void judge_transactions(ks_checker *c)
     }
 }
 
+static int effect_cmp(const void *a, const void *b)
+{
+    const effect_read *x = a, *y = b;
+    if (x->source != y->source)
+        return x->source < y->source ? -1 : 1;
+    if (x->consumer != y->consumer)
+        return x->consumer < y->consumer ? -1 : 1;
+    return x->output < y->output ? -1 : x->output > y->output;
+}
+
+/* Consume-transform-produce, end to end: a record read, processed and
+ * written again is processed twice when one consumer reads two different
+ * records written for it (records of aborted transactions left out: a
+ * read_uncommitted consumer sees those, and reading one read_committed is
+ * an aborted read already). Counted once per record read; listed per
+ * consumer. */
+static void judge_effects(ks_checker *c)
+{
+    if (c->neffects == 0)
+        return;
+    qsort(c->effects, (size_t)c->neffects, sizeof *c->effects, effect_cmp);
+    uint64_t counted = UINT64_MAX;
+    for (uint64_t i = 0; i < c->neffects;) {
+        /* the group of (source, consumer), its outputs in increasing order */
+        uint64_t j = i, outs[2] = {0, 0}, distinct = 0, last = 0;
+        for (; j < c->neffects && c->effects[j].source == c->effects[i].source &&
+               c->effects[j].consumer == c->effects[i].consumer;
+             j++) {
+            uint64_t o = c->effects[j].output;
+            if ((distinct > 0 && o == last) || map_find(&c->aborted, 0, o))
+                continue;
+            if (distinct < 2)
+                outs[distinct] = o;
+            distinct++;
+            last = o;
+        }
+        const effect_read *g = &c->effects[i];
+        i = j;
+        if (distinct < 2)
+            continue;
+        if (counted != g->source)
+            c->processed_twice++;
+        counted = g->source;
+        c->anomalies_total++;
+        if (json_array_size(c->anomalies) >= KS_CHECK_LIST_MAX)
+            continue;
+        json_t *a = json_object();
+        json_t *kinds = json_array();
+        json_array_append_new(kinds, json_string("processed_twice"));
+        json_object_set_new(a, "kinds", kinds);
+        json_object_set_new(a, "record", json_integer((json_int_t)g->source));
+        json_object_set_new(a, "consumer", json_integer(g->consumer));
+        json_t *o = json_array();
+        json_array_append_new(o, json_integer((json_int_t)outs[0]));
+        json_array_append_new(o, json_integer((json_int_t)outs[1]));
+        json_object_set_new(a, "outputs", o);
+        char cause[200];
+        snprintf(cause, sizeof cause,
+                 "a consumer read record %llu and record %llu%s, both written for record %llu: "
+                 "it was processed twice",
+                 (unsigned long long)outs[0], (unsigned long long)outs[1],
+                 distinct > 2 ? " (and more)" : "", (unsigned long long)g->source);
+        json_object_set_new(a, "cause", json_string(cause));
+        json_array_append_new(c->anomalies, a);
+    }
+}
+
 json_t *ks_checker_finish(ks_checker *c)
 {
     if (!c)
@@ -1216,6 +1322,7 @@ json_t *ks_checker_finish(ks_checker *c)
     judge_open(c);
     judge_reads(c);
     judge_transactions(c);
+    judge_effects(c);
     bool ok = true;
     json_t *records = json_object(), *out = json_object();
     put(records, "acked", jint(c->acked), &ok);
@@ -1234,11 +1341,12 @@ json_t *ks_checker_finish(ks_checker *c)
         put(out, "zombie_write_visible", jint(c->zombie_visible), &ok);
         put(out, "torn_transaction", jint(c->torn), &ok);
         put(out, "precommitted_read", jint(c->precommitted), &ok);
+        put(out, "processed_twice", jint(c->processed_twice), &ok);
     }
     bool clean = c->lost == 0 && c->duplicate == 0 && c->nonmonotonic == 0 &&
                  c->failed_but_present == 0 && c->indeterminate == 0 && c->aborted_read == 0 &&
                  c->zombie_visible == 0 && c->torn == 0 && c->precommitted == 0 &&
-                 !c->out_of_memory;
+                 c->processed_twice == 0 && !c->out_of_memory;
     put(out, "ok", json_boolean(clean), &ok);
     put(out, "anomalies", json_incref(c->anomalies), &ok);
     put(out, "anomalies_total", jint(c->anomalies_total), &ok);

@@ -124,6 +124,10 @@ void ks_checker_watch_reads(ks_checker *c);
 void ks_checker_aborted(ks_checker *c, const uint64_t *ids, uint32_t n);
 void ks_checker_read(ks_checker *c, uint32_t consumer, uint64_t record, bool read_committed,
                      int64_t now_ns);
+/* Consume-transform-produce: `record` was written for record `source`,
+ * which a consumer read (call before the reads of `record`). Two records
+ * written for one source and both read by one consumer: processed twice. */
+void ks_checker_forward(ks_checker *c, uint64_t record, uint64_t source);
 /* A read_committed consumer reads this partition (transactions are
  * judged only on the partitions consumers read). */
 void ks_checker_reads_partition(ks_checker *c, uint32_t partition);

@@ -53,6 +53,7 @@ typedef enum ks_trace_level {
     X(ACK, "ack", RECORD)                 \
     X(CONSUME, "consume", RECORD)         \
     X(OFFSET_COMMIT, "offset_commit", RECORD) \
+    X(FORWARD, "forward", RECORD)         \
     X(FAULT, "fault", BATCH)              \
     X(RETRY, "retry", BATCH)              \
     X(PRODUCER, "producer", BATCH)        \

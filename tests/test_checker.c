@@ -648,6 +648,58 @@ static void test_torn_and_precommitted(void **state)
     ks_checker_free(c);
 }
 
+/* Consume-transform-produce: one consumer reading two records written
+ * for one record read is one record processed twice, whatever its
+ * isolation level; the same record read twice, records of aborted
+ * transactions, and two consumers reading one output each are not. */
+static void test_processed_twice(void **state)
+{
+    (void)state;
+    ks_checker *c = new_checker();
+    ks_checker_watch_reads(c);
+    ks_checker_forward(c, 10, 1); /* 10 and 11 written for 1 */
+    ks_checker_forward(c, 11, 1);
+    ks_checker_forward(c, 12, 2); /* 12 and 13 for 2; 13 aborted */
+    ks_checker_forward(c, 13, 2);
+    ks_checker_forward(c, 14, 3); /* 14 and 15 for 3, read by different consumers */
+    ks_checker_forward(c, 15, 3);
+    uint64_t aborted[] = {13};
+    ks_checker_aborted(c, aborted, 1);
+    ks_checker_read(c, 0, 11, false, 5); /* read_uncommitted: counts too */
+    ks_checker_read(c, 0, 10, false, 6);
+    ks_checker_read(c, 1, 10, true, 7);  /* consumer 1: 10 twice, not two outputs */
+    ks_checker_read(c, 1, 10, true, 8);
+    ks_checker_read(c, 2, 11, true, 9);  /* consumer 2: 11 and 10 as well */
+    ks_checker_read(c, 2, 10, true, 9);
+    ks_checker_read(c, 0, 12, false, 9); /* 13 aborted: left out */
+    ks_checker_read(c, 0, 13, false, 9);
+    ks_checker_read(c, 0, 14, false, 9);
+    ks_checker_read(c, 1, 15, true, 9);
+    json_t *s = ks_checker_finish(c);
+    assert_int_equal(count_of(s, "processed_twice"), 1); /* record 1, seen by 0 and 2 */
+    assert_false(is_ok(s));
+    assert_int_equal(listed(s), 2);
+    const json_t *a = json_array_get(json_object_get(s, "anomalies"), 0);
+    assert_dump(json_object_get(a, "outputs"), "[10,11]");
+    assert_int_equal(json_integer_value(json_object_get(a, "record")), 1);
+    assert_int_equal(json_integer_value(json_object_get(a, "consumer")), 0);
+    assert_contains(cause(a), "a consumer read record 10 and record 11, both written for "
+                              "record 1: it was processed twice");
+    json_decref(s);
+    ks_checker_free(c);
+
+    c = new_checker(); /* not watching reads: nothing followed */
+    ks_checker_forward(c, 10, 1);
+    ks_checker_forward(c, 11, 1);
+    ks_checker_read(c, 0, 10, false, 1);
+    ks_checker_read(c, 0, 11, false, 1);
+    s = ks_checker_finish(c);
+    assert_null(json_object_get(s, "processed_twice"));
+    assert_true(is_ok(s));
+    json_decref(s);
+    ks_checker_free(c);
+}
+
 static void test_fate_names(void **state)
 {
     (void)state;
@@ -682,6 +734,7 @@ int main(void)
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_aborted_and_zombie_reads),
         cmocka_unit_test(test_torn_and_precommitted),
+        cmocka_unit_test(test_processed_twice),
         cmocka_unit_test(test_fate_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

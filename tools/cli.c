@@ -313,6 +313,8 @@ static void print_delivery(FILE *f, json_t *summary)
                    "%lld precommitted reads",
                 (long long)jint(d, "aborted_read"), (long long)jint(d, "zombie_write_visible"),
                 (long long)jint(d, "torn_transaction"), (long long)jint(d, "precommitted_read"));
+    if (jint(d, "processed_twice") > 0)
+        fprintf(f, ", %lld processed twice", (long long)jint(d, "processed_twice"));
     fprintf(f, "\n");
     json_t *a;
     json_array_foreach(json_object_get(d, "anomalies"), i, a) {

@@ -397,6 +397,8 @@ typedef struct name_slot {
     uint64_t id;
     char *key; /* the shown part of its key; NULL: keyless */
     bool used;
+    bool has_source;  /* written for a record a consumer read ... */
+    uint64_t source;  /* ... this one (a "forward" line) */
 } name_slot;
 
 /* ---- steps --------------------------------------------------------------- */
@@ -693,10 +695,12 @@ static int64_t coord_of_tid(const explain *e, const char *tid)
 static void name_store(explain *e, uint64_t id, const char *key)
 {
     name_slot *s = &e->names[id % NAME_SLOTS];
+    bool keep = s->has_source && s->id == id; /* its forward line came first */
     free(s->key);
     s->key = NULL;
     s->id = id;
     s->used = true;
+    s->has_source = keep;
     if (!key)
         return;
     sbuf b = {0};
@@ -716,14 +720,44 @@ static void name_store(explain *e, uint64_t id, const char *key)
     s->key = b.s ? b.s : dup_or_oom(e, "?");
 }
 
-/* "record A" when the record had key A, else "record 12". */
-static void record_name(const explain *e, uint64_t id, char *buf, size_t n)
+/* A record written for record `source` (consume-transform-produce): its
+ * name will say so. */
+static void name_source(explain *e, uint64_t id, uint64_t source)
+{
+    name_slot *s = &e->names[id % NAME_SLOTS];
+    if (s->id != id) {
+        free(s->key);
+        s->key = NULL;
+        s->used = false;
+    }
+    s->id = id;
+    s->has_source = true;
+    s->source = source;
+}
+
+/* "A" for a record with key A, else "12". */
+static void record_label(const explain *e, uint64_t id, char *buf, size_t n)
 {
     const name_slot *s = &e->names[id % NAME_SLOTS];
     if (s->used && s->id == id && s->key)
-        snprintf(buf, n, "record %s", s->key);
+        snprintf(buf, n, "%s", s->key);
     else
-        snprintf(buf, n, "record %" PRIu64, id);
+        snprintf(buf, n, "%" PRIu64, id);
+}
+
+/* "record A" when the record had key A, else "record 12"; "record 16
+ * (from 13)" when it was written for record 13, which a consumer read. */
+static void record_name(const explain *e, uint64_t id, char *buf, size_t n)
+{
+    const name_slot *s = &e->names[id % NAME_SLOTS];
+    char self[NAME_BUF], src[NAME_BUF];
+    record_label(e, id, self, sizeof self);
+    if (s->id == id && s->has_source) {
+        record_label(e, s->source, src, sizeof src);
+        snprintf(buf, n, "record %s (from %s)", self, src);
+    } else {
+        snprintf(buf, n, "record %s", self);
+    }
 }
 
 /* ---- records waiting for their batch --------------------------------------- */
@@ -2310,6 +2344,15 @@ static void on_offset_commit(explain *e, json_t *j, int64_t t)
     step_touch(e, part);
 }
 
+/* A producer writes a record for one a consumer read. */
+static void on_forward(explain *e, json_t *j, int64_t t)
+{
+    (void)t;
+    int64_t rec = jint(j, "record", -1), src = jint(j, "source", -1);
+    if (rec >= 0 && src >= 0)
+        name_source(e, (uint64_t)rec, (uint64_t)src);
+}
+
 /* ---- fault windows, admin operations, the end ------------------------------- */
 
 /* A fault window opens or closes, or a process crashes. */
@@ -2403,7 +2446,7 @@ static void handle_line(explain *e, json_t *j)
         {"append", on_append},   {"fault", on_fault},       {"response", on_response},
         {"ack", on_ack},         {"retry", on_retry},       {"producer", on_producer},
         {"txn", on_txn},         {"marker", on_marker},     {"consume", on_consume},
-        {"offset_commit", on_offset_commit},
+        {"offset_commit", on_offset_commit}, {"forward", on_forward},
         {"admin", on_admin},     {"metadata", on_metadata}, {"end", on_end},
     };
     const char *ev = jtext(j, "ev");
@@ -2961,6 +3004,11 @@ static void checker_lines(const explain *e, json_t *summary, sbuf *out)
               jint(d, "duplicate", 0), jint(d, "extra_copies", 0),
               jint(d, "nonmonotonic_send", 0), jint(d, "failed_but_present", 0),
               jint(d, "indeterminate", 0));
+    if (jint(d, "aborted_read", 0) + jint(d, "zombie_write_visible", 0) > 0)
+        sb_printf(out, ", %" PRId64 " aborted reads, %" PRId64 " zombie writes visible",
+                  jint(d, "aborted_read", 0), jint(d, "zombie_write_visible", 0));
+    if (jint(d, "processed_twice", 0) > 0)
+        sb_printf(out, ", %" PRId64 " processed twice", jint(d, "processed_twice", 0));
     size_t i, shown = 0;
     json_t *a;
     json_array_foreach(json_object_get(d, "anomalies"), i, a) {

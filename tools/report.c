@@ -63,8 +63,8 @@ const char ks_usage_report[] =
     "                 duplicate, reordered, failed but present; failed and\n"
     "                 absent (what at-most-once loses) and indeterminate\n"
     "                 when a run has one; aborted read, zombie write visible,\n"
-    "                 torn transaction and precommitted read for runs with\n"
-    "                 transactions or consumers\n"
+    "                 torn transaction, precommitted read and processed twice\n"
+    "                 for runs with transactions or consumers\n"
     "                                                         (summary.json)\n"
     "  consumers      records read per consumer, and how many of them belong\n"
     "                 to aborted transactions   (summary.json, with consumers)\n"
@@ -827,7 +827,7 @@ static bool write_batches(const run_data *r, size_t n, const char *dir)
  * only when some run has one; the transactional anomalies whenever a
  * summary has them (a scenario with transactions or consumers), at 0 too:
  * that they were checked and not found is the point of such a run. */
-enum { DELIVERY_KEYS_MAX = 10 };
+enum { DELIVERY_KEYS_MAX = 11 };
 
 /* One count of a run's summary; failed_and_absent is derived: records
  * told failed less those present anyway. */
@@ -848,7 +848,8 @@ static size_t delivery_keys(const run_data *runs, size_t n, const char *keys[DEL
                                          "failed_but_present"};
     static const char *const when_any[] = {"failed_and_absent", "indeterminate"};
     static const char *const when_checked[] = {"aborted_read", "zombie_write_visible",
-                                               "torn_transaction", "precommitted_read"};
+                                               "torn_transaction", "precommitted_read",
+                                               "processed_twice"};
     size_t k = 0;
     for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
         keys[k++] = always[i];
@@ -1570,6 +1571,7 @@ static void add_summary(doc *d, const run_data *runs, size_t n)
         {"zombie write visible", "delivery.zombie_write_visible", CF_PLAIN},
         {"torn transaction", "delivery.torn_transaction", CF_PLAIN},
         {"precommitted read", "delivery.precommitted_read", CF_PLAIN},
+        {"processed twice", "delivery.processed_twice", CF_PLAIN},
     };
     doc_add(d, EL_H2, ks_strdup("Summary"));
     size_t with = 0;
