@@ -178,6 +178,7 @@ typedef struct ks_producer {
     uint64_t backlog;         /* arrivals waiting while send() blocks or
                                  the application thread is busy */
     uint64_t arrivals;        /* arrivals so far */
+    uint32_t key_at, value_at; /* the workload's next key and value size, in turn */
     /* a consumer forwards to this producer: each arrival's source record
      * and consumer wait here, in arrival order, until its send() */
     bool forward_target;
