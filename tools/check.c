@@ -81,90 +81,18 @@ const char ks_usage_check[] =
 
 /* ---- strings -------------------------------------------------------- */
 
-/* A growing string; `oom` records a failed allocation (the text is then
- * incomplete and sb_take gives NULL). */
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *p, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 128;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->oom = true;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, p, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_puts(sbuf *b, const char *s)
-{
-    sb_add(b, s, strlen(s));
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    char small[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        sb_add(b, small, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        b->oom = true;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb_add(b, big, (size_t)n);
-    free(big);
-}
-
-/* The text, owned by the caller (the empty string when nothing was
- * added), or NULL when memory ran out. */
-static char *sb_take(sbuf *b)
-{
-    if (b->oom) {
-        free(b->s);
-        return NULL;
-    }
-    return b->s ? b->s : ks_strdup("");
-}
-
 /* Appends s as one shell word in single quotes (' becomes '\''), as
  * `ksim run` prints its reproduce line. */
-static void sb_shell_word(sbuf *b, const char *s)
+static void sb_shell_word(ks_sbuf *b, const char *s)
 {
-    sb_add(b, "'", 1);
+    ks_sb_add(b, "'", 1);
     for (; *s; s++) {
         if (*s == '\'')
-            sb_puts(b, "'\\''");
+            ks_sb_puts(b, "'\\''");
         else
-            sb_add(b, s, 1);
+            ks_sb_add(b, s, 1);
     }
-    sb_add(b, "'", 1);
+    ks_sb_add(b, "'", 1);
 }
 
 static const char *or_empty(const char *s)
@@ -295,23 +223,6 @@ static int usage_error(const char *fmt, const char *arg)
     return KS_EXIT_USAGE;
 }
 
-/* "--name=value" or "--name value": returns the value, advancing *i. */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc)
-        return "";
-    (*i)++;
-    return argv[*i];
-}
-
 static bool parse_seed(const char *s, uint64_t *out)
 {
     if (*s < '0' || *s > '9')
@@ -353,15 +264,15 @@ static int parse_option(int argc, char **argv, int *i, check_opts *o)
         o->tap = true;
     } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
         o->quiet = true;
-    } else if ((v = option_value(argc, argv, i, "--junit"))) {
+    } else if ((v = ks_cli_option_value(argc, argv, i, "--junit"))) {
         if (!*v)
             return usage_error("--junit: %s", "expected FILE or -");
         o->junit = v;
-    } else if ((v = option_value(argc, argv, i, "--seed"))) {
+    } else if ((v = ks_cli_option_value(argc, argv, i, "--seed"))) {
         if (!parse_seed(v, &o->seed))
             return usage_error("--seed: expected an integer from 0 to 2^63-1, got '%s'", v);
         o->has_seed = true;
-    } else if ((v = option_value(argc, argv, i, "--set"))) {
+    } else if ((v = ks_cli_option_value(argc, argv, i, "--set"))) {
         if (!add_override(o, v))
             return usage_error("--set: expected PATH=VALUE (at most 256), got '%s'", v);
     } else {
@@ -536,34 +447,35 @@ static void result_free(scen_result *r)
 /* The command that reruns one scenario as this check ran it. */
 static char *reproduce_command(const check_opts *o, const char *file, uint64_t seed)
 {
-    sbuf b = {0};
-    sb_puts(&b, "ksim run ");
+    ks_sbuf b = {0};
+    ks_sb_puts(&b, "ksim run ");
     sb_shell_word(&b, file);
-    sb_printf(&b, " --seed %" PRIu64, seed);
+    ks_sb_printf(&b, " --seed %" PRIu64, seed);
     for (size_t i = 0; i < o->n_ovr; i++) {
-        sbuf arg = {0};
-        sb_printf(&arg, "%s=%s", o->ovr[i].path, o->ovr[i].value);
-        sb_puts(&b, " --set ");
+        ks_sbuf arg = {0};
+        ks_sb_printf(&arg, "%s=%s", o->ovr[i].path, o->ovr[i].value);
+        ks_sb_puts(&b, " --set ");
         sb_shell_word(&b, or_empty(arg.s));
         b.oom = b.oom || arg.oom;
-        free(arg.s);
+        ks_sb_free(&arg);
     }
-    return sb_take(&b);
+    return ks_sb_take(&b);
 }
 
 /* One failing expectation as a line: "PATH: expected E, got A", with the
  * expectation's error and suggestion when it has them. */
-static void expect_line(sbuf *b, json_t *e)
+static void expect_line(ks_sbuf *b, json_t *e)
 {
     char *want = json_dumps(json_object_get(e, "expected"), JSON_ENCODE_ANY | JSON_COMPACT);
     char *got = json_dumps(json_object_get(e, "actual"), JSON_ENCODE_ANY | JSON_COMPACT);
     const char *err = json_string_value(json_object_get(e, "error"));
     const char *sug = json_string_value(json_object_get(e, "did_you_mean"));
-    sb_printf(b, "%s: expected %s, got %s", or_empty(json_string_value(json_object_get(e, "path"))),
-              want ? want : "?", got ? got : "?");
+    ks_sb_printf(b, "%s: expected %s, got %s",
+                 or_empty(json_string_value(json_object_get(e, "path"))), want ? want : "?",
+                 got ? got : "?");
     if (err)
-        sb_printf(b, " (%s%s%s%s)", err, sug ? "; did you mean \"" : "", sug ? sug : "",
-                  sug ? "\"?" : "");
+        ks_sb_printf(b, " (%s%s%s%s)", err, sug ? "; did you mean \"" : "", sug ? sug : "",
+                     sug ? "\"?" : "");
     free(want);
     free(got);
 }
@@ -571,9 +483,9 @@ static void expect_line(sbuf *b, json_t *e)
 /* Fills a FAIL result from the expectations' report. */
 static void set_failure(scen_result *r, const ks_expect_result *er)
 {
-    sbuf msg = {0}, det = {0};
-    sb_printf(&msg, "%zu of %zu expectation%s failed", er->failed, er->checked,
-              er->checked == 1 ? "" : "s");
+    ks_sbuf msg = {0}, det = {0};
+    ks_sb_printf(&msg, "%zu of %zu expectation%s failed", er->failed, er->checked,
+                 er->checked == 1 ? "" : "s");
     r->failures = json_array();
     size_t i;
     json_t *e;
@@ -582,27 +494,27 @@ static void set_failure(scen_result *r, const ks_expect_result *er)
             continue;
         json_array_append(r->failures, e);
         expect_line(&det, e);
-        sb_puts(&det, "\n");
+        ks_sb_puts(&det, "\n");
     }
     r->what = OUTCOME_FAIL;
-    r->message = sb_take(&msg);
-    r->details = sb_take(&det);
+    r->message = ks_sb_take(&msg);
+    r->details = ks_sb_take(&det);
 }
 
 /* Fills an ERROR result from the loader's (or the world's) messages: the
  * first error, and all of them, one per line. */
 static void set_error(scen_result *r, const ks_diag *d)
 {
-    sbuf det = {0};
+    ks_sbuf det = {0};
     for (unsigned i = 0; i < d->kept; i++)
         if (!d->is_warning[i])
-            sb_printf(&det, "%s\n", d->msg[i]);
+            ks_sb_printf(&det, "%s\n", d->msg[i]);
     if (d->count > d->kept)
-        sb_printf(&det, "... and %u more\n", d->count - d->kept);
+        ks_sb_printf(&det, "... and %u more\n", d->count - d->kept);
     const char *first = ks_diag_first(d);
     r->what = OUTCOME_ERROR;
     r->message = ks_strdup(*first ? first : "cannot be run");
-    r->details = sb_take(&det);
+    r->details = ks_sb_take(&det);
 }
 
 /* Builds and runs the world with tracing off and checks the expectations
@@ -888,10 +800,10 @@ static void junit_write(FILE *f, const check_opts *o, const scen_result *res, si
         junit_property(f, "      ", "seed", num);
     }
     for (size_t i = 0; i < o->n_ovr; i++) {
-        sbuf arg = {0};
-        sb_printf(&arg, "%s=%s", o->ovr[i].path, o->ovr[i].value);
+        ks_sbuf arg = {0};
+        ks_sb_printf(&arg, "%s=%s", o->ovr[i].path, o->ovr[i].value);
         junit_property(f, "      ", "set", or_empty(arg.oom ? NULL : arg.s));
-        free(arg.s);
+        ks_sb_free(&arg);
     }
     fputs("    </properties>\n", f);
     for (size_t i = 0; i < n; i++)

@@ -127,8 +127,7 @@ static int usage_error(const char *fmt, const char *arg, const char *cmd)
     return KS_EXIT_USAGE;
 }
 
-/* "--name=value" or "--name value": returns the value, advancing *i. */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
+const char *ks_cli_option_value(int argc, char **argv, int *i, const char *name)
 {
     size_t n = strlen(name);
     const char *a = argv[*i];
@@ -419,24 +418,24 @@ static int parse_run_args(int argc, char **argv, run_opts *o)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_run, stdout);
             return -1;
-        } else if ((v = option_value(argc, argv, &i, "--seed"))) {
+        } else if ((v = ks_cli_option_value(argc, argv, &i, "--seed"))) {
             if (!parse_u64(v, &o->seed) || o->seed > (uint64_t)INT64_MAX)
                 return usage_error("--seed: expected an integer from 0 to 2^63-1, got '%s'", v,
                                    "run ");
             o->has_seed = true;
-        } else if ((v = option_value(argc, argv, &i, "--set"))) {
+        } else if ((v = ks_cli_option_value(argc, argv, &i, "--set"))) {
             if (o->n_ovr == MAX_OVERRIDES)
                 return usage_error("%s: too many --set options", "--set", "run ");
             if (!parse_override(v, &o->ovr[o->n_ovr]))
                 return usage_error("--set: expected PATH=VALUE, got '%s'", v, "run ");
             o->n_ovr++;
-        } else if ((v = option_value(argc, argv, &i, "--out"))) {
+        } else if ((v = ks_cli_option_value(argc, argv, &i, "--out"))) {
             o->out_dir = v;
-        } else if ((v = option_value(argc, argv, &i, "--trace"))) {
+        } else if ((v = ks_cli_option_value(argc, argv, &i, "--trace"))) {
             o->trace_path = v;
-        } else if ((v = option_value(argc, argv, &i, "--summary"))) {
+        } else if ((v = ks_cli_option_value(argc, argv, &i, "--summary"))) {
             o->summary_path = v;
-        } else if ((v = option_value(argc, argv, &i, "--trace-level"))) {
+        } else if ((v = ks_cli_option_value(argc, argv, &i, "--trace-level"))) {
             if (!ks_trace_level_parse(v, &o->level))
                 return usage_error("--trace-level: expected summary, batch, record or debug, "
                                    "got '%s'", v, "run ");
@@ -670,7 +669,7 @@ static int cmd_validate(int argc, char **argv)
             return KS_EXIT_OK;
         } else if (strcmp(argv[i], "--resolved") == 0) {
             resolved = true;
-        } else if ((v = option_value(argc, argv, &i, "--set"))) {
+        } else if ((v = ks_cli_option_value(argc, argv, &i, "--set"))) {
             if (n_ovr == MAX_OVERRIDES || !parse_override(v, &ovr[n_ovr])) {
                 free_overrides(ovr, n_ovr);
                 return usage_error("--set: expected PATH=VALUE, got '%s'", v, "validate ");
@@ -753,7 +752,7 @@ static int cmd_defaults(int argc, char **argv)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(usage_defaults, stdout);
             return KS_EXIT_OK;
-        } else if ((v = option_value(argc, argv, &i, "--kafka-version"))) {
+        } else if ((v = ks_cli_option_value(argc, argv, &i, "--kafka-version"))) {
             ver = v;
         } else {
             return usage_error("defaults: unexpected '%s'", argv[i], "defaults ");
@@ -827,7 +826,7 @@ static int cmd_partition(int argc, char **argv)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(usage_partition, stdout);
             return KS_EXIT_OK;
-        } else if ((v = option_value(argc, argv, &i, "--partitions"))) {
+        } else if ((v = ks_cli_option_value(argc, argv, &i, "--partitions"))) {
             if (!parse_u64(v, &n) || n < 1 || n > 1000000)
                 return usage_error("--partitions: expected an integer from 1 to 1000000, got '%s'",
                                    v, "partition ");

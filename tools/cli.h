@@ -15,4 +15,9 @@
 
 int ks_cli_main(int argc, char **argv);
 
+/* For every command's options: when argv[*i] is "--name=value" or
+ * "--name value", the value (advancing *i past it; "" when the value is
+ * missing); NULL when argv[*i] is not this option. */
+const char *ks_cli_option_value(int argc, char **argv, int *i, const char *name);
+
 #endif

@@ -79,85 +79,7 @@ const char ks_usage_explain[] =
 #define MAX_LINE (64u << 20)
 #define NONE SIZE_MAX
 
-/* ---- growing strings ----------------------------------------------------- */
-
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    bool bad; /* an allocation failed: the text is cut short */
-} sbuf;
-
-static bool sb_reserve(sbuf *b, size_t more)
-{
-    if (b->len + more + 1 <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->len + more + 1)
-        cap *= 2;
-    char *s = realloc(b->s, cap);
-    if (!s) {
-        b->bad = true;
-        return false;
-    }
-    b->s = s;
-    b->cap = cap;
-    return true;
-}
-
-static void sb_vprintf(sbuf *b, const char *fmt, va_list ap)
-{
-    va_list again;
-    va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    if (n > 0 && sb_reserve(b, (size_t)n)) {
-        vsnprintf(b->s + b->len, (size_t)n + 1, fmt, again);
-        b->len += (size_t)n;
-    }
-    va_end(again);
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    sb_vprintf(b, fmt, ap);
-    va_end(ap);
-}
-
-static void sb_puts(sbuf *b, const char *s)
-{
-    size_t n = strlen(s);
-    if (n && sb_reserve(b, n)) {
-        memcpy(b->s + b->len, s, n + 1);
-        b->len += n;
-    }
-}
-
-/* Appends s as a new line of a '\n'-separated list. */
-static void sb_line(sbuf *b, const char *s)
-{
-    if (b->len)
-        sb_puts(b, "\n");
-    sb_puts(b, s);
-}
-
-static void sb_clear(sbuf *b)
-{
-    b->len = 0;
-    if (b->s)
-        b->s[0] = '\0';
-}
-
-static const char *sb_str(const sbuf *b)
-{
-    return b->s ? b->s : "";
-}
-
-static void sb_free(sbuf *b)
-{
-    free(b->s);
-    memset(b, 0, sizeof *b);
-}
+/* ---- text widths ---------------------------------------------------------- */
 
 /* Columns a UTF-8 string takes (one per code point). */
 static size_t text_width(const char *s)
@@ -325,7 +247,7 @@ typedef struct partition {
     log_entry ring[BOX_ROWS];
     uint64_t entries; /* log entries ever: the ring holds the last BOX_ROWS */
     int64_t end_offset, records, markers, duplicates;
-    sbuf dups; /* the first DUPS_MAX duplicates, for [RESULT] */
+    ks_sbuf dups; /* the first DUPS_MAX duplicates, for [RESULT] */
     pid_row pids[BOX_ROWS];
     size_t npids;
     /* the last marker, to recognise one written again */
@@ -352,14 +274,14 @@ typedef struct producer {
     size_t txn_parts[4]; /* partitions written since the last AddPartitionsToTxn */
     size_t ntxn_parts;
     int64_t acked, failed;
-    sbuf told; /* the first TOLD_MAX outcomes */
+    ks_sbuf told; /* the first TOLD_MAX outcomes */
     size_t ntold;
 } producer;
 
 typedef struct consumer {
     char *id, *isolation;
     int64_t records;
-    sbuf read; /* the first TOLD_MAX records read */
+    ks_sbuf read; /* the first TOLD_MAX records read */
 } consumer;
 
 typedef struct txn {
@@ -441,12 +363,12 @@ typedef struct step {
     char api[32];
     lane from, to;
     mstyle style;
-    sbuf desc;  /* the one-line description */
-    sbuf label; /* the arrow's label (text drawn on the arrow) */
-    sbuf mlabel; /* the same for Mermaid, when it says more */
-    sbuf after; /* after the receiving participant's lifeline */
-    sbuf notes; /* lines: under the lane (MS_NOTE) or below the arrow */
-    sbuf names; /* the records it is about, for labels */
+    ks_sbuf desc;   /* the one-line description */
+    ks_sbuf label;  /* the arrow's label (text drawn on the arrow) */
+    ks_sbuf mlabel; /* the same for Mermaid, when it says more */
+    ks_sbuf after;  /* after the receiving participant's lifeline */
+    ks_sbuf notes;  /* lines: under the lane (MS_NOTE) or below the arrow */
+    ks_sbuf names;  /* the records it is about, for labels */
     size_t nnames;
     size_t *touched; /* partitions whose boxes may follow */
     size_t ntouched, touched_cap;
@@ -493,14 +415,14 @@ typedef struct explain {
     step cur;
     pending_fault pf;
     int64_t shown, more;
-    sbuf mer;                /* the Mermaid body, written out at the end */
+    ks_sbuf mer;             /* the Mermaid body, written out at the end */
     u64map used;             /* Mermaid participants used (lane_key) */
     int64_t max_broker;      /* the highest broker id a used lane names */
     size_t filter_part;      /* --partition's index, NONE without */
     size_t sel_part;         /* --record: its partition */
     int64_t sel_pid;         /* --record: the producer id of its batch */
     bool sel_txn_open;       /* --record: its transaction not yet ended */
-    sbuf sel_fate;           /* --record: where it went */
+    ks_sbuf sel_fate;        /* --record: where it went */
     int64_t marker_coord;    /* the coordinator writing markers last */
     bool ended;
     char verdict[32];
@@ -625,8 +547,8 @@ static size_t part_new(explain *e, size_t ti, int64_t n)
         snprintf(label, sizeof label, "P%" PRId64, n);
     p->label = e->single_topic ? dup_or_oom(e, label) : NULL;
     if (!e->single_topic) {
-        sbuf b = {0};
-        sb_printf(&b, "%s-%" PRId64, e->topics[ti].name, n);
+        ks_sbuf b = {0};
+        ks_sb_printf(&b, "%s-%" PRId64, e->topics[ti].name, n);
         p->label = b.s ? b.s : dup_or_oom(e, "?");
     }
     return e->nparts++;
@@ -703,19 +625,19 @@ static void name_store(explain *e, uint64_t id, const char *key)
     s->has_source = keep;
     if (!key)
         return;
-    sbuf b = {0};
+    ks_sbuf b = {0};
     if (!*key)
-        sb_puts(&b, "\"\"");
+        ks_sb_puts(&b, "\"\"");
     size_t chars = 0;
     for (const char *k = key; *k; k++) {
         unsigned char c = (unsigned char)*k;
         bool lead = (c & 0xC0) != 0x80;
         if ((lead && chars++ == KEY_CHARS) || b.len >= 4 * KEY_CHARS) {
-            sb_puts(&b, "\xE2\x80\xA6");
+            ks_sb_puts(&b, "\xE2\x80\xA6");
             break;
         }
         char one[2] = {(char)(c < 0x20 || c == 0x7f ? '?' : c), '\0'};
-        sb_puts(&b, one);
+        ks_sb_puts(&b, one);
     }
     s->key = b.s ? b.s : dup_or_oom(e, "?");
 }
@@ -934,9 +856,9 @@ static void render(explain *e, const step *s);
 /* Forgets what the step being built did, keeping its buffers. */
 static void step_reset(step *s)
 {
-    sbuf *bufs[] = {&s->desc, &s->label, &s->mlabel, &s->after, &s->notes, &s->names};
+    ks_sbuf *bufs[] = {&s->desc, &s->label, &s->mlabel, &s->after, &s->notes, &s->names};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
-        sb_clear(bufs[i]);
+        ks_sb_clear(bufs[i]);
     s->kind = SK_NONE;
     s->t = 0;
     s->producer = s->consumer = s->part = s->txn = NONE;
@@ -973,8 +895,8 @@ static void step_flush(explain *e)
         for (size_t k = 0; k < p->npids; k++)
             p->pids[k].flag = ROW_SAME;
     }
-    e->oom = e->oom || s->desc.bad || s->label.bad || s->notes.bad || s->names.bad ||
-             s->after.bad || s->mlabel.bad;
+    e->oom = e->oom || s->desc.oom || s->label.oom || s->notes.oom || s->names.oom ||
+             s->after.oom || s->mlabel.oom;
     step_reset(s);
 }
 
@@ -1018,7 +940,7 @@ static void step_touch(explain *e, size_t part)
 static void step_add_name(step *s, const char *name)
 {
     if (s->nnames < LIST_NAMES)
-        sb_printf(&s->names, "%s%s", s->nnames ? ", " : "", name);
+        ks_sb_printf(&s->names, "%s%s", s->nnames ? ", " : "", name);
     s->nnames++;
 }
 
@@ -1026,9 +948,9 @@ static void step_add_name(step *s, const char *name)
 static void names_text(const step *s, char *buf, size_t n)
 {
     if (s->nnames > LIST_NAMES)
-        snprintf(buf, n, "%s, +%zu more", sb_str(&s->names), s->nnames - LIST_NAMES);
+        snprintf(buf, n, "%s, +%zu more", ks_sb_str(&s->names), s->nnames - LIST_NAMES);
     else
-        snprintf(buf, n, "%s", sb_str(&s->names));
+        snprintf(buf, n, "%s", ks_sb_str(&s->names));
 }
 
 static const char *part_label(const explain *e, size_t part)
@@ -1068,20 +990,25 @@ static void describe_produce(explain *e, step *s, size_t part, bool failed)
     char names[NAME_BUF * 4];
     names_text(s, names, sizeof names);
     const char *id = e->prods[s->producer].id;
-    sb_clear(&s->desc);
-    sb_clear(&s->label);
+    ks_sb_clear(&s->desc);
+    ks_sb_clear(&s->label);
     if (s->produced == 1 && failed) {
-        sb_printf(&s->desc, "%s's application calls send(%s): it fails before a partition "
-                            "is chosen", id, names);
-        sb_printf(&s->label, "send(%s): no partition", names);
+        ks_sb_printf(&s->desc,
+                     "%s's application calls send(%s): it fails before a partition "
+                     "is chosen",
+                     id, names);
+        ks_sb_printf(&s->label, "send(%s): no partition", names);
     } else if (s->produced == 1) {
-        sb_printf(&s->desc, "%s's application calls send(%s) for %s: it waits in the "
-                            "accumulator", id, names, part_label(e, part));
-        sb_printf(&s->label, "send(%s) \xE2\x86\x92 accumulator, %s", names, part_label(e, part));
+        ks_sb_printf(&s->desc,
+                     "%s's application calls send(%s) for %s: it waits in the "
+                     "accumulator",
+                     id, names, part_label(e, part));
+        ks_sb_printf(&s->label, "send(%s) \xE2\x86\x92 accumulator, %s", names,
+                     part_label(e, part));
     } else {
-        sb_printf(&s->desc, "%s's application calls send() for %" PRId64 " records (%s)", id,
-                  s->produced, names);
-        sb_printf(&s->label, "send() \xC3\x97 %" PRId64 ": %s", s->produced, names);
+        ks_sb_printf(&s->desc, "%s's application calls send() for %" PRId64 " records (%s)", id,
+                     s->produced, names);
+        ks_sb_printf(&s->label, "send() \xC3\x97 %" PRId64 ": %s", s->produced, names);
     }
 }
 
@@ -1094,8 +1021,8 @@ static void note_txn_record(explain *e, size_t p, size_t part)
         return;
     if (!pr->txn_open) {
         pr->txn_open = true;
-        sb_line(&e->cur.notes, "beginTransaction(): only the producer knows; the coordinator "
-                               "hears of the transaction with its first partition");
+        ks_sb_line(&e->cur.notes, "beginTransaction(): only the producer knows; the coordinator "
+                                  "hears of the transaction with its first partition");
     }
     for (size_t i = 0; i < pr->ntxn_parts; i++)
         if (pr->txn_parts[i] == part)
@@ -1145,7 +1072,7 @@ static void send_step(explain *e, int64_t t, size_t p, int64_t r, int64_t broker
         return;
     if (step_is(e, SK_PRODUCE, t, p)) {
         s->kind = SK_SEND;
-        sb_clear(&s->names);
+        ks_sb_clear(&s->names);
         s->nnames = 0;
     } else {
         step_begin(e, SK_SEND, t, p);
@@ -1168,25 +1095,29 @@ static void describe_send(explain *e, step *s, const batch *b)
         snprintf(idem, sizeof idem, ", PID %" PRId64 ", sequence %" PRId64, pr->pid, b->base_seq);
     else if (pr->pid >= 0)
         snprintf(idem, sizeof idem, ", PID %" PRId64, pr->pid);
-    sb_clear(&s->desc);
-    sb_clear(&s->label);
+    ks_sb_clear(&s->desc);
+    ks_sb_clear(&s->label);
     if (s->nbatches > 1) {
-        sb_printf(&s->desc, "%s sends request %" PRId64 " to broker %" PRId64 ": %" PRId64
-                            " batches, %" PRId64 " records%s", pr->id, s->request, s->broker,
-                  s->nbatches, s->nrecords, s->retry ? " (some of them retries)" : "");
-        sb_printf(&s->label, "%s(request %" PRId64 ": %" PRId64 " batches)",
-                  s->retry ? "retry" : "send", s->request, s->nbatches);
+        ks_sb_printf(&s->desc,
+                     "%s sends request %" PRId64 " to broker %" PRId64 ": %" PRId64
+                     " batches, %" PRId64 " records%s",
+                     pr->id, s->request, s->broker, s->nbatches, s->nrecords,
+                     s->retry ? " (some of them retries)" : "");
+        ks_sb_printf(&s->label, "%s(request %" PRId64 ": %" PRId64 " batches)",
+                     s->retry ? "retry" : "send", s->request, s->nbatches);
     } else if (s->retry) {
-        sb_printf(&s->desc, "%s sends %s again in request %" PRId64 " to broker %" PRId64
-                            " (retry of batch %" PRId64 ", attempt %" PRId64 "%s)",
-                  pr->id, names, s->request, s->broker, b->id, s->attempt, idem);
-        sb_printf(&s->label, "retry(request %" PRId64 ": %s, attempt %" PRId64 ")", s->request,
-                  names, s->attempt);
+        ks_sb_printf(&s->desc,
+                     "%s sends %s again in request %" PRId64 " to broker %" PRId64
+                     " (retry of batch %" PRId64 ", attempt %" PRId64 "%s)",
+                     pr->id, names, s->request, s->broker, b->id, s->attempt, idem);
+        ks_sb_printf(&s->label, "retry(request %" PRId64 ": %s, attempt %" PRId64 ")", s->request,
+                     names, s->attempt);
     } else {
-        sb_printf(&s->desc, "%s sends %s to broker %" PRId64 " in request %" PRId64
-                            " (batch %" PRId64 " of %s%s)",
-                  pr->id, names, s->broker, s->request, b->id, part_label(e, b->part), idem);
-        sb_printf(&s->label, "send(request %" PRId64 ": %s)", s->request, names);
+        ks_sb_printf(&s->desc,
+                     "%s sends %s to broker %" PRId64 " in request %" PRId64 " (batch %" PRId64
+                     " of %s%s)",
+                     pr->id, names, s->broker, s->request, b->id, part_label(e, b->part), idem);
+        ks_sb_printf(&s->label, "send(request %" PRId64 ": %s)", s->request, names);
     }
 }
 
@@ -1236,20 +1167,20 @@ static void step_fault_request(explain *e, step *s, int64_t fault, int64_t delay
     char ms[32];
     if (delay_ns > 0) {
         fmt_ms(ms, sizeof ms, delay_ns);
-        sb_printf(&s->desc, "; fault %" PRId64 " (%s) holds it up %s ms", fault,
-                  fault_type(e, fault), ms);
-        sb_printf(&s->after, "+%s ms (fault %" PRId64 ")", ms, fault);
+        ks_sb_printf(&s->desc, "; fault %" PRId64 " (%s) holds it up %s ms", fault,
+                     fault_type(e, fault), ms);
+        ks_sb_printf(&s->after, "+%s ms (fault %" PRId64 ")", ms, fault);
         return;
     }
-    sb_printf(&s->desc, "; it is lost on the way (fault %" PRId64 ": %s)", fault,
-              fault_type(e, fault));
-    sb_clear(&s->mlabel);
-    sb_printf(&s->mlabel, "%s lost (fault %" PRId64 ")", sb_str(&s->label), fault);
-    sb_clear(&s->label);
+    ks_sb_printf(&s->desc, "; it is lost on the way (fault %" PRId64 ": %s)", fault,
+                 fault_type(e, fault));
+    ks_sb_clear(&s->mlabel);
+    ks_sb_printf(&s->mlabel, "%s lost (fault %" PRId64 ")", ks_sb_str(&s->label), fault);
+    ks_sb_clear(&s->label);
     if (s->api[0])
-        sb_printf(&s->label, "%s lost (fault %" PRId64 ")", s->api, fault);
+        ks_sb_printf(&s->label, "%s lost (fault %" PRId64 ")", s->api, fault);
     else
-        sb_printf(&s->label, "request %" PRId64 " lost (fault %" PRId64 ")", s->request, fault);
+        ks_sb_printf(&s->label, "request %" PRId64 " lost (fault %" PRId64 ")", s->request, fault);
     s->style = MS_LOST_REQ;
 }
 
@@ -1272,17 +1203,23 @@ static void describe_api_send(explain *e, step *s, producer *pr, int64_t entries
     else
         snprintf(ref, sizeof ref, "%s", api);
     if (strcmp(api, "FindCoordinator") == 0) {
-        sb_printf(&s->desc, "%s asks broker %" PRId64 " where the transaction coordinator of %s "
-                            "is (%s)", pr->id, s->broker, tid, ref);
-        sb_printf(&s->label, "FindCoordinator(%s)", tid);
+        ks_sb_printf(&s->desc,
+                     "%s asks broker %" PRId64 " where the transaction coordinator of %s "
+                     "is (%s)",
+                     pr->id, s->broker, tid, ref);
+        ks_sb_printf(&s->label, "FindCoordinator(%s)", tid);
     } else if (strcmp(api, "InitProducerId") == 0 && pr->tid) {
-        sb_printf(&s->desc, "initTransactions(): %s sends %s for %s to its coordinator on "
-                            "broker %" PRId64, pr->id, ref, tid, s->broker);
-        sb_printf(&s->label, "InitProducerId(%s)", tid);
+        ks_sb_printf(&s->desc,
+                     "initTransactions(): %s sends %s for %s to its coordinator on "
+                     "broker %" PRId64,
+                     pr->id, ref, tid, s->broker);
+        ks_sb_printf(&s->label, "InitProducerId(%s)", tid);
     } else if (strcmp(api, "InitProducerId") == 0) {
-        sb_printf(&s->desc, "%s asks broker %" PRId64 " for a producer id (%s: the producer is "
-                            "idempotent)", pr->id, s->broker, ref);
-        sb_puts(&s->label, "InitProducerId");
+        ks_sb_printf(&s->desc,
+                     "%s asks broker %" PRId64 " for a producer id (%s: the producer is "
+                     "idempotent)",
+                     pr->id, s->broker, ref);
+        ks_sb_puts(&s->label, "InitProducerId");
     } else if (strcmp(api, "AddPartitionsToTxn") == 0) {
         char parts[128] = "";
         for (size_t i = 0; i < pr->ntxn_parts && (int64_t)pr->ntxn_parts == entries; i++) {
@@ -1294,16 +1231,16 @@ static void describe_api_send(explain *e, step *s, producer *pr, int64_t entries
         if (!parts[0])
             snprintf(parts, sizeof parts, "%" PRId64 " partitions", entries);
         pr->ntxn_parts = 0;
-        sb_printf(&s->desc, "%s tells the coordinator that its transaction writes to %s (%s)",
-                  pr->id, parts, ref);
-        sb_printf(&s->label, "AddPartitionsToTxn(%s)", parts);
+        ks_sb_printf(&s->desc, "%s tells the coordinator that its transaction writes to %s (%s)",
+                     pr->id, parts, ref);
+        ks_sb_printf(&s->label, "AddPartitionsToTxn(%s)", parts);
     } else if (strcmp(api, "EndTxn") == 0) {
-        sb_printf(&s->desc, "%s asks the coordinator to %s the transaction (%s)", pr->id,
-                  pr->committing ? "commit" : "abort", ref);
-        sb_printf(&s->label, "EndTxn(%s)", pr->committing ? "COMMIT" : "ABORT");
+        ks_sb_printf(&s->desc, "%s asks the coordinator to %s the transaction (%s)", pr->id,
+                     pr->committing ? "commit" : "abort", ref);
+        ks_sb_printf(&s->label, "EndTxn(%s)", pr->committing ? "COMMIT" : "ABORT");
     } else {
-        sb_printf(&s->desc, "%s sends %s to broker %" PRId64, pr->id, ref, s->broker);
-        sb_puts(&s->label, api);
+        ks_sb_printf(&s->desc, "%s sends %s to broker %" PRId64, pr->id, ref, s->broker);
+        ks_sb_puts(&s->label, api);
     }
 }
 
@@ -1338,16 +1275,16 @@ static void on_send(explain *e, json_t *j, int64_t t)
     send_step(e, t, p, r, broker);
     step *s = &e->cur;
     if (s->nbatches == 0) {
-        sb_printf(&s->desc, "%s sends request %" PRId64 " to broker %" PRId64, e->prods[p].id,
-                  r, broker);
-        sb_printf(&s->label, "send(request %" PRId64 ")", r);
+        ks_sb_printf(&s->desc, "%s sends request %" PRId64 " to broker %" PRId64, e->prods[p].id, r,
+                     broker);
+        ks_sb_printf(&s->label, "send(request %" PRId64 ")", r);
     }
     request *q = request_get(e, p, r);
     s->about_record = s->about_record || (q && q->selected);
     take_pending_fault(e, p, "", r);
     if (s->produced > s->produced_sent)
-        sb_line(&s->notes, "(records just passed to send() that are not in this request wait "
-                           "in the accumulator)");
+        ks_sb_line(&s->notes, "(records just passed to send() that are not in this request wait "
+                              "in the accumulator)");
 }
 
 /* ---- the leader appends ------------------------------------------------------ */
@@ -1369,8 +1306,8 @@ static void note_duplicate(partition *pt, const char *name, int64_t offset, int6
 {
     pt->duplicates++;
     if (pt->duplicates <= DUPS_MAX)
-        sb_printf(&pt->dups, "%s%s at offset %" PRId64 " (first at offset %" PRId64 ")",
-                  pt->duplicates > 1 ? ", " : "", name, offset, first);
+        ks_sb_printf(&pt->dups, "%s%s at offset %" PRId64 " (first at offset %" PRId64 ")",
+                     pt->duplicates > 1 ? ", " : "", name, offset, first);
 }
 
 /* Appends batch b (NULL: not known) at offset: one entry per record, or
@@ -1392,7 +1329,7 @@ static void log_append_batch(explain *e, size_t part, batch *b, int64_t offset, 
                 char line[96];
                 snprintf(line, sizeof line, "stored in %s at offset %" PRId64 "%s", pt->label, at,
                          dup >= 0 ? ": a duplicate" : "");
-                sb_line(&e->sel_fate, line);
+                ks_sb_line(&e->sel_fate, line);
             }
         }
     } else {
@@ -1442,7 +1379,7 @@ static void batch_names(const explain *e, const batch *b, char *buf, size_t n)
         step_add_name(&tmp, nm);
     }
     names_text(&tmp, buf, n);
-    sb_free(&tmp.names);
+    ks_sb_free(&tmp.names);
 }
 
 static void offsets_text(char *buf, size_t n, int64_t offset, int64_t records)
@@ -1461,29 +1398,31 @@ typedef struct append_line {
 } append_line;
 
 /* The sentence for one appended (or refused) batch. */
-static void append_sentence(explain *e, const append_line *a, sbuf *out)
+static void append_sentence(explain *e, const append_line *a, ks_sbuf *out)
 {
     char names[NAME_BUF * 4], offs[64];
     partition *pt = &e->parts[a->part];
     batch_names(e, a->b, names, sizeof names);
     offsets_text(offs, sizeof offs, a->offset, a->records);
     if (a->result && strcmp(a->result, "DUPLICATE") == 0) {
-        sb_printf(out, "broker %" PRId64 " already has PID %" PRId64 ", sequence %" PRId64
-                       " in %s: it does not store %s again and answers with the original %s",
-                  a->broker, a->pid, a->seq, pt->label, names, offs);
+        ks_sb_printf(out,
+                     "broker %" PRId64 " already has PID %" PRId64 ", sequence %" PRId64
+                     " in %s: it does not store %s again and answers with the original %s",
+                     a->broker, a->pid, a->seq, pt->label, names, offs);
     } else if (a->result) {
-        sb_printf(out, "broker %" PRId64 " does not store %s in %s: it answers %s", a->broker,
-                  names, pt->label, a->result);
+        ks_sb_printf(out, "broker %" PRId64 " does not store %s in %s: it answers %s", a->broker,
+                     names, pt->label, a->result);
         if (a->fault >= 0)
-            sb_printf(out, " (fault %" PRId64 ": %s)", a->fault, fault_type(e, a->fault));
+            ks_sb_printf(out, " (fault %" PRId64 ": %s)", a->fault, fault_type(e, a->fault));
     } else if (a->b && a->b->first_offset >= 0) {
-        sb_printf(out, "broker %" PRId64 " stores %s in %s again, at %s: a duplicate of offset %"
-                       PRId64, a->broker, names, pt->label, offs, a->b->first_offset);
+        ks_sb_printf(
+            out, "broker %" PRId64 " stores %s in %s again, at %s: a duplicate of offset %" PRId64,
+            a->broker, names, pt->label, offs, a->b->first_offset);
     } else {
-        sb_printf(out, "broker %" PRId64 " stores %s in %s at %s", a->broker, names, pt->label,
-                  offs);
+        ks_sb_printf(out, "broker %" PRId64 " stores %s in %s at %s", a->broker, names, pt->label,
+                     offs);
         if (a->pid >= 0)
-            sb_printf(out, " and remembers PID %" PRId64 ", sequence %" PRId64, a->pid, a->seq);
+            ks_sb_printf(out, " and remembers PID %" PRId64 ", sequence %" PRId64, a->pid, a->seq);
     }
 }
 
@@ -1512,7 +1451,7 @@ static void append_pid_state(explain *e, const append_line *a)
     }
 }
 
-static void append_step(explain *e, const append_line *a, const sbuf *sentence)
+static void append_step(explain *e, const append_line *a, const ks_sbuf *sentence)
 {
     step *s = &e->cur;
     s->part = s->nbatches == 0 || s->part == a->part ? a->part : NONE;
@@ -1520,16 +1459,17 @@ static void append_step(explain *e, const append_line *a, const sbuf *sentence)
     step_touch(e, a->part);
     s->about_record = s->about_record || (a->b && a->b->selected);
     if (s->nbatches == 1) {
-        sb_puts(&s->desc, sb_str(sentence));
+        ks_sb_puts(&s->desc, ks_sb_str(sentence));
         return;
     }
     /* several batches: one line each below a summary */
     if (s->nbatches == 2)
-        sb_line(&s->notes, sb_str(&s->desc));
-    sb_clear(&s->desc);
-    sb_printf(&s->desc, "broker %" PRId64 " handles request %" PRId64 " of %s: %" PRId64
-                        " batches", a->broker, s->request, e->prods[s->producer].id, s->nbatches);
-    sb_line(&s->notes, sb_str(sentence));
+        ks_sb_line(&s->notes, ks_sb_str(&s->desc));
+    ks_sb_clear(&s->desc);
+    ks_sb_printf(&s->desc,
+                 "broker %" PRId64 " handles request %" PRId64 " of %s: %" PRId64 " batches",
+                 a->broker, s->request, e->prods[s->producer].id, s->nbatches);
+    ks_sb_line(&s->notes, ks_sb_str(sentence));
 }
 
 /* The leader handles one batch of a request: stores it, recognises a
@@ -1552,14 +1492,14 @@ static void on_append(explain *e, json_t *j, int64_t t)
         e->cur.broker = a.broker;
         e->cur.from = (lane){'B', a.broker};
     }
-    sbuf sentence = {0};
+    ks_sbuf sentence = {0};
     append_sentence(e, &a, &sentence);
     if (a.result && strcmp(a.result, "DUPLICATE") != 0) {
         char names[NAME_BUF * 4];
         batch_names(e, a.b, names, sizeof names);
         e->cur.style = MS_NOTE;
-        sb_printf(&e->cur.label, "%s\xE2\x9C\x95 %s not stored: %s", e->cur.label.len ? "\n" : "",
-                  names, a.result);
+        ks_sb_printf(&e->cur.label, "%s\xE2\x9C\x95 %s not stored: %s",
+                     e->cur.label.len ? "\n" : "", names, a.result);
     }
     if (!a.result && a.offset >= 0) {
         log_append_batch(e, a.part, a.b, a.offset, a.records);
@@ -1569,8 +1509,8 @@ static void on_append(explain *e, json_t *j, int64_t t)
         e->parts[a.part].log_touched = !a.result || strcmp(a.result, "DUPLICATE") != 0;
     append_pid_state(e, &a);
     append_step(e, &a, &sentence);
-    e->oom = e->oom || sentence.bad;
-    sb_free(&sentence);
+    e->oom = e->oom || sentence.oom;
+    ks_sb_free(&sentence);
     if (a.b) {
         a.b->last_offset = a.offset;
         a.b->last_request = r;
@@ -1601,15 +1541,15 @@ static void flush_pending_fault(explain *e)
     if (f.producer == NONE) {
         s->from = (lane){'C', e->marker_coord};
         s->to = (lane){'B', f.broker};
-        sb_printf(&s->desc, "the coordinator sends %s request %" PRId64 " to broker %" PRId64,
-                  f.api[0] ? f.api : "WriteTxnMarkers", f.request, f.broker);
+        ks_sb_printf(&s->desc, "the coordinator sends %s request %" PRId64 " to broker %" PRId64,
+                     f.api[0] ? f.api : "WriteTxnMarkers", f.request, f.broker);
     } else {
         s->from = (lane){'P', (int64_t)f.producer};
         s->to = api_lane(e, f.producer, f.api, f.broker);
-        sb_printf(&s->desc, "%s sends %s request %" PRId64 " to broker %" PRId64,
-                  e->prods[f.producer].id, f.api[0] ? f.api : "produce", f.request, f.broker);
+        ks_sb_printf(&s->desc, "%s sends %s request %" PRId64 " to broker %" PRId64,
+                     e->prods[f.producer].id, f.api[0] ? f.api : "produce", f.request, f.broker);
     }
-    sb_printf(&s->label, "%s(request %" PRId64 ")", f.api[0] ? f.api : "send", f.request);
+    ks_sb_printf(&s->label, "%s(request %" PRId64 ")", f.api[0] ? f.api : "send", f.request);
     s->style = MS_REQ;
     step_fault_request(e, s, f.fault, f.delay_ns);
 }
@@ -1653,24 +1593,28 @@ static void lost_answer(explain *e, step *s, size_t p, int64_t fault)
 {
     const char *ft = fault_type(e, fault);
     if (p == NONE) {
-        sb_printf(&s->desc, "broker %" PRId64 "'s answer to WriteTxnMarkers request %" PRId64
-                            " is lost (fault %" PRId64 ": %s): the coordinator will send the "
-                            "marker again", s->broker, s->request, fault, ft);
-        sb_printf(&s->label, "WriteTxnMarkers answer lost (fault %" PRId64 ")", fault);
+        ks_sb_printf(&s->desc,
+                     "broker %" PRId64 "'s answer to WriteTxnMarkers request %" PRId64
+                     " is lost (fault %" PRId64 ": %s): the coordinator will send the "
+                     "marker again",
+                     s->broker, s->request, fault, ft);
+        ks_sb_printf(&s->label, "WriteTxnMarkers answer lost (fault %" PRId64 ")", fault);
     } else if (s->api[0]) {
-        sb_printf(&s->desc, "the answer to %s's %s (request %" PRId64 ") is lost on the way "
-                            "back (fault %" PRId64 ": %s)", e->prods[p].id, s->api, s->request,
-                  fault, ft);
-        sb_printf(&s->label, "%s answer lost (fault %" PRId64 ")", s->api, fault);
+        ks_sb_printf(&s->desc,
+                     "the answer to %s's %s (request %" PRId64 ") is lost on the way "
+                     "back (fault %" PRId64 ": %s)",
+                     e->prods[p].id, s->api, s->request, fault, ft);
+        ks_sb_printf(&s->label, "%s answer lost (fault %" PRId64 ")", s->api, fault);
     } else {
         request *q = request_get(e, p, s->request);
         char ack[128];
         ack_label(e, q, "NONE", ack, sizeof ack);
-        sb_printf(&s->desc, "the response to request %" PRId64 " is lost on the way back (fault %"
-                            PRId64 ": %s): %s never sees %s", s->request, fault, ft,
-                  e->prods[p].id, ack);
-        sb_printf(&s->label, "ACK lost (fault %" PRId64 ")", fault);
-        sb_printf(&s->mlabel, "%s lost (fault %" PRId64 ")", ack, fault);
+        ks_sb_printf(&s->desc,
+                     "the response to request %" PRId64 " is lost on the way back (fault %" PRId64
+                     ": %s): %s never sees %s",
+                     s->request, fault, ft, e->prods[p].id, ack);
+        ks_sb_printf(&s->label, "ACK lost (fault %" PRId64 ")", fault);
+        ks_sb_printf(&s->mlabel, "%s lost (fault %" PRId64 ")", ack, fault);
         touch_request(e, q);
     }
 }
@@ -1688,10 +1632,12 @@ static void fault_response(explain *e, json_t *j, int64_t t, size_t p, int64_t f
     if (delay > 0) {
         char ms[32];
         fmt_ms(ms, sizeof ms, delay);
-        sb_printf(&s->desc, "the answer to request %" PRId64 " is held up %s ms on the way back "
-                            "(fault %" PRId64 ": %s)", s->request, ms, fault, fault_type(e, fault));
-        sb_printf(&s->label, "answer to request %" PRId64 " held up %s ms (fault %" PRId64 ")",
-                  s->request, ms, fault);
+        ks_sb_printf(&s->desc,
+                     "the answer to request %" PRId64 " is held up %s ms on the way back "
+                     "(fault %" PRId64 ": %s)",
+                     s->request, ms, fault, fault_type(e, fault));
+        ks_sb_printf(&s->label, "answer to request %" PRId64 " held up %s ms (fault %" PRId64 ")",
+                     s->request, ms, fault);
         s->style = MS_NOTE;
         if (p != NONE)
             touch_request(e, request_get(e, p, s->request));
@@ -1740,20 +1686,22 @@ static void describe_response(explain *e, step *s, const request *q, const char 
     const batch *b = q && q->n == 1 ? batch_get(e, q->producer, q->batches[0]) : NULL;
     char names[NAME_BUF * 4], offs[64];
     if (strcmp(error, "NONE") != 0) {
-        sb_printf(&s->desc, "broker %" PRId64 " answers request %" PRId64 " of %s with %s",
-                  s->broker, s->request, id, error);
+        ks_sb_printf(&s->desc, "broker %" PRId64 " answers request %" PRId64 " of %s with %s",
+                     s->broker, s->request, id, error);
     } else if (b && b->last_request == q->id && b->last_offset >= 0) {
         batch_names(e, b, names, sizeof names);
         offsets_text(offs, sizeof offs, b->last_offset, b->records);
-        sb_printf(&s->desc, "%s receives the ACK for request %" PRId64 ": %s %s stored at %s%s",
-                  id, s->request, names, b->records > 1 ? "are" : "is", offs,
-                  strcmp(b->last_result, "DUPLICATE") == 0 ? " (the original copy)" : "");
+        ks_sb_printf(&s->desc, "%s receives the ACK for request %" PRId64 ": %s %s stored at %s%s",
+                     id, s->request, names, b->records > 1 ? "are" : "is", offs,
+                     strcmp(b->last_result, "DUPLICATE") == 0 ? " (the original copy)" : "");
     } else if (q && q->n > 1) {
-        sb_printf(&s->desc, "%s receives the ACK for request %" PRId64 " from broker %" PRId64
-                            ": %zu batches stored", id, s->request, s->broker, q->n);
+        ks_sb_printf(&s->desc,
+                     "%s receives the ACK for request %" PRId64 " from broker %" PRId64
+                     ": %zu batches stored",
+                     id, s->request, s->broker, q->n);
     } else {
-        sb_printf(&s->desc, "%s receives the ACK for request %" PRId64 " from broker %" PRId64,
-                  id, s->request, s->broker);
+        ks_sb_printf(&s->desc, "%s receives the ACK for request %" PRId64 " from broker %" PRId64,
+                     id, s->request, s->broker);
     }
 }
 
@@ -1772,18 +1720,18 @@ static void on_api_response(explain *e, json_t *j, int64_t t, size_t p, const ch
     s->to = (lane){'P', (int64_t)p};
     s->style = MS_RESP;
     if (strcmp(error, "NONE") != 0) {
-        sb_printf(&s->desc, "%s's %s fails: %s", pr->id, api, error);
-        sb_puts(&s->label, error);
+        ks_sb_printf(&s->desc, "%s's %s fails: %s", pr->id, api, error);
+        ks_sb_puts(&s->label, error);
     } else if (strcmp(api, "FindCoordinator") == 0) {
-        sb_printf(&s->desc, "%s learns where the coordinator of %s is", pr->id, tid);
-        sb_puts(&s->label, "coordinator location");
+        ks_sb_printf(&s->desc, "%s learns where the coordinator of %s is", pr->id, tid);
+        ks_sb_puts(&s->label, "coordinator location");
     } else if (strcmp(api, "EndTxn") == 0) {
-        sb_printf(&s->desc, "the coordinator has logged the decision: %s's EndTxn returns",
-                  pr->id);
-        sb_puts(&s->label, "EndTxn: OK");
+        ks_sb_printf(&s->desc, "the coordinator has logged the decision: %s's EndTxn returns",
+                     pr->id);
+        ks_sb_puts(&s->label, "EndTxn: OK");
     } else {
-        sb_printf(&s->desc, "%s's %s succeeds", pr->id, api);
-        sb_printf(&s->label, "%s: OK", api);
+        ks_sb_printf(&s->desc, "%s's %s succeeds", pr->id, api);
+        ks_sb_printf(&s->label, "%s: OK", api);
     }
 }
 
@@ -1808,7 +1756,7 @@ static void on_response(explain *e, json_t *j, int64_t t)
     request *q = request_get(e, p, s->request);
     char ack[128];
     ack_label(e, q, error, ack, sizeof ack);
-    sb_puts(&s->label, ack);
+    ks_sb_puts(&s->label, ack);
     describe_response(e, s, q, error);
     touch_request(e, q);
     if (q)
@@ -1864,13 +1812,13 @@ static void tell(explain *e, size_t p, const char *nm, int64_t offset, const cha
     else
         pr->failed++;
     if (pr->ntold++ < TOLD_MAX) {
-        sb_printf(&pr->told, "%s%s ", pr->ntold > 1 ? ", " : "", nm);
+        ks_sb_printf(&pr->told, "%s%s ", pr->ntold > 1 ? ", " : "", nm);
         if (!ok)
-            sb_printf(&pr->told, "failed (%s)", error);
+            ks_sb_printf(&pr->told, "failed (%s)", error);
         else if (offset >= 0)
-            sb_printf(&pr->told, "at offset %" PRId64, offset);
+            ks_sb_printf(&pr->told, "at offset %" PRId64, offset);
         else
-            sb_puts(&pr->told, "sent (offset unknown)");
+            ks_sb_puts(&pr->told, "sent (offset unknown)");
     }
 }
 
@@ -1892,7 +1840,7 @@ static void on_ack(explain *e, json_t *j, int64_t t)
     else
         snprintf(line, sizeof line, "%s was told: %s", e->prods[p].id, error);
     if (sel)
-        sb_line(&e->sel_fate, line);
+        ks_sb_line(&e->sel_fate, line);
     if (!joins_producer_step(e, t, p)) {
         step_begin(e, SK_ACK, t, p);
         e->cur.from = (lane){'P', (int64_t)p};
@@ -1903,8 +1851,8 @@ static void on_ack(explain *e, json_t *j, int64_t t)
     s->about_record = s->about_record || sel;
     if (s->kind == SK_SEND && ok && offset < 0) {
         if (!s->acks0_noted)
-            sb_line(&s->notes, "acks=0: the producer does not wait for an answer; send() "
-                               "completes at once, offset unknown");
+            ks_sb_line(&s->notes, "acks=0: the producer does not wait for an answer; send() "
+                                  "completes at once, offset unknown");
         s->acks0_noted = true;
         return;
     }
@@ -1916,14 +1864,14 @@ static void on_ack(explain *e, json_t *j, int64_t t)
     else
         snprintf(line, sizeof line, "%s fails with %s%s%s", nm, error, error_reason(error),
                  no_retry ? ": it is not sent again (retries=0)" : "");
-    sb_line(&s->notes, line);
+    ks_sb_line(&s->notes, line);
     if (s->kind == SK_ACK && ++s->nrecords == 1) {
-        sb_printf(&s->desc, "%s's send() of %s completes with %s", e->prods[p].id, nm,
-                  ok ? "success" : error);
+        ks_sb_printf(&s->desc, "%s's send() of %s completes with %s", e->prods[p].id, nm,
+                     ok ? "success" : error);
     } else if (s->kind == SK_ACK) {
-        sb_clear(&s->desc);
-        sb_printf(&s->desc, "send() completes for %" PRId64 " records of %s", s->nrecords,
-                  e->prods[p].id);
+        ks_sb_clear(&s->desc);
+        ks_sb_printf(&s->desc, "send() completes for %" PRId64 " records of %s", s->nrecords,
+                     e->prods[p].id);
     }
 }
 
@@ -1952,12 +1900,12 @@ static void on_retry(explain *e, json_t *j, int64_t t)
         step_begin(e, SK_TIMEOUT, t, p);
         e->cur.from = (lane){'P', (int64_t)p};
         e->cur.style = MS_NOTE;
-        sb_printf(&e->cur.desc, "%s will send %s again: attempt %" PRId64, e->prods[p].id, names,
-                  attempt);
+        ks_sb_printf(&e->cur.desc, "%s will send %s again: attempt %" PRId64, e->prods[p].id, names,
+                     attempt);
     }
     step_touch(e, part);
     e->cur.about_record = e->cur.about_record || (b && b->selected);
-    sb_line(&e->cur.notes, line);
+    ks_sb_line(&e->cur.notes, line);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -1990,9 +1938,10 @@ static void fail_in_flight(explain *e, size_t p, int64_t broker, int64_t max)
             char names[NAME_BUF * 4], offs[64];
             batch_names(e, b, names, sizeof names);
             offsets_text(offs, sizeof offs, b->last_offset, b->records);
-            sb_printf(&e->cur.notes, "%s%s cannot tell a lost ACK from a lost record: broker %"
-                                     PRId64 " did store %s at %s (request %" PRId64 ")",
-                      e->cur.notes.len ? "\n" : "", e->prods[p].id, broker, names, offs, q->id);
+            ks_sb_printf(&e->cur.notes,
+                         "%s%s cannot tell a lost ACK from a lost record: broker %" PRId64
+                         " did store %s at %s (request %" PRId64 ")",
+                         e->cur.notes.len ? "\n" : "", e->prods[p].id, broker, names, offs, q->id);
         }
         request_free(q);
     }
@@ -2011,16 +1960,18 @@ static void on_disconnect(explain *e, json_t *j, int64_t t, size_t p)
     s->from = (lane){'P', (int64_t)p};
     s->style = MS_NOTE;
     if (strcmp(error, "request timed out") == 0)
-        sb_printf(&s->desc, "%s hears nothing from broker %" PRId64 " for request.timeout.ms (%"
-                            PRId64 " ms): it closes the connection, and the %" PRId64
-                            " request%s in flight fail%s", pr->id, s->broker,
-                  pr->request_timeout_ms, n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+        ks_sb_printf(
+            &s->desc,
+            "%s hears nothing from broker %" PRId64 " for request.timeout.ms (%" PRId64
+            " ms): it closes the connection, and the %" PRId64 " request%s in flight fail%s",
+            pr->id, s->broker, pr->request_timeout_ms, n, n == 1 ? "" : "s", n == 1 ? "s" : "");
     else
-        sb_printf(&s->desc, "%s closes its connection to broker %" PRId64 " (%s): the %" PRId64
-                            " request%s in flight fail%s", pr->id, s->broker, error, n,
-                  n == 1 ? "" : "s", n == 1 ? "s" : "");
-    sb_printf(&s->label, "\xE2\x9C\x95 no answer: connection to broker %" PRId64 " closed (%s)",
-              s->broker, error);
+        ks_sb_printf(&s->desc,
+                     "%s closes its connection to broker %" PRId64 " (%s): the %" PRId64
+                     " request%s in flight fail%s",
+                     pr->id, s->broker, error, n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+    ks_sb_printf(&s->label, "\xE2\x9C\x95 no answer: connection to broker %" PRId64 " closed (%s)",
+                 s->broker, error);
     fail_in_flight(e, p, s->broker, n);
 }
 
@@ -2031,14 +1982,14 @@ static void producer_event(explain *e, int64_t t, size_t p, const char *sentence
                            const char *lane_text)
 {
     if (joins_producer_step(e, t, p)) {
-        sb_line(&e->cur.notes, sentence);
+        ks_sb_line(&e->cur.notes, sentence);
         return;
     }
     step_begin(e, SK_PRODUCER, t, p);
     e->cur.from = (lane){'P', (int64_t)p};
     e->cur.style = MS_NOTE;
-    sb_puts(&e->cur.desc, sentence);
-    sb_puts(&e->cur.label, lane_text);
+    ks_sb_puts(&e->cur.desc, sentence);
+    ks_sb_puts(&e->cur.label, lane_text);
 }
 
 static void on_init_producer_id(explain *e, json_t *j, int64_t t, size_t p)
@@ -2051,12 +2002,12 @@ static void on_init_producer_id(explain *e, json_t *j, int64_t t, size_t p)
     step *s = &e->cur;
     char text[160];
     if (step_is(e, SK_API_RESPONSE, t, p) && strcmp(s->api, "InitProducerId") == 0) {
-        sb_clear(&s->label);
-        sb_printf(&s->label, "PID=%" PRId64 ", epoch %" PRId64, pr->pid, pr->epoch);
-        sb_clear(&s->desc);
-        sb_printf(&s->desc, "%s gets producer id %" PRId64 ", epoch %" PRId64 " from %s%" PRId64,
-                  pr->id, pr->pid, pr->epoch, pr->tid ? "its coordinator on broker " : "broker ",
-                  s->broker);
+        ks_sb_clear(&s->label);
+        ks_sb_printf(&s->label, "PID=%" PRId64 ", epoch %" PRId64, pr->pid, pr->epoch);
+        ks_sb_clear(&s->desc);
+        ks_sb_printf(&s->desc, "%s gets producer id %" PRId64 ", epoch %" PRId64 " from %s%" PRId64,
+                     pr->id, pr->pid, pr->epoch, pr->tid ? "its coordinator on broker " : "broker ",
+                     s->broker);
         return;
     }
     snprintf(text, sizeof text, "%s now has producer id %" PRId64 ", epoch %" PRId64, pr->id,
@@ -2086,8 +2037,8 @@ static void txn_event(explain *e, json_t *j, int64_t t, size_t p, const char *wh
                  what[0] == 'c' ? "commit" : "abort", n, pr->id, what);
         snprintf(lane_text, sizeof lane_text, "transaction %" PRId64 " %s", n, what);
         if (step_is(e, SK_API_RESPONSE, t, p) && strcmp(e->cur.api, "EndTxn") == 0) {
-            sb_clear(&e->cur.desc);
-            sb_puts(&e->cur.desc, text);
+            ks_sb_clear(&e->cur.desc);
+            ks_sb_puts(&e->cur.desc, text);
             return;
         }
     } else if (strcmp(what, "fenced") == 0) {
@@ -2139,35 +2090,44 @@ static void describe_txn(step *s, const txn *x, int64_t prev_epoch, const char *
 {
     const char *from = s->txn_from, *to = x->state;
     bool prepare = strncmp(to, "Prepare", 7) == 0 && strcmp(to, "PrepareEpochFence") != 0;
-    sb_printf(&s->desc, "the coordinator (broker %" PRId64 ") ", x->coordinator);
+    ks_sb_printf(&s->desc, "the coordinator (broker %" PRId64 ") ", x->coordinator);
     if (strcmp(to, "Empty") == 0 && strcmp(why, "InitProducerId") == 0 && prev_epoch >= 0 &&
         x->epoch > prev_epoch)
-        sb_printf(&s->desc, "bumps %s to epoch %" PRId64 " (PID %" PRId64 ") in the transaction "
-                            "log: requests with an older epoch are refused from now on",
-                  x->tid, x->epoch, x->pid);
+        ks_sb_printf(&s->desc,
+                     "bumps %s to epoch %" PRId64 " (PID %" PRId64 ") in the transaction "
+                     "log: requests with an older epoch are refused from now on",
+                     x->tid, x->epoch, x->pid);
     else if (strcmp(to, "Empty") == 0 && strcmp(why, "InitProducerId") == 0)
-        sb_printf(&s->desc, "maps %s to PID %" PRId64 ", epoch %" PRId64 " and writes it to the "
-                            "transaction log", x->tid, x->pid, x->epoch);
+        ks_sb_printf(&s->desc,
+                     "maps %s to PID %" PRId64 ", epoch %" PRId64 " and writes it to the "
+                     "transaction log",
+                     x->tid, x->pid, x->epoch);
     else if (strcmp(to, "Ongoing") == 0 && strcmp(from, "Ongoing") != 0)
-        sb_printf(&s->desc, "writes %s's partitions to the transaction log: Ongoing, %" PRId64
-                            " partition%s, and the transaction timer starts (%s)", x->tid,
-                  x->partitions, x->partitions == 1 ? "" : "s", why);
+        ks_sb_printf(&s->desc,
+                     "writes %s's partitions to the transaction log: Ongoing, %" PRId64
+                     " partition%s, and the transaction timer starts (%s)",
+                     x->tid, x->partitions, x->partitions == 1 ? "" : "s", why);
     else if (strcmp(to, "Ongoing") == 0)
-        sb_printf(&s->desc, "adds partitions to %s's transaction: %" PRId64 " now", x->tid,
-                  x->partitions);
+        ks_sb_printf(&s->desc, "adds partitions to %s's transaction: %" PRId64 " now", x->tid,
+                     x->partitions);
     else if (prepare)
-        sb_printf(&s->desc, "writes %s for %s (%s): the decision is logged; the %s markers go "
-                            "to its %" PRId64 " partition%s next", to, x->tid, why,
-                  strcmp(to, "PrepareCommit") == 0 ? "COMMIT" : "ABORT", x->partitions,
-                  x->partitions == 1 ? "" : "s");
+        ks_sb_printf(&s->desc,
+                     "writes %s for %s (%s): the decision is logged; the %s markers go "
+                     "to its %" PRId64 " partition%s next",
+                     to, x->tid, why, strcmp(to, "PrepareCommit") == 0 ? "COMMIT" : "ABORT",
+                     x->partitions, x->partitions == 1 ? "" : "s");
     else if (strncmp(to, "Complete", 8) == 0)
-        sb_printf(&s->desc, "has every marker written: it writes %s for %s, and the transaction "
-                            "is over", to, x->tid);
+        ks_sb_printf(&s->desc,
+                     "has every marker written: it writes %s for %s, and the transaction "
+                     "is over",
+                     to, x->tid);
     else if (strcmp(to, "PrepareEpochFence") == 0)
-        sb_printf(&s->desc, "fences the ongoing transaction of %s (%s): epoch %" PRId64 " from "
-                            "now on", x->tid, why, x->epoch);
+        ks_sb_printf(&s->desc,
+                     "fences the ongoing transaction of %s (%s): epoch %" PRId64 " from "
+                     "now on",
+                     x->tid, why, x->epoch);
     else
-        sb_printf(&s->desc, "moves %s from %s to %s (%s)", x->tid, from, to, why);
+        ks_sb_printf(&s->desc, "moves %s from %s to %s (%s)", x->tid, from, to, why);
 }
 
 /* --partition: is producer id pid among the partition's producers? */
@@ -2199,7 +2159,7 @@ static void on_txn(explain *e, json_t *j, int64_t t)
     copy_str(s->txn_from, sizeof s->txn_from, jtext(j, "from"));
     s->from = (lane){'C', x->coordinator};
     s->style = MS_NOTE;
-    sb_printf(&s->label, "%s: %s \xE2\x86\x92 %s", x->tid, s->txn_from, x->state);
+    ks_sb_printf(&s->label, "%s: %s \xE2\x86\x92 %s", x->tid, s->txn_from, x->state);
     describe_txn(s, x, prev_epoch, jtext(j, "why"));
     s->about_part = pid_on_filtered(e, x->pid);
     if (strncmp(x->state, "Prepare", 7) == 0)
@@ -2230,18 +2190,20 @@ static void on_marker(explain *e, json_t *j, int64_t t)
     s->from = (lane){'C', e->marker_coord};
     s->to = (lane){'B', broker};
     s->style = MS_REQ;
-    sb_printf(&s->label, "%s marker", type);
-    sb_printf(&s->after, "offset %" PRId64, offset);
+    ks_sb_printf(&s->label, "%s marker", type);
+    ks_sb_printf(&s->after, "offset %" PRId64, offset);
     if (again)
-        sb_printf(&s->desc, "the coordinator sends the %s marker for %s again: broker %" PRId64
-                            " appends it a second time, at offset %" PRId64 " of %s", type, tid,
-                  broker, offset, pt->label);
+        ks_sb_printf(&s->desc,
+                     "the coordinator sends the %s marker for %s again: broker %" PRId64
+                     " appends it a second time, at offset %" PRId64 " of %s",
+                     type, tid, broker, offset, pt->label);
     else
-        sb_printf(&s->desc, "the coordinator has broker %" PRId64 " write %s %s marker for %s to "
-                            "%s (WriteTxnMarkers): a control record at offset %" PRId64 "; the "
-                            "last stable offset moves to %" PRId64, broker,
-                  strchr("AEIOU", type[0]) && type[0] ? "an" : "a", type, tid, pt->label, offset,
-                  jint(j, "lso", -1));
+        ks_sb_printf(&s->desc,
+                     "the coordinator has broker %" PRId64 " write %s %s marker for %s to "
+                     "%s (WriteTxnMarkers): a control record at offset %" PRId64 "; the "
+                     "last stable offset moves to %" PRId64,
+                     broker, strchr("AEIOU", type[0]) && type[0] ? "an" : "a", type, tid, pt->label,
+                     offset, jint(j, "lso", -1));
     char text[96];
     if (epoch > 0)
         snprintf(text, sizeof text, "%s marker (pid %" PRId64 ", epoch %" PRId64 ")", type, pid,
@@ -2266,16 +2228,16 @@ static void consume_text(explain *e, step *s, consumer *c, const char *nm, size_
 {
     char names[NAME_BUF * 4];
     names_text(s, names, sizeof names);
-    sb_clear(&s->desc);
-    sb_clear(&s->label);
+    ks_sb_clear(&s->desc);
+    ks_sb_clear(&s->label);
     if (s->nrecords == 1) {
-        sb_printf(&s->desc, "%s's poll() returns %s (%s offset %" PRId64 ")", c->id, nm,
-                  part_label(e, part), offset);
-        sb_printf(&s->label, "records(offset %" PRId64 ": %s)", offset, nm);
+        ks_sb_printf(&s->desc, "%s's poll() returns %s (%s offset %" PRId64 ")", c->id, nm,
+                     part_label(e, part), offset);
+        ks_sb_printf(&s->label, "records(offset %" PRId64 ": %s)", offset, nm);
     } else {
-        sb_printf(&s->desc, "%s's poll() returns %" PRId64 " records (%s)", c->id, s->nrecords,
-                  names);
-        sb_printf(&s->label, "records(%" PRId64 ": %s)", s->nrecords, names);
+        ks_sb_printf(&s->desc, "%s's poll() returns %" PRId64 " records (%s)", c->id, s->nrecords,
+                     names);
+        ks_sb_printf(&s->label, "records(%" PRId64 ": %s)", s->nrecords, names);
     }
 }
 
@@ -2292,13 +2254,13 @@ static void on_consume(explain *e, json_t *j, int64_t t)
     else
         snprintf(nm, sizeof nm, "offset %" PRId64, offset);
     if (c->records++ < TOLD_MAX)
-        sb_printf(&c->read, "%s%s (%s offset %" PRId64 ")", c->records > 1 ? ", " : "", nm,
-                  part_label(e, part), offset);
+        ks_sb_printf(&c->read, "%s%s (%s offset %" PRId64 ")", c->records > 1 ? ", " : "", nm,
+                     part_label(e, part), offset);
     bool sel = e->o.has_record && rec >= 0 && (uint64_t)rec == e->o.record;
     if (sel) {
         char line[NAME_BUF];
         snprintf(line, sizeof line, "read by %s (offset %" PRId64 ")", c->id, offset);
-        sb_line(&e->sel_fate, line);
+        ks_sb_line(&e->sel_fate, line);
     }
     if (!(e->cur.kind == SK_CONSUME && e->cur.t == t && e->cur.consumer == ci)) {
         step_begin(e, SK_CONSUME, t, NONE);
@@ -2332,15 +2294,15 @@ static void on_offset_commit(explain *e, json_t *j, int64_t t)
     s->consumer = ci;
     s->from = (lane){'K', (int64_t)ci};
     s->style = MS_NOTE;
-    sb_printf(&s->desc, "%s's committed offset for %s becomes %" PRId64 "%s%s%s: %s", e->cons[ci].id,
-              part_label(e, part), offset, group ? " (group " : "", group ? group : "",
-              group ? ")" : "",
-              in_txn ? "its transaction committed, and the offsets sent to it with it"
-                  : "commitSync() is answered");
-    sb_printf(&s->label, "committed offset of %s: %" PRId64 " (%s)", part_label(e, part), offset,
-              in_txn ? "with the transaction" : "commitSync");
-    sb_printf(&s->notes, "after a restart, %s reads %s from offset %" PRId64, e->cons[ci].id,
-              part_label(e, part), offset);
+    ks_sb_printf(&s->desc, "%s's committed offset for %s becomes %" PRId64 "%s%s%s: %s",
+                 e->cons[ci].id, part_label(e, part), offset, group ? " (group " : "",
+                 group ? group : "", group ? ")" : "",
+                 in_txn ? "its transaction committed, and the offsets sent to it with it"
+                        : "commitSync() is answered");
+    ks_sb_printf(&s->label, "committed offset of %s: %" PRId64 " (%s)", part_label(e, part), offset,
+                 in_txn ? "with the transaction" : "commitSync");
+    ks_sb_printf(&s->notes, "after a restart, %s reads %s from offset %" PRId64, e->cons[ci].id,
+                 part_label(e, part), offset);
     step_touch(e, part);
 }
 
@@ -2379,20 +2341,20 @@ static void fault_window(explain *e, json_t *j, int64_t t, int64_t fault, const 
     else
         snprintf(who, sizeof who, "every link");
     fmt_ms(ms, sizeof ms, until);
-    sbuf *what = &s->label;
+    ks_sbuf *what = &s->label;
     if (strcmp(phase, "crash") == 0)
-        sb_printf(what, "%s's process dies", who);
+        ks_sb_printf(what, "%s's process dies", who);
     else if (strcmp(phase, "begin") == 0 && strcmp(type, "link.down") == 0)
-        sb_printf(what, "%s goes down", who);
+        ks_sb_printf(what, "%s goes down", who);
     else if (strcmp(phase, "begin") == 0)
-        sb_printf(what, "%s stops", who);
+        ks_sb_printf(what, "%s stops", who);
     else
-        sb_printf(what, "%s is back", who);
+        ks_sb_printf(what, "%s is back", who);
     if (strcmp(phase, "crash") == 0 && until >= 0)
-        sb_printf(what, "; a new one starts at t=%s ms", ms);
+        ks_sb_printf(what, "; a new one starts at t=%s ms", ms);
     else if (strcmp(phase, "end") != 0 && until >= 0)
-        sb_printf(what, " until t=%s ms", ms);
-    sb_printf(&s->desc, "fault %" PRId64 " (%s): %s", fault, type, sb_str(what));
+        ks_sb_printf(what, " until t=%s ms", ms);
+    ks_sb_printf(&s->desc, "fault %" PRId64 " (%s): %s", fault, type, ks_sb_str(what));
     /* a pause, a cut link or a crash is context for every partition:
      * --partition keeps it */
     s->about_part = true;
@@ -2401,8 +2363,8 @@ static void fault_window(explain *e, json_t *j, int64_t t, int64_t fault, const 
 static void on_admin(explain *e, json_t *j, int64_t t)
 {
     step_begin(e, SK_NOTE, t, NONE);
-    sb_printf(&e->cur.desc, "an administrator raises %s to %" PRId64 " partitions (%s)",
-              jtext(j, "topic"), jint(j, "partitions", 0), jtext(j, "op"));
+    ks_sb_printf(&e->cur.desc, "an administrator raises %s to %" PRId64 " partitions (%s)",
+                 jtext(j, "topic"), jint(j, "partitions", 0), jtext(j, "op"));
     size_t ti = topic_of(e, jstr(j, "topic"));
     for (size_t i = 0; ti != NONE && i < e->topics[ti].nparts; i++)
         step_touch(e, e->topics[ti].parts[i]);
@@ -2565,13 +2527,13 @@ static void draw_message(FILE *f, const char *left, const char *right, bool righ
 }
 
 /* One participant and lines on its lifeline. */
-static void draw_lane(FILE *f, const char *name, const sbuf *first, const sbuf *rest)
+static void draw_lane(FILE *f, const char *name, const ks_sbuf *first, const ks_sbuf *rest)
 {
     size_t x1 = 2 + text_width(name) / 2;
     fprintf(f, "  %s\n", name);
-    const sbuf *parts[] = {first, rest};
+    const ks_sbuf *parts[] = {first, rest};
     for (size_t i = 0; i < 2; i++) {
-        const char *s = sb_str(parts[i]);
+        const char *s = ks_sb_str(parts[i]);
         while (*s) {
             size_t n = strcspn(s, "\n");
             put_n(f, " ", x1);
@@ -2614,16 +2576,16 @@ static void draw_box(FILE *f, const char *title, const char *lines)
 /* The lines of a log box: the last BOX_ROWS entries ("…" above when there
  * are more), their texts aligned so that the flags line up. `fresh` flags
  * the entries of the step just drawn. */
-static void log_box_lines(const partition *pt, bool fresh, sbuf *out)
+static void log_box_lines(const partition *pt, bool fresh, ks_sbuf *out)
 {
     if (pt->entries == 0) {
-        sb_puts(out, "(empty)");
+        ks_sb_puts(out, "(empty)");
         return;
     }
     uint64_t n = pt->entries < BOX_ROWS ? pt->entries : BOX_ROWS;
     if (pt->entries > BOX_ROWS)
-        sb_printf(out, "\xE2\x80\xA6 (%" PRIu64 " earlier entr%s)\n", pt->entries - BOX_ROWS,
-                  pt->entries - BOX_ROWS == 1 ? "y" : "ies");
+        ks_sb_printf(out, "\xE2\x80\xA6 (%" PRIu64 " earlier entr%s)\n", pt->entries - BOX_ROWS,
+                     pt->entries - BOX_ROWS == 1 ? "y" : "ies");
     char rows[BOX_ROWS][NAME_BUF + 64];
     size_t w = 0;
     for (uint64_t i = 0; i < n; i++) {
@@ -2638,13 +2600,13 @@ static void log_box_lines(const partition *pt, bool fresh, sbuf *out)
     }
     for (uint64_t i = 0; i < n; i++) {
         const log_entry *le = &pt->ring[(pt->entries - n + i) % BOX_ROWS];
-        sb_printf(out, "%s%s", i ? "\n" : "", rows[i]);
+        ks_sb_printf(out, "%s%s", i ? "\n" : "", rows[i]);
         size_t pad = w - text_width(rows[i]);
         if (le->dup_of >= 0)
-            sb_printf(out, "%*s  \xE2\x86\x90 duplicate of offset %" PRId64, (int)pad, "",
-                      le->dup_of);
+            ks_sb_printf(out, "%*s  \xE2\x86\x90 duplicate of offset %" PRId64, (int)pad, "",
+                         le->dup_of);
         else if (fresh && le->fresh)
-            sb_printf(out, "%*s  \xE2\x86\x90 new", (int)pad, "");
+            ks_sb_printf(out, "%*s  \xE2\x86\x90 new", (int)pad, "");
     }
 }
 
@@ -2733,25 +2695,25 @@ static void draw_pid_table(FILE *f, const partition *pt)
     fputc('\n', f);
 }
 
-static void txn_box_lines(const explain *e, const step *s, sbuf *out)
+static void txn_box_lines(const explain *e, const step *s, ks_sbuf *out)
 {
     const txn *x = &e->txns[s->txn];
-    sb_printf(out, "%s \xE2\x86\x94 PID %" PRId64 ", epoch %" PRId64 "\n", x->tid, x->pid,
-              x->epoch);
-    sb_printf(out, "state : %s", x->state);
+    ks_sb_printf(out, "%s \xE2\x86\x94 PID %" PRId64 ", epoch %" PRId64 "\n", x->tid, x->pid,
+                 x->epoch);
+    ks_sb_printf(out, "state : %s", x->state);
     if (strcmp(s->txn_from, x->state) != 0)
-        sb_printf(out, "  (was %s)", s->txn_from);
+        ks_sb_printf(out, "  (was %s)", s->txn_from);
     if (x->partitions > 0)
-        sb_printf(out, "\npartitions : %" PRId64, x->partitions);
+        ks_sb_printf(out, "\npartitions : %" PRId64, x->partitions);
     if (strcmp(x->state, "Ongoing") == 0 && strcmp(s->txn_from, "Ongoing") != 0) {
         int64_t ms = -1;
         for (size_t i = 0; i < e->nprods; i++)
             if (e->prods[i].tid && strcmp(e->prods[i].tid, x->tid) == 0)
                 ms = e->prods[i].txn_timeout_ms;
         if (ms >= 0)
-            sb_printf(out, "\ntimer started (transaction.timeout.ms %" PRId64 ")", ms);
+            ks_sb_printf(out, "\ntimer started (transaction.timeout.ms %" PRId64 ")", ms);
         else
-            sb_puts(out, "\ntimer started");
+            ks_sb_puts(out, "\ntimer started");
     }
 }
 
@@ -2769,29 +2731,29 @@ static bool box_wanted(const explain *e, size_t part)
 static void draw_boxes(explain *e, const step *s)
 {
     FILE *f = e->out;
-    sbuf lines = {0};
+    ks_sbuf lines = {0};
     char title[NAME_BUF];
     if (s->kind == SK_TXN) {
         txn_box_lines(e, s, &lines);
         snprintf(title, sizeof title, "Coordinator (broker %" PRId64 "): transaction log",
                  e->txns[s->txn].coordinator);
-        draw_box(f, title, sb_str(&lines));
+        draw_box(f, title, ks_sb_str(&lines));
     }
     for (size_t i = 0; i < s->ntouched; i++) {
         const partition *pt = &e->parts[s->touched[i]];
         if (!box_wanted(e, s->touched[i]))
             continue;
         if (pt->log_touched) {
-            sb_clear(&lines);
+            ks_sb_clear(&lines);
             log_box_lines(pt, true, &lines);
             log_box_title(pt, title, sizeof title);
-            draw_box(f, title, sb_str(&lines));
+            draw_box(f, title, ks_sb_str(&lines));
         }
         if (pt->pids_touched)
             draw_pid_table(f, pt);
     }
-    e->oom = e->oom || lines.bad;
-    sb_free(&lines);
+    e->oom = e->oom || lines.oom;
+    ks_sb_free(&lines);
 }
 
 /* [STEP n], its description, its diagram, its notes and its boxes. */
@@ -2800,7 +2762,7 @@ static void render_text(explain *e, const step *s)
     FILE *f = e->out;
     char ms[32], a[128], b[128];
     fmt_ms(ms, sizeof ms, s->t);
-    fprintf(f, "[STEP %" PRId64 "] t=%s ms  %s\n\n", e->shown, ms, sb_str(&s->desc));
+    fprintf(f, "[STEP %" PRId64 "] t=%s ms  %s\n\n", e->shown, ms, ks_sb_str(&s->desc));
     bool note = s->style == MS_NOTE && s->kind != SK_TXN;
     if (note) {
         lane_name(e, s, s->from, a, sizeof a);
@@ -2809,10 +2771,10 @@ static void render_text(explain *e, const step *s)
         bool right = lane_rank(s->from) <= lane_rank(s->to);
         lane_name(e, s, right ? s->from : s->to, a, sizeof a);
         lane_name(e, s, right ? s->to : s->from, b, sizeof b);
-        draw_message(f, a, b, right, s->style, sb_str(&s->label), sb_str(&s->after));
+        draw_message(f, a, b, right, s->style, ks_sb_str(&s->label), ks_sb_str(&s->after));
     }
     if (!note && s->notes.len) {
-        for (const char *p = sb_str(&s->notes); *p;) {
+        for (const char *p = ks_sb_str(&s->notes); *p;) {
             size_t n = strcspn(p, "\n");
             fprintf(f, "  %.*s\n", (int)n, p);
             p += n + (p[n] == '\n');
@@ -2849,12 +2811,16 @@ static void lane_id(explain *e, lane l, char *buf, size_t n)
 
 /* Text in a Mermaid message or note: ';' and '#' end or start statements
  * and entities, so they are written as entities; lines join with <br/>. */
-static void mer_text(sbuf *m, const char *s)
+static void mer_text(ks_sbuf *m, const char *s)
 {
     for (; *s; s++) {
         char one[2] = {*s, '\0'};
-        sb_puts(m, *s == ';' ? "#59;" : *s == '#' ? "#35;" : *s == '<' ? "#lt;" :
-                   *s == '>' ? "#gt;" : *s == '\n' ? "<br/>" : one);
+        ks_sb_puts(m, *s == ';'    ? "#59;"
+                      : *s == '#'  ? "#35;"
+                      : *s == '<'  ? "#lt;"
+                      : *s == '>'  ? "#gt;"
+                      : *s == '\n' ? "<br/>"
+                                   : one);
     }
 }
 
@@ -2862,39 +2828,39 @@ static void mer_note(explain *e, lane l, const char *text)
 {
     char id[32];
     lane_id(e, l, id, sizeof id);
-    sb_printf(&e->mer, "    Note over %s: ", id);
+    ks_sb_printf(&e->mer, "    Note over %s: ", id);
     mer_text(&e->mer, text);
-    sb_puts(&e->mer, "\n");
+    ks_sb_puts(&e->mer, "\n");
 }
 
 /* The partition boxes of a step as notes over the partition's leader. */
 static void mer_boxes(explain *e, const step *s)
 {
-    sbuf text = {0};
+    ks_sbuf text = {0};
     for (size_t i = 0; i < s->ntouched; i++) {
         const partition *pt = &e->parts[s->touched[i]];
         lane l = {'B', pt->leader};
         if (!box_wanted(e, s->touched[i]))
             continue;
         if (pt->log_touched) {
-            sb_clear(&text);
-            sb_printf(&text, "%s log\n", pt->label);
+            ks_sb_clear(&text);
+            ks_sb_printf(&text, "%s log\n", pt->label);
             log_box_lines(pt, true, &text);
-            mer_note(e, l, sb_str(&text));
+            mer_note(e, l, ks_sb_str(&text));
         }
         for (size_t k = 0; pt->pids_touched && k < pt->npids; k++) {
             const pid_row *r = &pt->pids[k];
             if (r->flag == ROW_SAME)
                 continue;
-            sb_clear(&text);
-            sb_printf(&text, "producer state: PID %" PRId64 ", %s, last sequence %" PRId64 "%s",
-                      r->pid, pt->label, r->last_seq,
-                      r->flag == ROW_DUPLICATE ? " (a duplicate: already processed)" : "");
-            mer_note(e, l, sb_str(&text));
+            ks_sb_clear(&text);
+            ks_sb_printf(&text, "producer state: PID %" PRId64 ", %s, last sequence %" PRId64 "%s",
+                         r->pid, pt->label, r->last_seq,
+                         r->flag == ROW_DUPLICATE ? " (a duplicate: already processed)" : "");
+            mer_note(e, l, ks_sb_str(&text));
         }
     }
-    e->oom = e->oom || text.bad;
-    sb_free(&text);
+    e->oom = e->oom || text.oom;
+    ks_sb_free(&text);
 }
 
 /* The step as Mermaid: a comment with its description, then its message
@@ -2903,35 +2869,39 @@ static void render_mermaid(explain *e, const step *s)
 {
     char ms[32], a[32], b[32];
     fmt_ms(ms, sizeof ms, s->t);
-    sb_printf(&e->mer, "    %%%% [STEP %" PRId64 "] t=%s ms  %s\n", e->shown, ms, sb_str(&s->desc));
-    const char *label = s->mlabel.len ? sb_str(&s->mlabel) : sb_str(&s->label);
+    ks_sb_printf(&e->mer, "    %%%% [STEP %" PRId64 "] t=%s ms  %s\n", e->shown, ms,
+                 ks_sb_str(&s->desc));
+    const char *label = s->mlabel.len ? ks_sb_str(&s->mlabel) : ks_sb_str(&s->label);
     static const char *const arrows[] = {"", "", "->>", "-->>", "-x", "--x"};
     if (s->kind == SK_TXN || s->style == MS_NOTE) {
-        sbuf text = {0};
+        ks_sbuf text = {0};
         if (s->kind == SK_TXN) {
-            sb_puts(&text, "transaction log\n");
+            ks_sb_puts(&text, "transaction log\n");
             txn_box_lines(e, s, &text);
         } else {
-            sb_puts(&text, label);
+            ks_sb_puts(&text, label);
         }
         if (s->notes.len)
-            sb_printf(&text, "%s%s", text.len ? "\n" : "", sb_str(&s->notes));
-        mer_note(e, s->from, text.len ? sb_str(&text) : sb_str(&s->desc));
-        sb_free(&text);
+            ks_sb_printf(&text, "%s%s", text.len ? "\n" : "", ks_sb_str(&s->notes));
+        mer_note(e, s->from, text.len ? ks_sb_str(&text) : ks_sb_str(&s->desc));
+        ks_sb_free(&text);
     } else if (s->style != MS_NONE) {
         lane_id(e, s->from, a, sizeof a);
         lane_id(e, s->to, b, sizeof b);
-        sb_printf(&e->mer, "    %s%s%s: ", a, arrows[s->style], b);
+        ks_sb_printf(&e->mer, "    %s%s%s: ", a, arrows[s->style], b);
         mer_text(&e->mer, label);
         if (s->after.len)
-            sb_printf(&e->mer, " %s", sb_str(&s->after));
-        sb_puts(&e->mer, "\n");
+            ks_sb_printf(&e->mer, " %s", ks_sb_str(&s->after));
+        ks_sb_puts(&e->mer, "\n");
         if (s->notes.len)
-            mer_note(e, s->to.kind == 'P' ? s->to : s->from, sb_str(&s->notes));
+            mer_note(e, s->to.kind == 'P' ? s->to : s->from, ks_sb_str(&s->notes));
     } else if (s->notes.len || s->kind != SK_APPEND) {
         /* a plain append says it with its log note */
-        mer_note(e, s->from.kind ? s->from : e->nprods ? (lane){'P', 0} : (lane){'B', 0},
-                 s->notes.len ? sb_str(&s->notes) : sb_str(&s->desc));
+        mer_note(e,
+                 s->from.kind ? s->from
+                 : e->nprods  ? (lane){'P', 0}
+                              : (lane){'B', 0},
+                 s->notes.len ? ks_sb_str(&s->notes) : ks_sb_str(&s->desc));
     }
     mer_boxes(e, s);
 }
@@ -2941,7 +2911,7 @@ static void render_brief(explain *e, const step *s)
 {
     char ms[32];
     fmt_ms(ms, sizeof ms, s->t);
-    fprintf(e->out, "[STEP %" PRId64 "] t=%s ms  %s\n", e->shown, ms, sb_str(&s->desc));
+    fprintf(e->out, "[STEP %" PRId64 "] t=%s ms  %s\n", e->shown, ms, ks_sb_str(&s->desc));
 }
 
 static void render(explain *e, const step *s)
@@ -2992,34 +2962,37 @@ static bool anomaly_selected(const explain *e, json_t *a)
 }
 
 /* What the delivery checker found, as `ksim run` reports it. */
-static void checker_lines(const explain *e, json_t *summary, sbuf *out)
+static void checker_lines(const explain *e, json_t *summary, ks_sbuf *out)
 {
     json_t *d = json_object_get(summary, "delivery");
     if (!json_is_object(d))
         return;
-    sb_printf(out, "delivery checker (summary.json beside the trace): %s: %" PRId64 " lost, %"
-                   PRId64 " duplicated (+%" PRId64 " copies), %" PRId64 " reordered, %" PRId64
-                   " failed but present, %" PRId64 " indeterminate",
-              json_is_true(json_object_get(d, "ok")) ? "ok" : "ANOMALIES", jint(d, "lost", 0),
-              jint(d, "duplicate", 0), jint(d, "extra_copies", 0),
-              jint(d, "nonmonotonic_send", 0), jint(d, "failed_but_present", 0),
-              jint(d, "indeterminate", 0));
+    ks_sb_printf(out,
+                 "delivery checker (summary.json beside the trace): %s: %" PRId64 " lost, %" PRId64
+                 " duplicated (+%" PRId64 " copies), %" PRId64 " reordered, %" PRId64
+                 " failed but present, %" PRId64 " indeterminate",
+                 json_is_true(json_object_get(d, "ok")) ? "ok" : "ANOMALIES", jint(d, "lost", 0),
+                 jint(d, "duplicate", 0), jint(d, "extra_copies", 0),
+                 jint(d, "nonmonotonic_send", 0), jint(d, "failed_but_present", 0),
+                 jint(d, "indeterminate", 0));
     if (jint(d, "aborted_read", 0) + jint(d, "zombie_write_visible", 0) > 0)
-        sb_printf(out, ", %" PRId64 " aborted reads, %" PRId64 " zombie writes visible",
-                  jint(d, "aborted_read", 0), jint(d, "zombie_write_visible", 0));
+        ks_sb_printf(out, ", %" PRId64 " aborted reads, %" PRId64 " zombie writes visible",
+                     jint(d, "aborted_read", 0), jint(d, "zombie_write_visible", 0));
     if (jint(d, "processed_twice", 0) > 0)
-        sb_printf(out, ", %" PRId64 " processed twice", jint(d, "processed_twice", 0));
+        ks_sb_printf(out, ", %" PRId64 " processed twice", jint(d, "processed_twice", 0));
     size_t i, shown = 0;
     json_t *a;
     json_array_foreach(json_object_get(d, "anomalies"), i, a) {
         if (!anomaly_selected(e, a))
             continue;
         if (shown++ == 3) {
-            sb_printf(out, "\n  \xE2\x80\xA6 %" PRId64 " anomalous batches in all "
-                           "(summary.json: delivery.anomalies)", jint(d, "anomalies_total", 0));
+            ks_sb_printf(out,
+                         "\n  \xE2\x80\xA6 %" PRId64 " anomalous batches in all "
+                         "(summary.json: delivery.anomalies)",
+                         jint(d, "anomalies_total", 0));
             break;
         }
-        sb_printf(out, "\n  %s", jtext(a, "cause"));
+        ks_sb_printf(out, "\n  %s", jtext(a, "cause"));
     }
 }
 
@@ -3034,11 +3007,11 @@ static bool result_part(const explain *e, size_t i)
     return e->parts[i].entries > 0;
 }
 
-static void result_logs(explain *e, sbuf *out, bool boxes)
+static void result_logs(explain *e, ks_sbuf *out, bool boxes)
 {
     size_t drawn = 0, skipped = 0;
     int64_t dups = 0;
-    sbuf lines = {0};
+    ks_sbuf lines = {0};
     char title[NAME_BUF * 2];
     for (size_t i = 0; i < e->nparts; i++) {
         const partition *pt = &e->parts[i];
@@ -3049,7 +3022,7 @@ static void result_logs(explain *e, sbuf *out, bool boxes)
             skipped++;
             continue;
         }
-        sb_clear(&lines);
+        ks_sb_clear(&lines);
         log_box_lines(pt, false, &lines);
         log_box_title(pt, title, sizeof title);
         size_t n = strlen(title);
@@ -3062,54 +3035,56 @@ static void result_logs(explain *e, sbuf *out, bool boxes)
         n = strlen(title);
         snprintf(title + n, sizeof title - n, "log end offset %" PRId64, pt->end_offset);
         if (boxes) {
-            draw_box(e->out, title, sb_str(&lines));
+            draw_box(e->out, title, ks_sb_str(&lines));
         } else {
-            sbuf note = {0};
-            sb_printf(&note, "RESULT: %s\n%s", title, sb_str(&lines));
-            mer_note(e, (lane){'B', pt->leader}, sb_str(&note));
-            sb_free(&note);
+            ks_sbuf note = {0};
+            ks_sb_printf(&note, "RESULT: %s\n%s", title, ks_sb_str(&lines));
+            mer_note(e, (lane){'B', pt->leader}, ks_sb_str(&note));
+            ks_sb_free(&note);
         }
         if (pt->duplicates)
-            sb_printf(out, "%s holds %" PRId64 " duplicate%s: %s%s\n", pt->label, pt->duplicates,
-                      pt->duplicates == 1 ? "" : "s", sb_str(&pt->dups),
-                      pt->duplicates > DUPS_MAX ? ", \xE2\x80\xA6" : "");
+            ks_sb_printf(out, "%s holds %" PRId64 " duplicate%s: %s%s\n", pt->label, pt->duplicates,
+                         pt->duplicates == 1 ? "" : "s", ks_sb_str(&pt->dups),
+                         pt->duplicates > DUPS_MAX ? ", \xE2\x80\xA6" : "");
     }
     if (skipped)
-        sb_printf(out, "\xE2\x80\xA6 and %zu more partitions with records (use --partition "
-                       "TOPIC-N)\n", skipped);
+        ks_sb_printf(out,
+                     "\xE2\x80\xA6 and %zu more partitions with records (use --partition "
+                     "TOPIC-N)\n",
+                     skipped);
     if (drawn && !dups)
-        sb_puts(out, "no record is stored twice\n");
-    e->oom = e->oom || lines.bad;
-    sb_free(&lines);
+        ks_sb_puts(out, "no record is stored twice\n");
+    e->oom = e->oom || lines.oom;
+    ks_sb_free(&lines);
 }
 
 /* What each producer was told, each transaction's end, what consumers
  * read, and where the --record record went. */
-static void result_told(const explain *e, sbuf *out)
+static void result_told(const explain *e, ks_sbuf *out)
 {
     for (size_t i = 0; i < e->nprods && !e->o.has_record; i++) {
         const producer *p = &e->prods[i];
         if (p->acked + p->failed > 0)
-            sb_printf(out, "%s was told: %s%s (%" PRId64 " acknowledged, %" PRId64 " failed)\n",
-                      p->id, sb_str(&p->told), p->ntold > TOLD_MAX ? ", \xE2\x80\xA6" : "",
-                      p->acked, p->failed);
+            ks_sb_printf(out, "%s was told: %s%s (%" PRId64 " acknowledged, %" PRId64 " failed)\n",
+                         p->id, ks_sb_str(&p->told), p->ntold > TOLD_MAX ? ", \xE2\x80\xA6" : "",
+                         p->acked, p->failed);
     }
     for (size_t i = 0; i < e->ntxns && !e->o.has_record; i++)
-        sb_printf(out, "%s: %s (PID %" PRId64 ", epoch %" PRId64 ")\n", e->txns[i].tid,
-                  e->txns[i].state, e->txns[i].pid, e->txns[i].epoch);
+        ks_sb_printf(out, "%s: %s (PID %" PRId64 ", epoch %" PRId64 ")\n", e->txns[i].tid,
+                     e->txns[i].state, e->txns[i].pid, e->txns[i].epoch);
     for (size_t i = 0; i < e->ncons && !e->o.has_record; i++) {
         const consumer *c = &e->cons[i];
-        sb_printf(out, "%s (%s) read %" PRId64 " record%s%s%s%s\n", c->id, c->isolation,
-                  c->records, c->records == 1 ? "" : "s", c->records ? ": " : "",
-                  sb_str(&c->read), c->records > TOLD_MAX ? ", \xE2\x80\xA6" : "");
+        ks_sb_printf(out, "%s (%s) read %" PRId64 " record%s%s%s%s\n", c->id, c->isolation,
+                     c->records, c->records == 1 ? "" : "s", c->records ? ": " : "",
+                     ks_sb_str(&c->read), c->records > TOLD_MAX ? ", \xE2\x80\xA6" : "");
     }
     if (e->o.has_record) {
         char nm[NAME_BUF];
         record_name(e, e->o.record, nm, sizeof nm);
-        sb_printf(out, "%s (id %" PRIu64 "): ", nm, e->o.record);
-        for (const char *s = sb_str(&e->sel_fate); *s; s++)
-            sb_puts(out, *s == '\n' ? "; " : (char[2]){*s, '\0'});
-        sb_puts(out, e->sel_fate.len ? "\n" : "not in this trace\n");
+        ks_sb_printf(out, "%s (id %" PRIu64 "): ", nm, e->o.record);
+        for (const char *s = ks_sb_str(&e->sel_fate); *s; s++)
+            ks_sb_puts(out, *s == '\n' ? "; " : (char[2]){*s, '\0'});
+        ks_sb_puts(out, e->sel_fate.len ? "\n" : "not in this trace\n");
     }
 }
 
@@ -3118,19 +3093,19 @@ static void result_told(const explain *e, sbuf *out)
 static void render_result(explain *e)
 {
     char ms[32];
-    sbuf lines = {0}, head = {0};
+    ks_sbuf lines = {0}, head = {0};
     bool text = !e->o.mermaid;
     if (e->more > 0)
-        sb_printf(&head, "\xE2\x80\xA6 %" PRId64 " more step%s (use --from/--to)\n\n", e->more,
-                  e->more == 1 ? "" : "s");
+        ks_sb_printf(&head, "\xE2\x80\xA6 %" PRId64 " more step%s (use --from/--to)\n\n", e->more,
+                     e->more == 1 ? "" : "s");
     fmt_ms(ms, sizeof ms, e->end_t);
     if (e->ended)
-        sb_printf(&head, "[RESULT] the run ended %s at t=%s ms", e->verdict, ms);
+        ks_sb_printf(&head, "[RESULT] the run ended %s at t=%s ms", e->verdict, ms);
     else
-        sb_puts(&head, "[RESULT] the trace stops before its end line: the run was cut short");
+        ks_sb_puts(&head, "[RESULT] the trace stops before its end line: the run was cut short");
     lane first = e->nprods ? (lane){'P', 0} : (lane){'B', 0};
     if (text) {
-        fprintf(e->out, "%s%s\n\n", e->o.brief && e->shown > 0 ? "\n" : "", sb_str(&head));
+        fprintf(e->out, "%s%s\n\n", e->o.brief && e->shown > 0 ? "\n" : "", ks_sb_str(&head));
     } else {
         if (e->more > 0) {
             char more[96];
@@ -3138,26 +3113,26 @@ static void render_result(explain *e)
                      e->more, e->more == 1 ? "" : "s");
             mer_note(e, first, more);
         }
-        sb_printf(&e->mer, "    %%%% %s\n", strstr(sb_str(&head), "[RESULT]"));
+        ks_sb_printf(&e->mer, "    %%%% %s\n", strstr(ks_sb_str(&head), "[RESULT]"));
     }
-    e->oom = e->oom || head.bad;
-    sb_free(&head);
+    e->oom = e->oom || head.oom;
+    ks_sb_free(&head);
     result_logs(e, &lines, text);
     result_told(e, &lines);
     json_t *summary = load_summary(e);
     checker_lines(e, summary, &lines);
     json_decref(summary);
     if (text) {
-        for (const char *p = sb_str(&lines); *p;) {
+        for (const char *p = ks_sb_str(&lines); *p;) {
             size_t n = strcspn(p, "\n");
             fprintf(e->out, " %.*s\n", (int)n, p);
             p += n + (p[n] == '\n');
         }
     } else if (lines.len) {
-        mer_note(e, first, sb_str(&lines));
+        mer_note(e, first, ks_sb_str(&lines));
     }
-    e->oom = e->oom || lines.bad;
-    sb_free(&lines);
+    e->oom = e->oom || lines.oom;
+    ks_sb_free(&lines);
 }
 
 /* ---- the header ---------------------------------------------------------------- */
@@ -3272,35 +3247,35 @@ static bool resolve_partition(explain *e, char *err, size_t errlen)
 
 /* The lines above the steps: the run, its producers' delivery settings,
  * the filters, and what a batch-level trace lacks. */
-static void write_intro(explain *e, sbuf *out)
+static void write_intro(explain *e, ks_sbuf *out)
 {
-    sb_printf(out, "ksim explain: %s (seed %" PRId64 ", Kafka %s), trace level %s\n", e->scenario,
-              e->seed, e->kafka, e->level);
+    ks_sb_printf(out, "ksim explain: %s (seed %" PRId64 ", Kafka %s), trace level %s\n",
+                 e->scenario, e->seed, e->kafka, e->level);
     for (size_t i = 0; i < e->nprods && i < TOLD_MAX; i++) {
         const producer *p = &e->prods[i];
-        sb_printf(out, "  %s: acks=%s, enable.idempotence=%s, retries=%" PRId64, p->id, p->acks,
-                  p->idempotent ? "true" : "false", p->retries);
+        ks_sb_printf(out, "  %s: acks=%s, enable.idempotence=%s, retries=%" PRId64, p->id, p->acks,
+                     p->idempotent ? "true" : "false", p->retries);
         if (p->tid)
-            sb_printf(out, ", transactional.id=%s", p->tid);
-        sb_puts(out, "\n");
+            ks_sb_printf(out, ", transactional.id=%s", p->tid);
+        ks_sb_puts(out, "\n");
     }
     char a[32], b[32];
     fmt_ms(a, sizeof a, e->o.from_ns);
     fmt_ms(b, sizeof b, e->o.to_ns);
     if (e->o.has_from && e->o.has_to)
-        sb_printf(out, "  only the steps from t=%s ms to t=%s ms\n", a, b);
+        ks_sb_printf(out, "  only the steps from t=%s ms to t=%s ms\n", a, b);
     else if (e->o.has_from)
-        sb_printf(out, "  only the steps from t=%s ms on\n", a);
+        ks_sb_printf(out, "  only the steps from t=%s ms on\n", a);
     else if (e->o.has_to)
-        sb_printf(out, "  only the steps up to t=%s ms\n", b);
+        ks_sb_printf(out, "  only the steps up to t=%s ms\n", b);
     if (e->o.has_record)
-        sb_printf(out, "  only the steps about record %" PRIu64 "\n", e->o.record);
+        ks_sb_printf(out, "  only the steps about record %" PRIu64 "\n", e->o.record);
     if (e->o.partition)
-        sb_printf(out, "  only the steps about %s\n", e->o.partition);
+        ks_sb_printf(out, "  only the steps about %s\n", e->o.partition);
     if (!e->record_level)
-        sb_puts(out, "  note: a batch-level trace has no produce, ack or consume lines: records "
-                     "are not named, the steps show requests and batches only (run the scenario "
-                     "with --trace-level record to see each record)\n");
+        ks_sb_puts(out, "  note: a batch-level trace has no produce, ack or consume lines: records "
+                        "are not named, the steps show requests and batches only (run the scenario "
+                        "with --trace-level record to see each record)\n");
 }
 
 /* ---- reading the trace ------------------------------------------------------------ */
@@ -3419,21 +3394,6 @@ static int usage_error(const char *fmt, const char *arg)
     return KS_EXIT_USAGE;
 }
 
-/* "--name=value" or "--name value": the value, advancing *i; NULL if argv[*i]
- * is not this option. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0 || (a[n] != '=' && a[n] != '\0'))
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (*i + 1 >= argc)
-        return "";
-    return argv[++*i];
-}
-
 /* Milliseconds such as 1113.5 as nanoseconds (exactly: no floating point). */
 static bool parse_ms(const char *s, int64_t *ns)
 {
@@ -3475,29 +3435,30 @@ static int parse_option(int argc, char **argv, int *i, opts *o)
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
         fputs(ks_usage_explain, stdout);
         return -1;
-    } else if ((v = opt_value(argc, argv, i, "--format"))) {
+    } else if ((v = ks_cli_option_value(argc, argv, i, "--format"))) {
         if (strcmp(v, "text") != 0 && strcmp(v, "mermaid") != 0)
             return usage_error("--format: expected text or mermaid, got '%s'", v);
         o->mermaid = strcmp(v, "mermaid") == 0;
     } else if (strcmp(a, "--brief") == 0) {
         o->brief = true;
-    } else if ((v = opt_value(argc, argv, i, "--from"))) {
+    } else if ((v = ks_cli_option_value(argc, argv, i, "--from"))) {
         if (!(o->has_from = parse_ms(v, &o->from_ns)))
             return usage_error("--from: expected milliseconds such as 1000 or 1.5, got '%s'", v);
-    } else if ((v = opt_value(argc, argv, i, "--to"))) {
+    } else if ((v = ks_cli_option_value(argc, argv, i, "--to"))) {
         if (!(o->has_to = parse_ms(v, &o->to_ns)))
             return usage_error("--to: expected milliseconds such as 1000 or 1.5, got '%s'", v);
-    } else if ((v = opt_value(argc, argv, i, "--record"))) {
+    } else if ((v = ks_cli_option_value(argc, argv, i, "--record"))) {
         if (!(o->has_record = parse_count(v, &o->record)))
             return usage_error("--record: expected a record id (0, 1, ...), got '%s'", v);
-    } else if ((v = opt_value(argc, argv, i, "--partition"))) {
+    } else if ((v = ks_cli_option_value(argc, argv, i, "--partition"))) {
         o->partition = v;
-    } else if ((v = opt_value(argc, argv, i, "--max-steps"))) {
+    } else if ((v = ks_cli_option_value(argc, argv, i, "--max-steps"))) {
         if (!parse_count(v, &n))
             return usage_error("--max-steps: expected a number of steps (0: no limit), "
                                "got '%s'", v);
         o->max_steps = (int64_t)n;
-    } else if ((v = opt_value(argc, argv, i, "--out")) || (v = opt_value(argc, argv, i, "-o"))) {
+    } else if ((v = ks_cli_option_value(argc, argv, i, "--out")) ||
+               (v = ks_cli_option_value(argc, argv, i, "-o"))) {
         if (!*v)
             return usage_error("%s: expected FILE or -", a);
         o->out = v;
@@ -3573,7 +3534,7 @@ static void explain_free(explain *e)
         for (size_t k = 0; k < BOX_ROWS; k++)
             free(e->parts[i].ring[k].text);
         free(e->parts[i].label);
-        sb_free(&e->parts[i].dups);
+        ks_sb_free(&e->parts[i].dups);
     }
     for (size_t i = 0; i < e->ntopics; i++) {
         free(e->topics[i].name);
@@ -3582,12 +3543,12 @@ static void explain_free(explain *e)
     for (size_t i = 0; i < e->nprods; i++) {
         free(e->prods[i].id);
         free(e->prods[i].tid);
-        sb_free(&e->prods[i].told);
+        ks_sb_free(&e->prods[i].told);
     }
     for (size_t i = 0; i < e->ncons; i++) {
         free(e->cons[i].id);
         free(e->cons[i].isolation);
-        sb_free(&e->cons[i].read);
+        ks_sb_free(&e->cons[i].read);
     }
     for (size_t i = 0; i < e->ntxns; i++)
         free(e->txns[i].tid);
@@ -3599,10 +3560,10 @@ static void explain_free(explain *e)
     free_map_values(&e->requests, free_request_value);
     free_map_values(&e->fifos, free_fifo_value);
     map_free(&e->used);
-    sbuf *bufs[] = {&e->cur.desc, &e->cur.label, &e->cur.mlabel, &e->cur.after, &e->cur.notes,
-                    &e->cur.names, &e->mer, &e->sel_fate};
+    ks_sbuf *bufs[] = {&e->cur.desc,  &e->cur.label, &e->cur.mlabel, &e->cur.after,
+                       &e->cur.notes, &e->cur.names, &e->mer,        &e->sel_fate};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
-        sb_free(bufs[i]);
+        ks_sb_free(bufs[i]);
     free(e->cur.touched);
     free(e->parts);
     free(e->topics);
@@ -3620,11 +3581,11 @@ static void explain_free(explain *e)
 
 /* Mermaid: the participants used, in the order producer, broker,
  * coordinator, consumer, then the steps. */
-static void write_mermaid(explain *e, const sbuf *intro)
+static void write_mermaid(explain *e, const ks_sbuf *intro)
 {
     FILE *f = e->out;
     fputs("sequenceDiagram\n", f);
-    for (const char *p = sb_str(intro); *p;) {
+    for (const char *p = ks_sb_str(intro); *p;) {
         size_t n = strcspn(p, "\n");
         fprintf(f, "    %%%% %.*s\n", (int)n, p);
         p += n + (p[n] == '\n');
@@ -3644,7 +3605,7 @@ static void write_mermaid(explain *e, const sbuf *intro)
     for (size_t i = 0; i < e->ncons; i++)
         if (map_get(&e->used, lane_key((lane){'K', (int64_t)i})))
             fprintf(f, "    participant cons%zu as Consumer %s\n", i, e->cons[i].id);
-    fputs(sb_str(&e->mer), f);
+    fputs(ks_sb_str(&e->mer), f);
 }
 
 /* Reads the header, then the steps, writing to the output opened between. */
@@ -3671,17 +3632,17 @@ static int explain_trace(explain *e, line_reader *r)
         return KS_EXIT_USAGE;
     }
     e->out = out.f;
-    sbuf intro = {0};
+    ks_sbuf intro = {0};
     write_intro(e, &intro);
     if (!e->o.mermaid)
-        fprintf(e->out, "%s\n", sb_str(&intro));
+        fprintf(e->out, "%s\n", ks_sb_str(&intro));
     bool ok = read_steps(e, r, err, sizeof err);
     if (ok) {
         render_result(e);
         if (e->o.mermaid)
             write_mermaid(e, &intro);
     }
-    sb_free(&intro);
+    ks_sb_free(&intro);
     if (!ok || e->oom) {
         fprintf(stderr, "ksim: explain: %s: %s\n", e->o.trace, ok ? "out of memory" : err);
         ks_outfile_abort(&out);

@@ -99,71 +99,6 @@ const char ks_usage_report[] =
 
 /* ---- strings -------------------------------------------------------- */
 
-/* A growing string; `oom` records a failed allocation. */
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *p, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 128;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->oom = true;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, p, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_puts(sbuf *b, const char *s)
-{
-    sb_add(b, s, strlen(s));
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    char *tmp = malloc((size_t)n + 1);
-    if (!tmp) {
-        b->oom = true;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(tmp, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb_add(b, tmp, (size_t)n);
-    free(tmp);
-}
-
-/* The text, owned by the caller, or NULL when memory ran out. */
-static char *sb_take(sbuf *b)
-{
-    if (b->oom) {
-        free(b->s);
-        return NULL;
-    }
-    return b->s ? b->s : ks_strdup("");
-}
-
 static char *fmt_str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A formatted, allocated string (NULL when memory ran out). */
@@ -186,16 +121,16 @@ static char *fmt_str(const char *fmt, ...)
 
 /* Appends s as a gnuplot single-quoted string ('' stands for ', and a
  * control character, which would end the line, becomes '?'). */
-static void sb_gp_string(sbuf *b, const char *s)
+static void sb_gp_string(ks_sbuf *b, const char *s)
 {
-    sb_add(b, "'", 1);
+    ks_sb_add(b, "'", 1);
     for (; *s; s++) {
         if ((unsigned char)*s < 0x20 || *s == 0x7F)
-            sb_add(b, "?", 1);
+            ks_sb_add(b, "?", 1);
         else
-            sb_add(b, s, 1 + (*s == '\''));
+            ks_sb_add(b, s, 1 + (*s == '\''));
     }
-    sb_add(b, "'", 1);
+    ks_sb_add(b, "'", 1);
 }
 
 static bool file_exists(const char *path)
@@ -228,23 +163,6 @@ static int usage_error(const char *fmt, const char *arg)
     return KS_EXIT_USAGE;
 }
 
-/* "--name=value" or "--name value": returns the value, advancing *i. */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc)
-        return "";
-    (*i)++;
-    return argv[*i];
-}
-
 /* Handles one option at argv[*i]. Returns 0 to go on, -1 after --help,
  * or KS_EXIT_USAGE (message printed). */
 static int parse_option(int argc, char **argv, int *i, report_opts *o)
@@ -253,16 +171,16 @@ static int parse_option(int argc, char **argv, int *i, report_opts *o)
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
         fputs(ks_usage_report, stdout);
         return -1;
-    } else if ((v = option_value(argc, argv, i, "-o")) ||
-               (v = option_value(argc, argv, i, "--out"))) {
+    } else if ((v = ks_cli_option_value(argc, argv, i, "-o")) ||
+               (v = ks_cli_option_value(argc, argv, i, "--out"))) {
         if (!*v)
             return usage_error("%s: expected a directory", a);
         o->out = v;
-    } else if ((v = option_value(argc, argv, i, "--templates"))) {
+    } else if ((v = ks_cli_option_value(argc, argv, i, "--templates"))) {
         if (!*v)
             return usage_error("%s", "--templates: expected a directory");
         o->templates = v;
-    } else if ((v = option_value(argc, argv, i, "--format"))) {
+    } else if ((v = ks_cli_option_value(argc, argv, i, "--format"))) {
         o->png = strcmp(v, "png") == 0 || strcmp(v, "both") == 0;
         o->svg = strcmp(v, "svg") == 0 || strcmp(v, "both") == 0;
         if (!o->png && !o->svg)
@@ -687,8 +605,8 @@ static const json_t *param_of(const run_data *r, const char *id, const char *key
  * counts it in *shown, or in *more past LABEL_PARAMS. False when memory
  * ran out. */
 #define LABEL_PARAMS 3
-static bool label_param(const run_data *runs, size_t n, size_t i, const char *id,
-                        const char *key, bool id_too, sbuf *b, size_t *shown, size_t *more)
+static bool label_param(const run_data *runs, size_t n, size_t i, const char *id, const char *key,
+                        bool id_too, ks_sbuf *b, size_t *shown, size_t *more)
 {
     char *mine = json_cell(param_of(&runs[i], id, key));
     bool differs = false;
@@ -700,7 +618,7 @@ static bool label_param(const run_data *runs, size_t n, size_t i, const char *id
         free(theirs);
     }
     if (differs && *shown < LABEL_PARAMS) {
-        sb_printf(b, " %s%s%s=%s", id_too ? id : "", id_too ? "." : "", key, mine);
+        ks_sb_printf(b, " %s%s%s=%s", id_too ? id : "", id_too ? "." : "", key, mine);
         ++*shown;
     } else if (differs) {
         ++*more;
@@ -714,7 +632,7 @@ static bool label_param(const run_data *runs, size_t n, size_t i, const char *id
  * the name: what differs between them (seed, Kafka version, each
  * producer's partitioner and effective configs), the first LABEL_PARAMS
  * of it and "+N" for the rest. */
-static bool label_params(const run_data *runs, size_t n, size_t i, sbuf *b)
+static bool label_params(const run_data *runs, size_t n, size_t i, ks_sbuf *b)
 {
     size_t shown = 0, more = 0;
     bool seed = false, kafka = false;
@@ -725,11 +643,11 @@ static bool label_params(const run_data *runs, size_t n, size_t i, sbuf *b)
         kafka |= strcmp(runs[j].kafka, runs[i].kafka) != 0;
     }
     if (seed) {
-        sb_printf(b, " seed %" PRIu64, runs[i].seed);
+        ks_sb_printf(b, " seed %" PRIu64, runs[i].seed);
         shown++;
     }
     if (kafka) {
-        sb_printf(b, " Kafka %s", runs[i].kafka);
+        ks_sb_printf(b, " Kafka %s", runs[i].kafka);
         shown++;
     }
     const json_t *ps = jpath(runs[i].header, "derived.producers"), *p, *v;
@@ -748,7 +666,7 @@ static bool label_params(const run_data *runs, size_t n, size_t i, sbuf *b)
         }
     }
     if (more)
-        sb_printf(b, " +%zu", more);
+        ks_sb_printf(b, " +%zu", more);
     return !b->oom;
 }
 
@@ -758,10 +676,10 @@ static bool label_params(const run_data *runs, size_t n, size_t i, sbuf *b)
 static bool make_labels(run_data *runs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        sbuf b = {0};
-        sb_puts(&b, runs[i].scenario);
+        ks_sbuf b = {0};
+        ks_sb_puts(&b, runs[i].scenario);
         bool ok = label_params(runs, n, i, &b);
-        runs[i].label = sb_take(&b);
+        runs[i].label = ks_sb_take(&b);
         if (!ok || !runs[i].label)
             return false;
     }
@@ -1035,16 +953,16 @@ static bool run_has(const run_data *r, chart_id c)
 }
 
 /* Adds one plot clause to a plot list. */
-static void add_clause(sbuf *b, const char *clause)
+static void add_clause(ks_sbuf *b, const char *clause)
 {
     if (b->len)
-        sb_puts(b, ", \\\n     ");
-    sb_puts(b, clause);
+        ks_sb_puts(b, ", \\\n     ");
+    ks_sb_puts(b, clause);
 }
 
 /* The fault markers of every run with faults: dashed red vertical lines
  * over the plot's height (y2 runs from 0 to 1), labelled with the type. */
-static void fault_clauses(sbuf *b, const run_data *runs, size_t n)
+static void fault_clauses(ks_sbuf *b, const run_data *runs, size_t n)
 {
     bool titled = false;
     for (size_t i = 0; i < n; i++) {
@@ -1066,16 +984,16 @@ static void fault_clauses(sbuf *b, const run_data *runs, size_t n)
 
 /* The clause drawing column `col` of run i's FILE with style `with`,
  * titled with its label and `suffix`. */
-static void run_clause(sbuf *b, const run_data *runs, size_t i, const char *file,
+static void run_clause(ks_sbuf *b, const run_data *runs, size_t i, const char *file,
                        const char *using, const char *with, const char *suffix)
 {
-    sbuf c = {0};
-    sb_printf(&c, "'data/%s' using %s with %s lt %zu title ", file, using, with, i + 1);
+    ks_sbuf c = {0};
+    ks_sb_printf(&c, "'data/%s' using %s with %s lt %zu title ", file, using, with, i + 1);
     char *title = fmt_str("%s%s", runs[i].label, suffix);
     bool titled = title != NULL;
     sb_gp_string(&c, title ? title : "?");
     free(title);
-    char *text = sb_take(&c);
+    char *text = ks_sb_take(&c);
     if (!text || !titled)
         b->oom = true;
     else
@@ -1088,7 +1006,7 @@ static void run_clause(sbuf *b, const run_data *runs, size_t i, const char *file
  * fault markers on the time charts. NULL when memory ran out. */
 static char *plot_list(const run_data *runs, size_t n, chart_id c, bool second)
 {
-    sbuf b = {0};
+    ks_sbuf b = {0};
     char file[64];
     for (size_t i = 0; i < n; i++) {
         if (!run_has(&runs[i], c))
@@ -1132,7 +1050,7 @@ static char *plot_list(const run_data *runs, size_t n, chart_id c, bool second)
     }
     if (c == CH_THROUGHPUT || c == CH_LATENCY || c == CH_REQUESTS)
         fault_clauses(&b, runs, n);
-    return sb_take(&b);
+    return ks_sb_take(&b);
 }
 
 /* Reads a whole template (small files); NULL with a message printed. */
@@ -1146,17 +1064,17 @@ static char *read_template(const char *tdir, const char *name)
         free(path);
         return NULL;
     }
-    sbuf b = {0};
+    ks_sbuf b = {0};
     char buf[4096];
     size_t got;
     while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-        sb_add(&b, buf, got);
+        ks_sb_add(&b, buf, got);
     bool bad = ferror(f);
     fclose(f);
     if (bad)
         fprintf(stderr, "ksim: report: %s: cannot read\n", path);
     free(path);
-    char *text = sb_take(&b);
+    char *text = ks_sb_take(&b);
     if (bad) {
         free(text);
         return NULL;
@@ -1165,7 +1083,7 @@ static char *read_template(const char *tdir, const char *name)
 }
 
 /* Copies text into b with each "@KEY@" of keys[] replaced by vals[]. */
-static void substitute(sbuf *b, const char *text, const char *const *keys,
+static void substitute(ks_sbuf *b, const char *text, const char *const *keys,
                        const char *const *vals, size_t n)
 {
     while (*text) {
@@ -1175,10 +1093,10 @@ static void substitute(sbuf *b, const char *text, const char *const *keys,
                 if (strncmp(text, keys[k], strlen(keys[k])) == 0)
                     break;
         if (k < n) {
-            sb_puts(b, vals[k]);
+            ks_sb_puts(b, vals[k]);
             text += strlen(keys[k]);
         } else {
-            sb_add(b, text, 1);
+            ks_sb_add(b, text, 1);
             text++;
         }
     }
@@ -1192,12 +1110,15 @@ static bool write_script(const report_opts *o, const char *tdir, const run_data 
     char *common = read_template(tdir, "common");
     char *tmpl = common ? read_template(tdir, ci->name) : NULL;
     char *p1 = plot_list(runs, n, c, false), *p2 = plot_list(runs, n, c, true);
-    sbuf b = {0};
-    sb_printf(&b, "# %s.gp - written by ksim report from the template %s.gp; run\n"
-                  "# `gnuplot %s.gp` in this directory to draw the chart again.\n"
-                  "chart = \"%s\"\nformats = \"%s\"\n",
-              ci->name, ci->name, ci->name, ci->name,
-              o->png && o->svg ? "png svg" : o->png ? "png" : "svg");
+    ks_sbuf b = {0};
+    ks_sb_printf(&b,
+                 "# %s.gp - written by ksim report from the template %s.gp; run\n"
+                 "# `gnuplot %s.gp` in this directory to draw the chart again.\n"
+                 "chart = \"%s\"\nformats = \"%s\"\n",
+                 ci->name, ci->name, ci->name, ci->name,
+                 o->png && o->svg ? "png svg"
+                 : o->png         ? "png"
+                                  : "svg");
     char ymax[32];
     snprintf(ymax, sizeof ymax, "%" PRId64,
              c == CH_CONSUMERS ? consumers_max(runs, n) : delivery_max(runs, n));
@@ -1205,7 +1126,7 @@ static bool write_script(const report_opts *o, const char *tdir, const run_data 
     const char *vals[] = {common ? common : "", p2 ? p2 : "", p1 ? p1 : "", ymax};
     if (tmpl)
         substitute(&b, tmpl, keys, vals, 4);
-    char *text = sb_take(&b);
+    char *text = ks_sb_take(&b);
     bool ok = common && tmpl && p1 && p2 && text;
     if (common && tmpl && !ok)
         fprintf(stderr, "ksim: report: out of memory\n");
@@ -1604,17 +1525,17 @@ static void add_summary(doc *d, const run_data *runs, size_t n)
 static void chart_notes(doc *d, const run_data *runs, size_t n, chart_id c, bool drawn)
 {
     const chart_info *ci = chart_of(c);
-    sbuf left = {0};
+    ks_sbuf left = {0};
     size_t have = 0;
     for (size_t i = 0; i < n; i++) {
         if (run_has(&runs[i], c)) {
             have++;
         } else {
-            sb_puts(&left, left.len ? ", " : "");
-            sb_puts(&left, runs[i].label);
+            ks_sb_puts(&left, left.len ? ", " : "");
+            ks_sb_puts(&left, runs[i].label);
         }
     }
-    char *names = sb_take(&left);
+    char *names = ks_sb_take(&left);
     if (have == 0)
         doc_add(d, EL_NOTE, fmt_str("Not drawn: this chart needs %s.", ci->needs));
     else if (have < n)
