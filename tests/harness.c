@@ -1,6 +1,8 @@
 /*
  * harness.c - the tests' in-process run harness (see harness.h).
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void split_lines(run *r)
 {
@@ -257,4 +260,57 @@ int64_t nth_field(run *r, const char *ev, size_t k, const char *field)
     const char *f = strstr(r->lines[i], key);
     assert_non_null(f);
     return strtoll(f + strlen(key), NULL, 10);
+}
+
+/* ---- files and commands -------------------------------------------------- */
+
+/* All of f (closed). */
+static char *slurp(FILE *f)
+{
+    fflush(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    char *buf = calloc((size_t)(n > 0 ? n : 0) + 1, 1);
+    assert_non_null(buf);
+    rewind(f);
+    size_t got = fread(buf, 1, (size_t)(n > 0 ? n : 0), f);
+    buf[got] = '\0';
+    fclose(f);
+    return buf;
+}
+
+char *read_whole(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    return f ? slurp(f) : NULL;
+}
+
+captured capture(int (*cmd)(int, char **), int argc, const char **argv)
+{
+    captured c;
+    FILE *out = tmpfile(), *err = tmpfile();
+    assert_non_null(out);
+    assert_non_null(err);
+    fflush(stdout);
+    fflush(stderr);
+    int saved_out = dup(1), saved_err = dup(2);
+    dup2(fileno(out), 1);
+    dup2(fileno(err), 2);
+    c.rc = cmd(argc, (char **)argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+    c.out = slurp(out);
+    c.err = slurp(err);
+    return c;
+}
+
+void captured_free(captured *c)
+{
+    free(c->out);
+    free(c->err);
+    c->out = c->err = NULL;
 }

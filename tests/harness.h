@@ -57,4 +57,16 @@ const char *find_int(const run *r, const char *ev, const char *field, int64_t va
 /* The integer `field` of the k-th line of kind ev. */
 int64_t nth_field(run *r, const char *ev, size_t k, const char *field);
 
+/* Files and commands. */
+/* The whole file, or NULL when it cannot be read. */
+char *read_whole(const char *path);
+/* What a command (ks_cli_main, ks_cmd_check, ...) returned and printed on
+ * standard output and standard error. */
+typedef struct captured {
+    int rc;
+    char *out, *err;
+} captured;
+captured capture(int (*cmd)(int, char **), int argc, const char **argv);
+void captured_free(captured *c);
+
 #endif

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/harness.h"
+
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -31,68 +33,9 @@
 
 /* ---- running the command ---------------------------------------------- */
 
-typedef struct captured {
-    int rc;
-    char *out; /* standard output */
-    char *err; /* standard error */
-} captured;
-
-static char *slurp(FILE *f)
-{
-    fflush(f);
-    long n = ftell(f);
-    char *buf = calloc((size_t)(n > 0 ? n : 0) + 1, 1);
-    assert_non_null(buf);
-    rewind(f);
-    size_t got = fread(buf, 1, (size_t)(n > 0 ? n : 0), f);
-    buf[got] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static char *read_whole(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    return slurp(f);
-}
-
-/* Runs a command (ks_cmd_check or ks_cli_main) with argv, capturing what
- * it prints. */
-static captured capture(int (*cmd)(int, char **), int argc, const char **argv)
-{
-    captured c;
-    FILE *out = tmpfile(), *err = tmpfile();
-    assert_non_null(out);
-    assert_non_null(err);
-    fflush(stdout);
-    fflush(stderr);
-    int saved_out = dup(1), saved_err = dup(2);
-    dup2(fileno(out), 1);
-    dup2(fileno(err), 2);
-    c.rc = cmd(argc, (char **)argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(saved_out, 1);
-    dup2(saved_err, 2);
-    close(saved_out);
-    close(saved_err);
-    c.out = slurp(out);
-    c.err = slurp(err);
-    return c;
-}
-
 static captured check_cmd(int argc, const char **argv)
 {
     return capture(ks_cmd_check, argc, argv);
-}
-
-static void captured_free(captured *c)
-{
-    free(c->out);
-    free(c->err);
 }
 
 /* ---- scenario files ---------------------------------------------------- */
@@ -154,7 +97,7 @@ static void remove_dir(char *dir)
 }
 
 /* Splits text (modified) into at most max lines; returns how many. */
-static size_t split_lines(char *text, char **lines, size_t max)
+static size_t split_text(char *text, char **lines, size_t max)
 {
     size_t n = 0;
     while (*text && n < max) {
@@ -407,9 +350,9 @@ static void test_failure_and_reproduce(void **state)
     char file[512], out[512];
     snprintf(file, sizeof file, "%s/fail.json", dir);
     snprintf(out, sizeof out, "%s/run-out", dir);
-    const char *run[] = {"ksim", "run", file, "--seed", "7", "--set", "description=it's <&>",
+    const char *argv_run[] = {"ksim", "run", file, "--seed", "7", "--set", "description=it's <&>",
                          "-q", "--no-trace", "--out", out};
-    c = capture(ks_cli_main, 11, run);
+    c = capture(ks_cli_main, 11, argv_run);
     assert_int_equal(c.rc, KS_EXIT_EXPECT);
     /* run prints the same command for the same failure */
     snprintf(want, sizeof want,
@@ -440,7 +383,7 @@ static void test_skip_and_error(void **state)
     c = check_cmd(3, argv);
     assert_int_equal(c.rc, KS_EXIT_EXPECT);
     char *lines[16];
-    size_t n = split_lines(c.out, lines, 16);
+    size_t n = split_text(c.out, lines, 16);
     assert_int_equal(n, 6);
     assert_string_equal(lines[0], "ok   a (2 expectations)");
     assert_string_equal(lines[1], "skip b (no expect block)");
@@ -599,7 +542,7 @@ static void test_tap(void **state)
     captured c = check_cmd(5, argv);
     assert_int_equal(c.rc, KS_EXIT_EXPECT);
     char *l[64], want[512];
-    size_t n = split_lines(c.out, l, 64);
+    size_t n = split_text(c.out, l, 64);
     assert_int_equal(n, 26);
     assert_string_equal(l[0], "TAP version 13");
     assert_string_equal(l[1], "1..4");

@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/harness.h"
+
 #include "models/world.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -43,22 +45,6 @@ typedef struct fixture {
 } fixture;
 
 static const ks_override key_a[] = {{"producers.p1.workload.key", "A"}};
-
-static char *read_whole(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = calloc((size_t)(n > 0 ? n : 0) + 1, 1);
-    assert_non_null(buf);
-    size_t got = fread(buf, 1, (size_t)(n > 0 ? n : 0), f);
-    buf[got] = '\0';
-    fclose(f);
-    return buf;
-}
 
 static void write_text(const char *path, const char *text)
 {

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/harness.h"
+
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -38,27 +40,6 @@ static const char *source_dir(void)
 {
     const char *s = getenv("KSIM_SOURCE_DIR");
     return s && *s ? s : "..";
-}
-
-static char *slurp(FILE *f)
-{
-    fflush(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    char *buf = calloc((size_t)(n > 0 ? n : 0) + 1, 1);
-    assert_non_null(buf);
-    rewind(f);
-    size_t got = fread(buf, 1, (size_t)(n > 0 ? n : 0), f);
-    buf[got] = '\0';
-    fclose(f);
-    return buf;
-}
-
-/* The whole file, or NULL when it cannot be read. */
-static char *read_whole(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    return f ? slurp(f) : NULL;
 }
 
 static bool exists(const char *path)
@@ -90,36 +71,6 @@ static size_t data_rows(const char *path)
     return n;
 }
 
-typedef struct captured {
-    int rc;
-    char *err; /* standard error */
-} captured;
-
-/* Runs a command with argv, capturing its standard error (standard output
- * is discarded). */
-static captured capture(int (*cmd)(int, char **), int argc, const char **argv)
-{
-    captured c;
-    FILE *out = tmpfile(), *err = tmpfile();
-    assert_non_null(out);
-    assert_non_null(err);
-    fflush(stdout);
-    fflush(stderr);
-    int saved_out = dup(1), saved_err = dup(2);
-    dup2(fileno(out), 1);
-    dup2(fileno(err), 2);
-    c.rc = cmd(argc, (char **)argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(saved_out, 1);
-    dup2(saved_err, 2);
-    close(saved_out);
-    close(saved_err);
-    fclose(out);
-    c.err = slurp(err);
-    return c;
-}
-
 /* `ksim report` with the source tree's templates, RUNs and -o dir. */
 static captured report(const char *dir, int n_runs, const char *const *runs,
                        const char *extra)
@@ -139,7 +90,7 @@ static void rc_is(captured c, int want)
 {
     if (c.rc != want)
         print_error("exit %d, standard error:\n%s\n", c.rc, c.err);
-    free(c.err);
+    captured_free(&c);
     assert_int_equal(c.rc, want);
 }
 
@@ -369,7 +320,7 @@ static void labels_of_runs_sharing_a_name(void **state)
                             "--set", "producers.p1.config.linger.ms=7", "--seed", "9"};
     captured c = capture(ks_cli_main, 10, linger);
     assert_true(c.rc == 0 || c.rc == 1); /* its expect block was written for linger.ms 0 */
-    free(c.err);
+    captured_free(&c);
     const char *two[] = {WORK "/hello", WORK "/hello-linger"};
     rc_is(report(WORK "/labels2", 2, two, NULL), 0);
     gp = read_whole(path_in(WORK "/labels2", "throughput.gp"));
