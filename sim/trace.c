@@ -4,6 +4,7 @@
 #include "sim/trace.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <string.h>
 
 static const char *const level_names[] = {
@@ -52,33 +53,46 @@ void ks_trace_init(ks_trace *tr, FILE *f, ks_trace_level level)
     tr->f = f;
     tr->level = level;
     tr->io_error = false;
+    tr->io_errno = 0;
     tr->in_line = false;
     tr->lines = 0;
     memset(tr->lines_by_kind, 0, sizeof tr->lines_by_kind);
     tr->len = 0;
 }
 
+/* Writes n bytes to the stream unless a write failed before. */
+static void write_out(ks_trace *tr, const char *s, size_t n)
+{
+    if (tr->io_error || n == 0)
+        return;
+    errno = 0;
+    if (fwrite(s, 1, n, tr->f) != n) {
+        tr->io_error = true;
+        tr->io_errno = errno ? errno : EIO;
+    }
+}
+
 bool ks_trace_flush(ks_trace *tr)
 {
-    if (tr->f && tr->len > 0) {
-        if (fwrite(tr->buf, 1, tr->len, tr->f) != tr->len)
-            tr->io_error = true;
-        tr->len = 0;
-    }
-    if (tr->f && fflush(tr->f) != 0)
+    if (!tr->f)
+        return true;
+    write_out(tr, tr->buf, tr->len);
+    tr->len = 0;
+    errno = 0;
+    if (!tr->io_error && fflush(tr->f) != 0) {
         tr->io_error = true;
+        tr->io_errno = errno ? errno : EIO;
+    }
     return !tr->io_error;
 }
 
 static void put(ks_trace *tr, const char *s, size_t n)
 {
     if (tr->len + n > sizeof tr->buf) {
-        if (fwrite(tr->buf, 1, tr->len, tr->f) != tr->len)
-            tr->io_error = true;
+        write_out(tr, tr->buf, tr->len);
         tr->len = 0;
         if (n > sizeof tr->buf) {
-            if (fwrite(s, 1, n, tr->f) != n)
-                tr->io_error = true;
+            write_out(tr, s, n);
             return;
         }
     }

@@ -79,6 +79,7 @@ typedef struct ks_trace {
     FILE *f;              /* NULL: tracing off */
     ks_trace_level level;
     bool io_error;        /* a write failed; the trace is incomplete */
+    int io_errno;         /* the OS error of the first failed write */
     bool in_line;
     uint64_t lines;
     uint64_t lines_by_kind[KS_TR__COUNT];
@@ -88,7 +89,8 @@ typedef struct ks_trace {
 
 /* f may be NULL (no trace). The writer does not own f. */
 void ks_trace_init(ks_trace *tr, FILE *f, ks_trace_level level);
-/* Writes out what is buffered. Returns false if any write failed. */
+/* Writes out what is buffered. Returns false if any write failed (then
+ * io_errno says why). After a failed write nothing more is written. */
 bool ks_trace_flush(ks_trace *tr);
 
 /* The level of each record kind, generated from KS_TRACE_KINDS. */

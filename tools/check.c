@@ -819,7 +819,7 @@ static void run_all(const check_opts *o, const file_list *files, scen_result *re
 {
     if (o->tap)
         fprintf(out, "TAP version 13\n1..%zu\n", files->n);
-    fflush(out);
+    ks_cli_flush(out);
     for (size_t i = 0; i < files->n; i++) {
         run_one(o, files->v[i], &res[i]);
         t->n[res[i].what]++;
@@ -827,10 +827,10 @@ static void run_all(const check_opts *o, const file_list *files, scen_result *re
             report_tap(out, i + 1, &res[i]);
         else
             report_human(out, o, &res[i]);
-        fflush(out); /* a CI log shows each scenario as it ends */
+        ks_cli_flush(out); /* a CI log shows each scenario as it ends */
     }
     report_totals(out, o, files->n, t);
-    fflush(out);
+    ks_cli_flush(out);
 }
 
 /* Runs the check once the options are parsed; returns the exit code. */

@@ -548,31 +548,36 @@ static json_t *simulate(const ks_scenario *sc, ks_trace *tr, ks_expect_result *e
     return summary;
 }
 
-/* Writes the summary whole, then puts the trace in place (its stream was
- * flushed by the caller). The summary is renamed last, so a complete
- * summary implies a complete trace. On failure nothing is left behind:
- * both temporary files are removed. */
-static bool write_outputs(const run_paths *p, json_t *summary, ks_outfile *tout)
+/* Writes the summary, then commits it with the trace as one
+ * (ks_outfile_commit_all): both appear, or neither, and a summary never
+ * sits beside the trace of another run. On failure (message printed)
+ * nothing is left behind, not even the directories the run created. */
+static bool write_outputs(const run_paths *p, json_t *summary, ks_outfile *tout, ks_trace *tr)
 {
     char err[512];
-    ks_outfile sout;
+    ks_outfile sout = {0};
+    ks_outfile *both[2] = {tout, &sout};
+    if (p->trace && !ks_trace_flush(tr)) {
+        fprintf(stderr, "ksim: error: %s: write failed: %s\n",
+                strcmp(p->trace, "-") == 0 ? "standard output" : p->trace,
+                strerror(tr->io_errno));
+        ks_outfile_abort_all(both, 2);
+        return false;
+    }
     if (!ks_outfile_open(&sout, p->summary, err, sizeof err)) {
         fprintf(stderr, "ksim: error: %s\n", err);
-        ks_outfile_abort(tout);
+        ks_outfile_abort_all(both, 2);
         return false;
     }
+    errno = 0;
     if (json_dumpf(summary, sout.f, JSON_INDENT(2)) != 0 || fputc('\n', sout.f) == EOF) {
-        fprintf(stderr, "ksim: error: %s: write failed\n", p->summary);
-        ks_outfile_abort(&sout);
-        ks_outfile_abort(tout);
+        fprintf(stderr, "ksim: error: %s: write failed: %s\n",
+                sout.is_stdout ? "standard output" : p->summary,
+                strerror(errno ? errno : EIO));
+        ks_outfile_abort_all(both, 2);
         return false;
     }
-    if (p->trace && !ks_outfile_commit(tout, err, sizeof err)) {
-        fprintf(stderr, "ksim: error: %s\n", err);
-        ks_outfile_abort(&sout);
-        return false;
-    }
-    if (!ks_outfile_commit(&sout, err, sizeof err)) {
+    if (!ks_outfile_commit_all(both, 2, err, sizeof err)) {
         fprintf(stderr, "ksim: error: %s\n", err);
         return false;
     }
@@ -583,7 +588,7 @@ static bool write_outputs(const run_paths *p, json_t *summary, ks_outfile *tout)
 static int run_loaded(run_opts *o, ks_scenario *sc)
 {
     char err[512];
-    run_paths paths;
+    run_paths paths = {0};
     ks_outfile tout = {0};
     ks_expect_result er = {0};
     json_t *summary = NULL;
@@ -592,7 +597,13 @@ static int run_loaded(run_opts *o, ks_scenario *sc)
     if (!tr || !resolve_paths(o, sc, &paths)) {
         fprintf(stderr, "ksim: error: out of memory\n");
         free(tr);
+        free_paths(&paths);
         return KS_EXIT_USAGE;
+    }
+    if (paths.trace && ks_outfile_same_target(paths.trace, paths.summary)) {
+        rc = usage_error("run: the trace and the summary would be one file: %s", paths.trace,
+                         "run ");
+        goto out;
     }
     if (paths.trace && !ks_outfile_open(&tout, paths.trace, err, sizeof err)) {
         fprintf(stderr, "ksim: error: %s\n", err);
@@ -600,14 +611,12 @@ static int run_loaded(run_opts *o, ks_scenario *sc)
     }
     ks_trace_init(tr, paths.trace ? tout.f : NULL, o->level);
     summary = simulate(sc, tr, &er);
-    if (!summary)
-        goto out_abort;
-    if (!ks_trace_flush(tr)) {
-        fprintf(stderr, "ksim: error: %s: write failed (disk full?)\n", paths.trace);
-        goto out_abort;
+    if (!summary) {
+        ks_outfile_abort(&tout);
+        goto out;
     }
-    if (!write_outputs(&paths, summary, &tout))
-        goto out; /* write_outputs closed or committed the trace */
+    if (!write_outputs(&paths, summary, &tout, tr))
+        goto out;
     rc = er.failed ? KS_EXIT_EXPECT : KS_EXIT_OK;
     if (!o->quiet) {
         bool to_stdout = (paths.trace && strcmp(paths.trace, "-") == 0) ||
@@ -619,11 +628,7 @@ static int run_loaded(run_opts *o, ks_scenario *sc)
                 er.checked);
         print_reproduce(stderr, o, sc);
     }
-    goto out;
 
-out_abort:
-    if (paths.trace)
-        ks_outfile_abort(&tout);
 out:
     json_decref(er.report);
     json_decref(summary);
@@ -862,7 +867,46 @@ static int cmd_partition(int argc, char **argv)
     return ok ? KS_EXIT_OK : KS_EXIT_USAGE;
 }
 
+static int dispatch(int argc, char **argv);
+
+/* The OS error of the first failed flush of standard output, for the
+ * message at the end (command-line state, not simulation state). */
+static int stdout_errno;
+
+bool ks_cli_flush(FILE *f)
+{
+    errno = 0;
+    if (fflush(f) == 0)
+        return true;
+    if (f == stdout && !stdout_errno)
+        stdout_errno = errno;
+    return false;
+}
+
+/* Whatever a command printed must have reached standard output: a full
+ * disk or a closed pipe is an error (exit 2), never a silent success. */
+static int check_stdout(const char *cmd, int rc)
+{
+    if (ks_cli_flush(stdout) && !ferror(stdout) && !stdout_errno)
+        return rc;
+    int e = stdout_errno;
+    stdout_errno = 0;
+    clearerr(stdout);
+    if (rc == KS_EXIT_USAGE && !e)
+        return rc; /* the command failed already and said why */
+    fprintf(stderr, "ksim: %s%sstandard output: write failed: %s\n", cmd, *cmd ? ": " : "",
+            e ? strerror(e) : "an earlier write failed");
+    return KS_EXIT_USAGE;
+}
+
 int ks_cli_main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    const char *cmd = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
+    return check_stdout(cmd, rc);
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage_main, stderr);

@@ -9,11 +9,19 @@
 #ifndef KS_CLI_H
 #define KS_CLI_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
 #define KS_EXIT_OK 0
 #define KS_EXIT_EXPECT 1
 #define KS_EXIT_USAGE 2
 
 int ks_cli_main(int argc, char **argv);
+
+/* fflush for the commands' output as it goes (a CI log shows each line
+ * when it is written); a failure on standard output is remembered, and
+ * ks_cli_main then exits 2 naming the OS error. */
+bool ks_cli_flush(FILE *f);
 
 /* For every command's options: when argv[*i] is "--name=value" or
  * "--name value", the value (advancing *i past it; "" when the value is
