@@ -9,7 +9,10 @@
  * producer; the seven transaction steps; the Mermaid diagram; the
  * filters (--record, --partition, --from/--to, --max-steps); and the
  * errors (a malformed line with its number, another trace format, a
- * summary-level trace, bad options). The whole output for the seed
+ * summary-level trace, bad options); a trace written by another JSON
+ * writer (keys sorted, spaces, escapes) explained byte for byte as the
+ * original; fields of the wrong type, NUL bytes and duplicate keys
+ * refused with the line and the field; ks_explain_stream. The whole output for the seed
  * scenarios is compared byte for byte with tests/golden/explain-*.txt
  * (KSIM_UPDATE_GOLDEN=1 rewrites them, after a change meant to change them).
  *
@@ -29,6 +32,7 @@
 #include "models/world.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/trace_line.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -530,6 +534,224 @@ static void test_batch_level(void **state)
     result_free(&r);
 }
 
+/* ---- other JSON formatting, wrongly typed fields ---------------------------------- */
+
+/* Every line of the trace at `from` written to `to` as jansson writes it
+ * with sorted keys (a space after ':' and ','), "p1" spelled with \u
+ * escapes, a blank before it and "\r\n" after it. */
+static void reserialise(const char *from, const char *to)
+{
+    char *text = read_whole(from);
+    assert_non_null(text);
+    FILE *f = fopen(to, "wb");
+    assert_non_null(f);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        json_error_t jerr;
+        json_t *j = json_loads(line, 0, &jerr);
+        assert_non_null(j);
+        char *out = json_dumps(j, JSON_SORT_KEYS);
+        assert_non_null(out);
+        fputs(" ", f);
+        for (const char *p = out; *p;) {
+            if (strncmp(p, "\"p1\"", 4) == 0) {
+                fputs("\"\\u0070\\u0031\"", f);
+                p += 4;
+            } else {
+                fputc(*p++, f);
+            }
+        }
+        fputs("\r\n", f);
+        free(out);
+        json_decref(j);
+    }
+    fclose(f);
+    free(text);
+}
+
+/* A trace passed through another JSON writer is explained byte for byte
+ * as the original. */
+static void test_other_formatting(void **state)
+{
+    fixture *fx = *state;
+    static const char *const names[] = {"seed-at-least-once", "seed-transaction-commit",
+                                        "consume-transform-produce-at-least-once"};
+    char other[160];
+    snprintf(other, sizeof other, "%s/other.jsonl", fx->dir);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        run_scenario(fx, names[i], i == 0 ? key_a : NULL, i == 0, KS_TL_RECORD, true);
+        reserialise(fx->trace, other);
+        char *resorted = read_whole(other);
+        assert_non_null(strstr(resorted, "\"ev\": \"header\""));
+        assert_true(i == 2 || strstr(resorted, "\\u0070\\u0031")); /* its producer is p1 */
+        free(resorted);
+        for (int mermaid = 0; mermaid < 2; mermaid++) {
+            const char *f = mermaid ? "mermaid" : "text";
+            result a = explain(fx, fx->trace, "--format", f, "--max-steps", "0", NULL);
+            result b = explain(fx, other, "--format", f, "--max-steps", "0", NULL);
+            assert_int_equal(a.rc, 0);
+            assert_int_equal(b.rc, 0);
+            assert_non_null(a.out);
+            assert_non_null(b.out);
+            assert_non_null(strstr(a.out, "delivery checker")); /* the summary was read */
+            assert_string_equal(a.out, b.out);
+            result_free(&a);
+            result_free(&b);
+        }
+    }
+}
+
+/* In the trace text, the first line holding `line_part`: its first
+ * `from` becomes `to`. Returns that line's number. */
+static size_t edit_first(char **text, const char *line_part, const char *from, const char *to)
+{
+    char *hit = strstr(*text, line_part);
+    assert_non_null(hit);
+    char *start = hit;
+    while (start > *text && start[-1] != '\n')
+        start--;
+    char *at = strstr(start, from);
+    assert_non_null(at);
+    assert_true(at < start + strcspn(start, "\n"));
+    size_t line = 1;
+    for (const char *p = *text; p < start; p++)
+        line += *p == '\n';
+    size_t head = (size_t)(at - *text), tail = strlen(at + strlen(from));
+    char *out = malloc(head + strlen(to) + tail + 1);
+    assert_non_null(out);
+    memcpy(out, *text, head);
+    strcpy(out + head, to);
+    strcat(out, at + strlen(from));
+    free(*text);
+    *text = out;
+    return line;
+}
+
+/* A field of the wrong type is an error naming the line and the field;
+ * nothing is written. */
+static void test_wrong_types(void **state)
+{
+    fixture *fx = *state;
+    static const struct {
+        const char *line, *from, *to, *message;
+    } cases[] = {
+        {"\"ev\":\"append\"", "\"offset\":0", "\"offset\":1.5",
+         "field \"offset\": expected an integer, got 1.5"},
+        {"\"ev\":\"ack\"", "\"offset\":1", "\"offset\":\"1\"",
+         "field \"offset\": expected an integer, got \"1\""},
+        {"\"ev\":\"drain\"", "\"producer\":\"p1\"", "\"producer\":7",
+         "field \"producer\": expected a string, got 7"},
+        {"\"ev\":\"produce\"", "\"key\":\"A\"", "\"key\":[\"A\"]",
+         "field \"key\": expected a string or null, got [\"A\"]"},
+        {"\"ev\":\"header\"", "\"retries\":2147483647", "\"retries\":\"many\"",
+         "field \"derived.producers[0].config.retries\": expected an integer, got \"many\""},
+        {"\"ev\":\"header\"", "\"format\":1", "\"format\":1.0",
+         "field \"format\": expected an integer, got 1.0"},
+        {"\"ev\":\"fault\"", "\"fault\":0", "\"fault\":false",
+         "field \"fault\": expected an integer, got false"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, false);
+        char *trace = read_whole(fx->trace);
+        assert_non_null(trace);
+        size_t line = edit_first(&trace, cases[i].line, cases[i].from, cases[i].to);
+        write_text(fx->trace, trace);
+        free(trace);
+        result r = explain(fx, fx->trace, NULL);
+        char want[320];
+        snprintf(want, sizeof want, "ksim: explain: %s:%zu: %s\n", fx->trace, line,
+                 cases[i].message);
+        assert_int_equal(r.rc, 2);
+        assert_string_equal(r.err, want);
+        assert_null(r.out); /* -o FILE: whole, or not at all */
+        result_free(&r);
+    }
+    /* a wrongly typed summary field, by its JSON path */
+    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, true);
+    char path[160];
+    snprintf(path, sizeof path, "%s/summary.json", fx->dir);
+    char *summary = read_whole(path);
+    assert_non_null(summary);
+    edit_first(&summary, "\"lost\"", "\"lost\": 0", "\"lost\": \"none\"");
+    write_text(path, summary);
+    free(summary);
+    result r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "summary.json: field \"delivery.lost\": expected an integer, got \"none\"");
+    assert_null(r.out);
+    result_free(&r);
+}
+
+/* A NUL byte in a line is refused with the line's number, never read as
+ * a shorter line; so is a duplicate key. */
+static void test_nul_and_duplicates(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, false);
+    char *trace = read_whole(fx->trace);
+    assert_non_null(trace);
+    size_t line = edit_first(&trace, "\"ev\":\"ack\"", "\"error\":\"NONE\"}",
+                             "\"error\":\"NONE\"}@@");
+    char *at = strstr(trace, "@@");
+    size_t len = strlen(trace);
+    FILE *f = fopen(fx->trace, "wb");
+    assert_non_null(f);
+    at[0] = '\0'; /* the line ends '}' NUL '\n' */
+    at[1] = '\n';
+    assert_int_equal(fwrite(trace, 1, len, f), len);
+    fclose(f);
+    result r = explain(fx, fx->trace, NULL);
+    char want[256];
+    snprintf(want, sizeof want, "%s:%zu: a NUL byte at column", fx->trace, line);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, want);
+    assert_null(r.out);
+    result_free(&r);
+    free(trace);
+    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, false);
+    trace = read_whole(fx->trace);
+    line = edit_first(&trace, "\"ev\":\"send\"", "\"broker\":0", "\"broker\":0,\"broker\":1");
+    write_text(fx->trace, trace);
+    free(trace);
+    r = explain(fx, fx->trace, NULL);
+    snprintf(want, sizeof want, "%s:%zu: a duplicate key \"broker\"", fx->trace, line);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, want);
+    result_free(&r);
+}
+
+/* ks_explain_stream: the same explanation, from any FILE. */
+static void test_stream(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-idempotent", key_a, 1, KS_TL_RECORD, false);
+    result r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 0);
+    char *text = read_whole(fx->trace);
+    FILE *in = fmemopen(text, strlen(text), "rb");
+    FILE *out = tmpfile();
+    assert_non_null(in);
+    assert_non_null(out);
+    char err[256] = "";
+    assert_int_equal(ks_explain_stream(in, "mem.jsonl", out, err, sizeof err), 0);
+    long n = ftell(out);
+    rewind(out);
+    char *got = calloc((size_t)n + 1, 1);
+    assert_int_equal(fread(got, 1, (size_t)n, out), (size_t)n);
+    assert_string_equal(got, r.out);
+    fclose(in);
+    fclose(out);
+    static const char bad[] = "{\"t\":0,\"ev\":\"header\",\"format\":\"1\"}\n";
+    in = fmemopen((void *)bad, sizeof bad - 1, "rb");
+    out = tmpfile();
+    assert_int_equal(ks_explain_stream(in, "mem.jsonl", out, err, sizeof err), 2);
+    assert_string_equal(err, "mem.jsonl:1: field \"format\": expected an integer, got \"1\"");
+    fclose(in);
+    fclose(out);
+    free(got);
+    free(text);
+    result_free(&r);
+}
+
 /* ---- errors and usage --------------------------------------------------------- */
 
 static void test_malformed_line(void **state)
@@ -544,13 +766,13 @@ static void test_malformed_line(void **state)
     free(trace);
     result r = explain(fx, fx->trace, NULL);
     assert_int_equal(r.rc, 2);
-    assert_has(r.err, "trace.jsonl: line 4: not JSON");
+    assert_has(r.err, "trace.jsonl:4: not JSON: expected a value at column 31");
     assert_null(r.out); /* -o FILE: whole, or not at all */
     result_free(&r);
     write_text(fx->trace, "{\"t\":0,\"ev\":\"header\",\"format\":1,\"level\":\"record\"}\n[1,2]\n");
     r = explain(fx, fx->trace, NULL);
     assert_int_equal(r.rc, 2);
-    assert_has(r.err, "line 2: not a trace record");
+    assert_has(r.err, "trace.jsonl:2: not a JSON object");
     result_free(&r);
 }
 
@@ -651,6 +873,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_window, setup, teardown),
         cmocka_unit_test_setup_teardown(test_max_steps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_level, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_other_formatting, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wrong_types, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nul_and_duplicates, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_traces, setup, teardown),
         cmocka_unit_test_setup_teardown(test_usage, setup, teardown),

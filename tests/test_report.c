@@ -4,7 +4,9 @@
  * and two on the same axes; the fault markers; labels of runs that share
  * a name; determinism (the same runs give the same bytes); a missing
  * gnuplot; and its errors (a RUN that does not exist, a file that is not
- * a ksim trace, bad usage).
+ * a ksim trace, bad usage). Traces written by another JSON writer give
+ * the same data files; a wrongly typed field (trace or summary) or a NUL
+ * byte is an error naming the line and the field, and leaves no output.
  *
  * The traces are made once, by `ksim run` in this process (ks_cli_main),
  * from the scenarios of the source tree ($KSIM_SOURCE_DIR) into a fresh
@@ -21,10 +23,13 @@
 
 #include "tests/harness.h"
 
+#include "sim/str.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/trace_line.h"
 
 #include <ftw.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -429,6 +434,229 @@ static void bad_runs(void **state)
     assert_false(exists(WORK "/bad/report.md"));
 }
 
+/* ---- other JSON formatting, wrongly typed fields ---------------------------- */
+
+static void write_bytes(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    fclose(f);
+}
+
+/* WORK/to: a copy of run WORK/from (trace.jsonl and summary.json) whose
+ * trace is `trace` (len bytes). */
+static void make_run(const char *from, const char *to, const char *trace, size_t len)
+{
+    char dir[256], path[320];
+    snprintf(dir, sizeof dir, WORK "/%s", to);
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/trace.jsonl", dir);
+    write_bytes(path, trace, len);
+    snprintf(path, sizeof path, WORK "/%s/summary.json", from);
+    char *summary = read_whole(path);
+    assert_non_null(summary);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    write_bytes(path, summary, strlen(summary));
+    free(summary);
+}
+
+static char *trace_of(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, WORK "/%s/trace.jsonl", name);
+    char *text = read_whole(path);
+    assert_non_null(text);
+    return text;
+}
+
+/* Every line as jansson writes it with sorted keys (spaces after ':' and
+ * ','), "p1" spelled with \u escapes, a blank before it, "\r\n" after. */
+static char *reserialised(const char *text)
+{
+    char *copy = ks_strdup(text);
+    ks_sbuf out = {0};
+    for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
+        json_error_t jerr;
+        json_t *j = json_loads(line, 0, &jerr);
+        assert_non_null(j);
+        char *dumped = json_dumps(j, JSON_SORT_KEYS);
+        assert_non_null(dumped);
+        ks_sb_puts(&out, " ");
+        for (const char *p = dumped; *p;) {
+            bool p1 = strncmp(p, "\"p1\"", 4) == 0;
+            ks_sb_add(&out, p1 ? "\"\\u0070\\u0031\"" : p, p1 ? 14 : 1);
+            p += p1 ? 4 : 1;
+        }
+        ks_sb_puts(&out, "\r\n");
+        free(dumped);
+        json_decref(j);
+    }
+    free(copy);
+    return ks_sb_take(&out);
+}
+
+/* Runs passed through another JSON writer give the same data files. */
+static void other_formatting(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"alo", "rr"};
+    for (size_t i = 0; i < 2; i++) {
+        char *text = trace_of(names[i]);
+        char *other = reserialised(text);
+        assert_non_null(strstr(other, "\"ev\": \"metrics\""));
+        char to[64];
+        snprintf(to, sizeof to, "%s-reformatted", names[i]);
+        make_run(names[i], to, other, strlen(other));
+        free(text);
+        free(other);
+    }
+    const char *compact[] = {WORK "/alo", WORK "/rr"};
+    const char *other[] = {WORK "/alo-reformatted", WORK "/rr-reformatted"};
+    rc_is(report(WORK "/fmt-compact", 2, compact, "--format=svg"), 0);
+    rc_is(report(WORK "/fmt-other", 2, other, "--format=svg"), 0);
+    const char *files[] = {"data/run1-metrics.dat", "data/run1-faults.dat", "data/run1-cdf.dat",
+                           "data/run1-batches.dat", "data/run2-metrics.dat",
+                           "data/run2-batches.dat", "data/delivery.dat"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *a = read_whole(path_in(WORK "/fmt-compact", files[i]));
+        char *b = read_whole(path_in(WORK "/fmt-other", files[i]));
+        assert_non_null(a);
+        assert_non_null(b);
+        if (strcmp(a, b) != 0)
+            print_error("%s differs\n", files[i]);
+        assert_string_equal(a, b);
+        assert_true(strlen(a) > 20);
+        free(a);
+        free(b);
+    }
+}
+
+/* In text, the first line holding `line_part`: its first `from` becomes
+ * `to`. Returns that line's number. */
+static size_t edit_first(char **text, const char *line_part, const char *from, const char *to)
+{
+    char *start = strstr(*text, line_part);
+    assert_non_null(start);
+    while (start > *text && start[-1] != '\n')
+        start--;
+    char *at = strstr(start, from);
+    assert_non_null(at);
+    assert_true(at < start + strcspn(start, "\n"));
+    size_t line = 1;
+    for (const char *p = *text; p < start; p++)
+        line += *p == '\n';
+    ks_sbuf b = {0};
+    ks_sb_add(&b, *text, (size_t)(at - *text));
+    ks_sb_puts(&b, to);
+    ks_sb_puts(&b, at + strlen(from));
+    free(*text);
+    *text = ks_sb_take(&b);
+    return line;
+}
+
+/* A report that must fail with `message` and leave nothing behind. */
+static void fails_cleanly(size_t n_runs, const char *const *runs, const char *message)
+{
+    const char *dir = WORK "/must-not-exist";
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    captured c = report(dir, (int)n_runs, runs, NULL);
+    if (!strstr(c.err, message))
+        print_error("expected \"%s\" in:\n%s\n", message, c.err);
+    assert_non_null(strstr(c.err, message));
+    rc_is(c, KS_EXIT_USAGE);
+    assert_false(exists(dir));
+}
+
+/* A field of the wrong type, in a trace line or in the summary, is an
+ * error naming the file, the line and the field; no output is written,
+ * not even for the runs before it. */
+static void wrong_types(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line, *from, *to, *message;
+    } cases[] = {
+        {"\"ev\":\"ack\"", "\"latency_ns\":", "\"latency_ns\":\"5\",\"x\":",
+         "field \"latency_ns\": expected an integer, got \"5\""},
+        {"\"ev\":\"metrics\"", "\"acked\":", "\"acked\":1.5,\"x\":",
+         "field \"acked\": expected an integer, got 1.5"},
+        {"\"ev\":\"fault\"", "\"type\":", "\"type\":3,\"x\":",
+         "field \"type\": expected a string, got 3"},
+        {"\"ev\":\"drain\"", "\"records\":", "\"records\":null,\"x\":",
+         "field \"records\": expected an integer, got null"},
+        {"\"ev\":\"header\"", "\"seed\":1", "\"seed\":\"1\"",
+         "field \"seed\": expected an integer, got \"1\""},
+        {"\"ev\":\"header\"", "\"partitioner\":\"uniform_sticky\"", "\"partitioner\":7",
+         "field \"derived.producers[0].partitioner\": expected a string, got 7"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *text = trace_of("alo");
+        size_t line = edit_first(&text, cases[i].line, cases[i].from, cases[i].to);
+        make_run("alo", "bad-type", text, strlen(text));
+        free(text);
+        char want[256];
+        snprintf(want, sizeof want, WORK "/bad-type/trace.jsonl:%zu: %s", line, cases[i].message);
+        const char *one[] = {WORK "/bad-type"};
+        fails_cleanly(1, one, want);
+        const char *two[] = {WORK "/alo", WORK "/bad-type"};
+        fails_cleanly(2, two, want);
+    }
+    char *text = trace_of("alo");
+    make_run("alo", "bad-summary", text, strlen(text));
+    free(text);
+    char *summary = read_whole(WORK "/bad-summary/summary.json");
+    assert_non_null(summary);
+    edit_first(&summary, "\"lost\"", "\"lost\":", "\"lost\": \"none\", \"x\":");
+    write_bytes(WORK "/bad-summary/summary.json", summary, strlen(summary));
+    free(summary);
+    const char *runs[] = {WORK "/alo", WORK "/bad-summary"};
+    fails_cleanly(2, runs,
+                  WORK "/bad-summary/summary.json: field \"delivery.lost\": expected an integer, "
+                       "got \"none\"");
+}
+
+/* A NUL byte in a line is refused with the line's number. */
+static void nul_byte(void **state)
+{
+    (void)state;
+    char *text = trace_of("alo");
+    size_t line = edit_first(&text, "\"ev\":\"produce\"", "\"topic\":", "\"to@ic\":");
+    size_t len = strlen(text);
+    *strchr(text, '@') = '\0';
+    make_run("alo", "nul", text, len);
+    free(text);
+    char want[160];
+    snprintf(want, sizeof want, WORK "/nul/trace.jsonl:%zu: a NUL byte at column", line);
+    const char *runs[] = {WORK "/nul"};
+    fails_cleanly(1, runs, want);
+}
+
+/* ks_report_stream reads a trace from any FILE, with the same checks. */
+static void stream(void **state)
+{
+    (void)state;
+    char *text = trace_of("alo");
+    FILE *in = fmemopen(text, strlen(text), "rb");
+    assert_non_null(in);
+    char err[512] = "";
+    assert_int_equal(ks_report_stream(in, "mem.jsonl", err, sizeof err), 0);
+    fclose(in);
+    size_t line = edit_first(&text, "\"ev\":\"ack\"", "\"offset\":", "\"offset\":1e3,\"x\":");
+    in = fmemopen(text, strlen(text), "rb");
+    assert_int_equal(ks_report_stream(in, "mem.jsonl", err, sizeof err), 0); /* offset: unread */
+    fclose(in);
+    edit_first(&text, "\"ev\":\"ack\"", "\"latency_ns\":", "\"latency_ns\":1e3,\"y\":");
+    in = fmemopen(text, strlen(text), "rb");
+    assert_int_equal(ks_report_stream(in, "mem.jsonl", err, sizeof err), 2);
+    char want[128];
+    snprintf(want, sizeof want, "mem.jsonl:%zu: field \"latency_ns\": expected an integer, got 1e3",
+             line);
+    assert_string_equal(err, want);
+    fclose(in);
+    free(text);
+}
+
 /* Usage errors, --help, and templates that are not there. */
 static void usage(void **state)
 {
@@ -459,6 +687,10 @@ int main(void)
         cmocka_unit_test(same_runs_same_bytes),
         cmocka_unit_test(without_gnuplot),
         cmocka_unit_test(bad_runs),
+        cmocka_unit_test(other_formatting),
+        cmocka_unit_test(wrong_types),
+        cmocka_unit_test(nul_byte),
+        cmocka_unit_test(stream),
         cmocka_unit_test(usage),
     };
     return cmocka_run_group_tests(tests, make_runs, NULL);

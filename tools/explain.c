@@ -12,6 +12,12 @@
  * [RESULT] section ends the output. `--format mermaid` writes the same
  * steps as a Mermaid sequenceDiagram.
  *
+ * Lines are read with tools/trace_line.h, whatever their JSON
+ * formatting, and every field read is of the type the format gives it,
+ * or the trace is refused (the file, the line and the field named): a
+ * wrong type never draws a wrong picture. The summary beside the trace
+ * is checked the same way, by JSON path.
+ *
  * Memory does not grow with the trace: lines are parsed one at a time,
  * and what is remembered about records, batches and requests is bounded
  * (the most recent NAME_SLOTS record names, LIVE_BATCHES batches,
@@ -23,6 +29,7 @@
 #include "sim/outfile.h"
 #include "sim/str.h"
 #include "tools/cli.h"
+#include "tools/trace_line.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -76,7 +83,6 @@ const char ks_usage_explain[] =
 #define TOLD_MAX 8          /* outcomes listed per producer or consumer in [RESULT] */
 #define DUPS_MAX 4          /* duplicates listed per partition in [RESULT] */
 #define RESULT_PARTS 4      /* partitions drawn in [RESULT] */
-#define MAX_LINE (64u << 20)
 #define NONE SIZE_MAX
 
 /* ---- text widths ---------------------------------------------------------- */
@@ -387,6 +393,7 @@ typedef struct pending_fault {
 typedef struct opts {
     const char *trace, *out, *partition;
     bool mermaid, brief, has_from, has_to, has_record;
+    bool no_summary; /* do not read the summary beside the trace */
     int64_t from_ns, to_ns, max_steps;
     uint64_t record;
 } opts;
@@ -396,6 +403,7 @@ typedef struct explain {
     FILE *out;
     char *scenario, *kafka, *level;
     int64_t seed;
+    json_t *summary; /* the run's summary.json, NULL if none */
     bool record_level, single_topic;
     char **fault_types;
     size_t nfaults;
@@ -432,25 +440,6 @@ typedef struct explain {
 } explain;
 
 /* ---- reading trace fields ------------------------------------------------ */
-
-static int64_t jint(json_t *o, const char *key, int64_t def)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : def;
-}
-
-static const char *jstr(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-/* A string field, or "" when absent: for text only. */
-static const char *jtext(json_t *o, const char *key)
-{
-    const char *s = jstr(o, key);
-    return s ? s : "";
-}
 
 static void copy_str(char *dst, size_t n, const char *src)
 {
@@ -657,14 +646,39 @@ static void name_source(explain *e, uint64_t id, uint64_t source)
     s->source = source;
 }
 
+/* Appends s at buf[at] (buf holds n bytes), cut as snprintf cuts;
+ * returns the new length. */
+static size_t put_str(char *buf, size_t n, size_t at, const char *s)
+{
+    size_t k = strlen(s);
+    if (at + k >= n)
+        k = at + 1 < n ? n - 1 - at : 0;
+    memcpy(buf + at, s, k);
+    buf[at + k] = '\0';
+    return at + k;
+}
+
+/* v in decimal (these run for every record: no printf). */
+static void u64_text(uint64_t v, char out[24])
+{
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    out[n] = '\0';
+}
+
 /* "A" for a record with key A, else "12". */
 static void record_label(const explain *e, uint64_t id, char *buf, size_t n)
 {
     const name_slot *s = &e->names[id % NAME_SLOTS];
-    if (s->used && s->id == id && s->key)
-        snprintf(buf, n, "%s", s->key);
-    else
-        snprintf(buf, n, "%" PRIu64, id);
+    char num[24];
+    u64_text(id, num);
+    put_str(buf, n, 0, s->used && s->id == id && s->key ? s->key : num);
 }
 
 /* "record A" when the record had key A, else "record 12"; "record 16
@@ -674,11 +688,10 @@ static void record_name(const explain *e, uint64_t id, char *buf, size_t n)
     const name_slot *s = &e->names[id % NAME_SLOTS];
     char self[NAME_BUF], src[NAME_BUF];
     record_label(e, id, self, sizeof self);
+    size_t at = put_str(buf, n, put_str(buf, n, 0, "record "), self);
     if (s->id == id && s->has_source) {
         record_label(e, s->source, src, sizeof src);
-        snprintf(buf, n, "record %s (from %s)", self, src);
-    } else {
-        snprintf(buf, n, "record %s", self);
+        put_str(buf, n, put_str(buf, n, put_str(buf, n, at, " (from "), src), ")");
     }
 }
 
@@ -853,6 +866,14 @@ static bool in_window(const explain *e, int64_t t)
 
 static void render(explain *e, const step *s);
 
+/* Whether step s (being built) may be drawn: one outside the window, or
+ * past the step budget, never is, so the builders of its text (called
+ * for every record) need not run. */
+static bool step_drawn(const explain *e, const step *s)
+{
+    return in_window(e, s->t) && (e->o.max_steps == 0 || e->shown < e->o.max_steps);
+}
+
 /* Forgets what the step being built did, keeping its buffers. */
 static void step_reset(step *s)
 {
@@ -939,8 +960,10 @@ static void step_touch(explain *e, size_t part)
 
 static void step_add_name(step *s, const char *name)
 {
-    if (s->nnames < LIST_NAMES)
-        ks_sb_printf(&s->names, "%s%s", s->nnames ? ", " : "", name);
+    if (s->nnames < LIST_NAMES) {
+        ks_sb_puts(&s->names, s->nnames ? ", " : "");
+        ks_sb_puts(&s->names, name);
+    }
     s->nnames++;
 }
 
@@ -950,7 +973,7 @@ static void names_text(const step *s, char *buf, size_t n)
     if (s->nnames > LIST_NAMES)
         snprintf(buf, n, "%s, +%zu more", ks_sb_str(&s->names), s->nnames - LIST_NAMES);
     else
-        snprintf(buf, n, "%s", ks_sb_str(&s->names));
+        put_str(buf, n, 0, ks_sb_str(&s->names));
 }
 
 static const char *part_label(const explain *e, size_t part)
@@ -987,6 +1010,8 @@ static void step_add_batch(explain *e, const batch *b)
 /* The description of send() calls: one record, or several at once. */
 static void describe_produce(explain *e, step *s, size_t part, bool failed)
 {
+    if (!step_drawn(e, s))
+        return;
     char names[NAME_BUF * 4];
     names_text(s, names, sizeof names);
     const char *id = e->prods[s->producer].id;
@@ -1032,13 +1057,13 @@ static void note_txn_record(explain *e, size_t p, size_t part)
 }
 
 /* A send() call: the record waits in its partition's queue for a batch. */
-static void on_produce(explain *e, json_t *j, int64_t t)
+static void on_produce(explain *e, ks_tline *j, int64_t t)
 {
-    size_t p = prod_of(e, jstr(j, "producer"));
-    uint64_t id = (uint64_t)jint(j, "record", 0);
-    int64_t pn = jint(j, "partition", -1);
-    size_t part = pn >= 0 ? part_of(e, jstr(j, "topic"), pn) : NONE;
-    name_store(e, id, jstr(j, "key"));
+    size_t p = prod_of(e, ks_tl_str(j, "producer", NULL));
+    uint64_t id = (uint64_t)ks_tl_int(j, "record", 0);
+    int64_t pn = ks_tl_int(j, "partition", -1);
+    size_t part = pn >= 0 ? part_of(e, ks_tl_str(j, "topic", NULL), pn) : NONE;
+    name_store(e, id, ks_tl_str_or_null(j, "key"));
     fifo *q = part != NONE ? fifo_of(e, p, part, true) : NULL;
     if (q && !fifo_push(q, id))
         e->oom = true;
@@ -1088,6 +1113,8 @@ static void send_step(explain *e, int64_t t, size_t p, int64_t r, int64_t broker
  * or several batches. */
 static void describe_send(explain *e, step *s, const batch *b)
 {
+    if (!step_drawn(e, s))
+        return;
     char names[NAME_BUF * 4], idem[64] = "";
     names_text(s, names, sizeof names);
     const producer *pr = &e->prods[s->producer];
@@ -1122,13 +1149,13 @@ static void describe_send(explain *e, step *s, const batch *b)
 }
 
 /* A batch taken into a request: the first time, it takes its records. */
-static void on_drain(explain *e, json_t *j, int64_t t)
+static void on_drain(explain *e, ks_tline *j, int64_t t)
 {
-    size_t p = prod_of(e, jstr(j, "producer"));
-    int64_t r = jint(j, "request", -1), broker = jint(j, "broker", -1);
-    int64_t bid = jint(j, "batch", -1), nrec = jint(j, "records", 0);
-    size_t part = part_of(e, jstr(j, "topic"), jint(j, "partition", -1));
-    bool retry = strcmp(jtext(j, "why"), "retry") == 0;
+    size_t p = prod_of(e, ks_tl_str(j, "producer", NULL));
+    int64_t r = ks_tl_int(j, "request", -1), broker = ks_tl_int(j, "broker", -1);
+    int64_t bid = ks_tl_int(j, "batch", -1), nrec = ks_tl_int(j, "records", 0);
+    size_t part = part_of(e, ks_tl_str(j, "topic", NULL), ks_tl_int(j, "partition", -1));
+    bool retry = strcmp(ks_tl_str(j, "why", ""), "retry") == 0;
     batch *b = batch_get(e, p, bid);
     if (!b)
         b = batch_new(e, p, bid, part, nrec);
@@ -1245,33 +1272,33 @@ static void describe_api_send(explain *e, step *s, producer *pr, int64_t entries
 }
 
 /* A request of another API than Produce leaves. */
-static void on_api_send(explain *e, json_t *j, int64_t t, size_t p, const char *api)
+static void on_api_send(explain *e, ks_tline *j, int64_t t, size_t p, const char *api)
 {
     step_begin(e, SK_API_SEND, t, p);
     step *s = &e->cur;
     producer *pr = &e->prods[p];
     copy_str(s->api, sizeof s->api, api);
-    s->request = jint(j, "request", -1);
-    s->broker = jint(j, "broker", -1);
+    s->request = ks_tl_int(j, "request", -1);
+    s->broker = ks_tl_int(j, "broker", -1);
     bool to_coord = pr->tid && strcmp(api, "FindCoordinator") != 0;
     s->from = (lane){'P', (int64_t)p};
     s->to = (lane){to_coord ? 'C' : 'B', s->broker};
     s->style = MS_REQ;
-    describe_api_send(e, s, pr, jint(j, "batches", 0));
+    describe_api_send(e, s, pr, ks_tl_int(j, "batches", 0));
     take_pending_fault(e, p, api, s->request);
 }
 
 /* A request leaves: a produce request (its drains came first) or another
  * API's. */
-static void on_send(explain *e, json_t *j, int64_t t)
+static void on_send(explain *e, ks_tline *j, int64_t t)
 {
-    size_t p = prod_of(e, jstr(j, "producer"));
-    const char *api = jstr(j, "api");
+    size_t p = prod_of(e, ks_tl_str(j, "producer", NULL));
+    const char *api = ks_tl_str(j, "api", NULL);
     if (api) {
         on_api_send(e, j, t, p, api);
         return;
     }
-    int64_t r = jint(j, "request", -1), broker = jint(j, "broker", -1);
+    int64_t r = ks_tl_int(j, "request", -1), broker = ks_tl_int(j, "broker", -1);
     send_step(e, t, p, r, broker);
     step *s = &e->cur;
     if (s->nbatches == 0) {
@@ -1375,7 +1402,8 @@ static void batch_names(const explain *e, const batch *b, char *buf, size_t n)
     step tmp = {0};
     char nm[NAME_BUF];
     for (size_t i = 0; i < b->nrecs; i++) {
-        record_name(e, b->recs[i], nm, sizeof nm);
+        if (tmp.nnames < LIST_NAMES) /* the others are only counted */
+            record_name(e, b->recs[i], nm, sizeof nm);
         step_add_name(&tmp, nm);
     }
     names_text(&tmp, buf, n);
@@ -1474,14 +1502,20 @@ static void append_step(explain *e, const append_line *a, const ks_sbuf *sentenc
 
 /* The leader handles one batch of a request: stores it, recognises a
  * duplicate (idempotence), or refuses it. */
-static void on_append(explain *e, json_t *j, int64_t t)
+static void on_append(explain *e, ks_tline *j, int64_t t)
 {
-    size_t p = prod_of(e, jstr(j, "producer"));
-    append_line a = {part_of(e, jstr(j, "topic"), jint(j, "partition", -1)), NULL,
-                     jint(j, "broker", -1), jint(j, "offset", -1), jint(j, "records", 0),
-                     jint(j, "producer_id", -1), jint(j, "epoch", -1),
-                     jint(j, "base_sequence", -1), jint(j, "fault", -1), jstr(j, "result")};
-    int64_t r = jint(j, "request", -1), bid = jint(j, "batch", -1);
+    size_t p = prod_of(e, ks_tl_str(j, "producer", NULL));
+    append_line a = {part_of(e, ks_tl_str(j, "topic", NULL), ks_tl_int(j, "partition", -1)),
+                     NULL,
+                     ks_tl_int(j, "broker", -1),
+                     ks_tl_int(j, "offset", -1),
+                     ks_tl_int(j, "records", 0),
+                     ks_tl_int(j, "producer_id", -1),
+                     ks_tl_int(j, "epoch", -1),
+                     ks_tl_int(j, "base_sequence", -1),
+                     ks_tl_int(j, "fault", -1),
+                     ks_tl_str(j, "result", NULL)};
+    int64_t r = ks_tl_int(j, "request", -1), bid = ks_tl_int(j, "batch", -1);
     if (a.part == NONE)
         return;
     e->parts[a.part].leader = a.broker;
@@ -1619,16 +1653,16 @@ static void lost_answer(explain *e, step *s, size_t p, int64_t fault)
     }
 }
 
-static void fault_response(explain *e, json_t *j, int64_t t, size_t p, int64_t fault)
+static void fault_response(explain *e, ks_tline *j, int64_t t, size_t p, int64_t fault)
 {
     step_begin(e, SK_LOST, t, p);
     step *s = &e->cur;
-    copy_str(s->api, sizeof s->api, jtext(j, "api"));
-    s->request = jint(j, "request", -1);
-    s->broker = jint(j, "broker", -1);
+    copy_str(s->api, sizeof s->api, ks_tl_str(j, "api", ""));
+    s->request = ks_tl_int(j, "request", -1);
+    s->broker = ks_tl_int(j, "broker", -1);
     s->from = p == NONE ? (lane){'B', s->broker} : api_lane(e, p, s->api, s->broker);
     s->to = p == NONE ? (lane){'C', e->marker_coord} : (lane){'P', (int64_t)p};
-    int64_t delay = jint(j, "delay_ns", 0);
+    int64_t delay = ks_tl_int(j, "delay_ns", 0);
     if (delay > 0) {
         char ms[32];
         fmt_ms(ms, sizeof ms, delay);
@@ -1647,12 +1681,13 @@ static void fault_response(explain *e, json_t *j, int64_t t, size_t p, int64_t f
     lost_answer(e, s, p, fault);
 }
 
-static void fault_window(explain *e, json_t *j, int64_t t, int64_t fault, const char *phase);
+static void fault_window(explain *e, ks_tline *j, int64_t t, int64_t fault, const char *phase);
 
-static void on_fault(explain *e, json_t *j, int64_t t)
+static void on_fault(explain *e, ks_tline *j, int64_t t)
 {
-    const char *what = jstr(j, "what"), *phase = jstr(j, "phase"), *pname = jstr(j, "producer");
-    int64_t fault = jint(j, "fault", -1);
+    const char *what = ks_tl_str(j, "what", NULL), *phase = ks_tl_str(j, "phase", NULL);
+    const char *pname = ks_tl_str(j, "producer", NULL);
+    int64_t fault = ks_tl_int(j, "fault", -1);
     if (phase) {
         fault_window(e, j, t, fault, phase);
         return;
@@ -1664,16 +1699,16 @@ static void on_fault(explain *e, json_t *j, int64_t t)
         fault_response(e, j, t, p, fault);
         return;
     }
-    const char *api = jtext(j, "api");
-    int64_t r = jint(j, "request", -1);
+    const char *api = ks_tl_str(j, "api", "");
+    int64_t r = ks_tl_int(j, "request", -1);
     if (!api[0] && e->cur.kind == SK_SEND && e->cur.producer == p && e->cur.request == r) {
-        step_fault_request(e, &e->cur, fault, jint(j, "delay_ns", 0));
+        step_fault_request(e, &e->cur, fault, ks_tl_int(j, "delay_ns", 0));
         return;
     }
     if (e->pf.on)
         flush_pending_fault(e);
-    e->pf = (pending_fault){true, p, t, jint(j, "broker", -1), r, fault, jint(j, "delay_ns", 0),
-                            ""};
+    e->pf = (pending_fault){true, p, t, ks_tl_int(j, "broker", -1), r, fault,
+                            ks_tl_int(j, "delay_ns", 0), ""};
     copy_str(e->pf.api, sizeof e->pf.api, api);
 }
 
@@ -1707,15 +1742,15 @@ static void describe_response(explain *e, step *s, const request *q, const char 
 
 /* The answer to FindCoordinator, InitProducerId, AddPartitionsToTxn or
  * EndTxn; the producer line that follows may say more. */
-static void on_api_response(explain *e, json_t *j, int64_t t, size_t p, const char *api)
+static void on_api_response(explain *e, ks_tline *j, int64_t t, size_t p, const char *api)
 {
     step_begin(e, SK_API_RESPONSE, t, p);
     step *s = &e->cur;
     const producer *pr = &e->prods[p];
-    const char *error = jtext(j, "error"), *tid = pr->tid ? pr->tid : "";
+    const char *error = ks_tl_str(j, "error", ""), *tid = pr->tid ? pr->tid : "";
     copy_str(s->api, sizeof s->api, api);
-    s->request = jint(j, "request", -1);
-    s->broker = jint(j, "broker", -1);
+    s->request = ks_tl_int(j, "request", -1);
+    s->broker = ks_tl_int(j, "broker", -1);
     s->from = api_lane(e, p, api, s->broker);
     s->to = (lane){'P', (int64_t)p};
     s->style = MS_RESP;
@@ -1737,22 +1772,22 @@ static void on_api_response(explain *e, json_t *j, int64_t t, size_t p, const ch
 
 /* A response reaches the producer; the ack and retry lines that follow at
  * the same moment join its step. */
-static void on_response(explain *e, json_t *j, int64_t t)
+static void on_response(explain *e, ks_tline *j, int64_t t)
 {
-    size_t p = prod_of(e, jstr(j, "producer"));
-    const char *api = jstr(j, "api");
+    size_t p = prod_of(e, ks_tl_str(j, "producer", NULL));
+    const char *api = ks_tl_str(j, "api", NULL);
     if (api) {
         on_api_response(e, j, t, p, api);
         return;
     }
     step_begin(e, SK_RESPONSE, t, p);
     step *s = &e->cur;
-    s->request = jint(j, "request", -1);
-    s->broker = jint(j, "broker", -1);
+    s->request = ks_tl_int(j, "request", -1);
+    s->broker = ks_tl_int(j, "broker", -1);
     s->from = (lane){'B', s->broker};
     s->to = (lane){'P', (int64_t)p};
     s->style = MS_RESP;
-    const char *error = jtext(j, "error");
+    const char *error = ks_tl_str(j, "error", "");
     request *q = request_get(e, p, s->request);
     char ack[128];
     ack_label(e, q, error, ack, sizeof ack);
@@ -1823,21 +1858,21 @@ static void tell(explain *e, size_t p, const char *nm, int64_t offset, const cha
 }
 
 /* send() completes for a record: what the application is told. */
-static void on_ack(explain *e, json_t *j, int64_t t)
+static void on_ack(explain *e, ks_tline *j, int64_t t)
 {
-    size_t p = prod_of(e, jstr(j, "producer"));
-    uint64_t id = (uint64_t)jint(j, "record", 0);
-    int64_t offset = jint(j, "offset", -1), pn = jint(j, "partition", -1);
-    size_t part = pn >= 0 ? part_of(e, jstr(j, "topic"), pn) : NONE;
-    const char *error = jtext(j, "error");
+    size_t p = prod_of(e, ks_tl_str(j, "producer", NULL));
+    uint64_t id = (uint64_t)ks_tl_int(j, "record", 0);
+    int64_t offset = ks_tl_int(j, "offset", -1), pn = ks_tl_int(j, "partition", -1);
+    size_t part = pn >= 0 ? part_of(e, ks_tl_str(j, "topic", NULL), pn) : NONE;
+    const char *error = ks_tl_str(j, "error", "");
     bool ok = strcmp(error, "NONE") == 0, sel = e->o.has_record && id == e->o.record;
     fifo_remove(part != NONE ? fifo_of(e, p, part, false) : NULL, id);
     char nm[NAME_BUF], line[NAME_BUF + 160];
     record_name(e, id, nm, sizeof nm);
     tell(e, p, nm, offset, error);
-    if (ok)
+    if (sel && ok)
         snprintf(line, sizeof line, "%s was told: offset %" PRId64, e->prods[p].id, offset);
-    else
+    else if (sel)
         snprintf(line, sizeof line, "%s was told: %s", e->prods[p].id, error);
     if (sel)
         ks_sb_line(&e->sel_fate, line);
@@ -1858,6 +1893,10 @@ static void on_ack(explain *e, json_t *j, int64_t t)
     }
     if (s->kind == SK_RESPONSE && ok)
         return; /* the response's description says it */
+    if (!step_drawn(e, s)) {
+        s->nrecords += s->kind == SK_ACK; /* counted, not described */
+        return;
+    }
     bool no_retry = !ok && s->kind == SK_RESPONSE && e->prods[p].retries == 0;
     if (ok)
         snprintf(line, sizeof line, "send() of %s completes: offset %" PRId64, nm, offset);
@@ -1876,12 +1915,12 @@ static void on_ack(explain *e, json_t *j, int64_t t)
 }
 
 /* A batch goes back to its queue to be sent again. */
-static void on_retry(explain *e, json_t *j, int64_t t)
+static void on_retry(explain *e, ks_tline *j, int64_t t)
 {
-    size_t p = prod_of(e, jstr(j, "producer"));
-    size_t part = part_of(e, jstr(j, "topic"), jint(j, "partition", -1));
-    int64_t attempt = jint(j, "attempt", 2), seq = jint(j, "base_sequence", -1);
-    batch *b = batch_get(e, p, jint(j, "batch", -1));
+    size_t p = prod_of(e, ks_tl_str(j, "producer", NULL));
+    size_t part = part_of(e, ks_tl_str(j, "topic", NULL), ks_tl_int(j, "partition", -1));
+    int64_t attempt = ks_tl_int(j, "attempt", 2), seq = ks_tl_int(j, "base_sequence", -1);
+    batch *b = batch_get(e, p, ks_tl_int(j, "batch", -1));
     if (b) {
         b->attempt = attempt;
         b->base_seq = seq >= 0 ? seq : b->base_seq;
@@ -1889,12 +1928,13 @@ static void on_retry(explain *e, json_t *j, int64_t t)
     }
     char names[NAME_BUF * 4], ms[32], line[NAME_BUF * 4 + 200], idem[80] = "";
     batch_names(e, b, names, sizeof names);
-    fmt_ms(ms, sizeof ms, jint(j, "backoff_ns", 0));
+    fmt_ms(ms, sizeof ms, ks_tl_int(j, "backoff_ns", 0));
     if (seq >= 0 && e->prods[p].pid >= 0)
         snprintf(idem, sizeof idem, ", same PID %" PRId64 " and sequence %" PRId64,
                  e->prods[p].pid, seq);
     snprintf(line, sizeof line, "%s goes back to the queue: attempt %" PRId64 " after %s ms of "
-                                "backoff (%s%s)", names, attempt, ms, jtext(j, "error"), idem);
+                                "backoff (%s%s)",
+             names, attempt, ms, ks_tl_str(j, "error", ""), idem);
     if (!(joins_producer_step(e, t, p) &&
           (e->cur.kind == SK_RESPONSE || e->cur.kind == SK_TIMEOUT))) {
         step_begin(e, SK_TIMEOUT, t, p);
@@ -1949,14 +1989,14 @@ static void fail_in_flight(explain *e, size_t p, int64_t broker, int64_t max)
 
 /* request.timeout.ms expired (or the link went down): the connection
  * closes and what was in flight on it fails. */
-static void on_disconnect(explain *e, json_t *j, int64_t t, size_t p)
+static void on_disconnect(explain *e, ks_tline *j, int64_t t, size_t p)
 {
     step_begin(e, SK_TIMEOUT, t, p);
     step *s = &e->cur;
     const producer *pr = &e->prods[p];
-    int64_t n = jint(j, "in_flight", 0);
-    const char *error = jtext(j, "error");
-    s->broker = jint(j, "broker", -1);
+    int64_t n = ks_tl_int(j, "in_flight", 0);
+    const char *error = ks_tl_str(j, "error", "");
+    s->broker = ks_tl_int(j, "broker", -1);
     s->from = (lane){'P', (int64_t)p};
     s->style = MS_NOTE;
     if (strcmp(error, "request timed out") == 0)
@@ -1992,11 +2032,11 @@ static void producer_event(explain *e, int64_t t, size_t p, const char *sentence
     ks_sb_puts(&e->cur.label, lane_text);
 }
 
-static void on_init_producer_id(explain *e, json_t *j, int64_t t, size_t p)
+static void on_init_producer_id(explain *e, ks_tline *j, int64_t t, size_t p)
 {
     producer *pr = &e->prods[p];
-    pr->pid = jint(j, "producer_id", -1);
-    pr->epoch = jint(j, "epoch", -1);
+    pr->pid = ks_tl_int(j, "producer_id", -1);
+    pr->epoch = ks_tl_int(j, "epoch", -1);
     pr->seq_gen++;
     pr->txn_open = false;
     step *s = &e->cur;
@@ -2017,11 +2057,11 @@ static void on_init_producer_id(explain *e, json_t *j, int64_t t, size_t p)
 
 /* The transactional producer's own events: commit, abort, their ends,
  * fencing, a transaction never ended. */
-static void txn_event(explain *e, json_t *j, int64_t t, size_t p, const char *what)
+static void txn_event(explain *e, ks_tline *j, int64_t t, size_t p, const char *what)
 {
     producer *pr = &e->prods[p];
-    int64_t n = jint(j, "transaction", 0);
-    const char *error = jstr(j, "error");
+    int64_t n = ks_tl_int(j, "transaction", 0);
+    const char *error = ks_tl_str(j, "error", NULL);
     char text[320], lane_text[96];
     bool commit = strcmp(what, "commit") == 0, ended = strcmp(what, "committed") == 0 ||
                                                      strcmp(what, "aborted") == 0;
@@ -2061,23 +2101,24 @@ static void txn_event(explain *e, json_t *j, int64_t t, size_t p, const char *wh
     producer_event(e, t, p, text, lane_text);
 }
 
-static void on_producer(explain *e, json_t *j, int64_t t)
+static void on_producer(explain *e, ks_tline *j, int64_t t)
 {
-    size_t p = prod_of(e, jstr(j, "producer"));
-    const char *what = jtext(j, "what");
+    size_t p = prod_of(e, ks_tl_str(j, "producer", NULL));
+    const char *what = ks_tl_str(j, "what", "");
     char text[320];
     if (strcmp(what, "disconnect") == 0) {
         on_disconnect(e, j, t, p);
     } else if (strcmp(what, "init_producer_id") == 0) {
         on_init_producer_id(e, j, t, p);
     } else if (strcmp(what, "epoch_bump") == 0) {
-        e->prods[p].epoch = jint(j, "epoch", -1);
+        e->prods[p].epoch = ks_tl_int(j, "epoch", -1);
         e->prods[p].seq_gen++;
         snprintf(text, sizeof text, "%s bumps its epoch to %" PRId64 " (KIP-360): its sequence "
                  "numbers start again", e->prods[p].id, e->prods[p].epoch);
         producer_event(e, t, p, text, "epoch bump");
     } else if (strcmp(what, "config_exception") == 0) {
-        snprintf(text, sizeof text, "%s never starts: %s", e->prods[p].id, jtext(j, "error"));
+        snprintf(text, sizeof text, "%s never starts: %s", e->prods[p].id,
+                 ks_tl_str(j, "error", ""));
         producer_event(e, t, p, text, "\xE2\x9C\x95 ConfigException");
     } else {
         txn_event(e, j, t, p, what);
@@ -2143,24 +2184,24 @@ static bool pid_on_filtered(const explain *e, int64_t pid)
 }
 
 /* The coordinator wrote a transaction's new state to its log. */
-static void on_txn(explain *e, json_t *j, int64_t t)
+static void on_txn(explain *e, ks_tline *j, int64_t t)
 {
     step_begin(e, SK_TXN, t, NONE); /* draws the step before, with the state before */
     step *s = &e->cur;
-    size_t ti = txn_of(e, jstr(j, "transactional_id"));
+    size_t ti = txn_of(e, ks_tl_str(j, "transactional_id", NULL));
     txn *x = &e->txns[ti];
     int64_t prev_epoch = x->epoch;
-    x->coordinator = jint(j, "coordinator", -1);
-    x->pid = jint(j, "producer_id", -1);
-    x->epoch = jint(j, "epoch", -1);
-    x->partitions = jint(j, "partitions", 0);
-    copy_str(x->state, sizeof x->state, jtext(j, "state"));
+    x->coordinator = ks_tl_int(j, "coordinator", -1);
+    x->pid = ks_tl_int(j, "producer_id", -1);
+    x->epoch = ks_tl_int(j, "epoch", -1);
+    x->partitions = ks_tl_int(j, "partitions", 0);
+    copy_str(x->state, sizeof x->state, ks_tl_str(j, "state", ""));
     s->txn = ti;
-    copy_str(s->txn_from, sizeof s->txn_from, jtext(j, "from"));
+    copy_str(s->txn_from, sizeof s->txn_from, ks_tl_str(j, "from", ""));
     s->from = (lane){'C', x->coordinator};
     s->style = MS_NOTE;
     ks_sb_printf(&s->label, "%s: %s \xE2\x86\x92 %s", x->tid, s->txn_from, x->state);
-    describe_txn(s, x, prev_epoch, jtext(j, "why"));
+    describe_txn(s, x, prev_epoch, ks_tl_str(j, "why", ""));
     s->about_part = pid_on_filtered(e, x->pid);
     if (strncmp(x->state, "Prepare", 7) == 0)
         e->marker_coord = x->coordinator; /* its markers come next */
@@ -2170,14 +2211,14 @@ static void on_txn(explain *e, json_t *j, int64_t t)
 }
 
 /* A leader appended a COMMIT or ABORT marker (a control record). */
-static void on_marker(explain *e, json_t *j, int64_t t)
+static void on_marker(explain *e, ks_tline *j, int64_t t)
 {
-    size_t part = part_of(e, jstr(j, "topic"), jint(j, "partition", -1));
+    size_t part = part_of(e, ks_tl_str(j, "topic", NULL), ks_tl_int(j, "partition", -1));
     if (part == NONE)
         return;
-    const char *tid = jtext(j, "transactional_id"), *type = jtext(j, "type");
-    int64_t broker = jint(j, "broker", -1), pid = jint(j, "producer_id", -1);
-    int64_t epoch = jint(j, "epoch", -1), offset = jint(j, "offset", -1);
+    const char *tid = ks_tl_str(j, "transactional_id", ""), *type = ks_tl_str(j, "type", "");
+    int64_t broker = ks_tl_int(j, "broker", -1), pid = ks_tl_int(j, "producer_id", -1);
+    int64_t epoch = ks_tl_int(j, "epoch", -1), offset = ks_tl_int(j, "offset", -1);
     partition *pt = &e->parts[part];
     pt->leader = broker;
     bool again = pt->mk_pid == pid && pt->mk_epoch == epoch && strcmp(pt->mk_type, type) == 0 &&
@@ -2203,7 +2244,7 @@ static void on_marker(explain *e, json_t *j, int64_t t)
                      "%s (WriteTxnMarkers): a control record at offset %" PRId64 "; the "
                      "last stable offset moves to %" PRId64,
                      broker, strchr("AEIOU", type[0]) && type[0] ? "an" : "a", type, tid, pt->label,
-                     offset, jint(j, "lso", -1));
+                     offset, ks_tl_int(j, "lso", -1));
     char text[96];
     if (epoch > 0)
         snprintf(text, sizeof text, "%s marker (pid %" PRId64 ", epoch %" PRId64 ")", type, pid,
@@ -2242,11 +2283,11 @@ static void consume_text(explain *e, step *s, consumer *c, const char *nm, size_
 }
 
 /* poll() returned a record; the records of one poll make one step. */
-static void on_consume(explain *e, json_t *j, int64_t t)
+static void on_consume(explain *e, ks_tline *j, int64_t t)
 {
-    size_t ci = cons_of(e, jstr(j, "consumer"));
-    size_t part = part_of(e, jstr(j, "topic"), jint(j, "partition", -1));
-    int64_t offset = jint(j, "offset", -1), rec = jint(j, "record", -1);
+    size_t ci = cons_of(e, ks_tl_str(j, "consumer", NULL));
+    size_t part = part_of(e, ks_tl_str(j, "topic", NULL), ks_tl_int(j, "partition", -1));
+    int64_t offset = ks_tl_int(j, "offset", -1), rec = ks_tl_int_or_null(j, "record", -1);
     consumer *c = &e->cons[ci];
     char nm[NAME_BUF];
     if (rec >= 0)
@@ -2282,12 +2323,12 @@ static void on_consume(explain *e, json_t *j, int64_t t)
 /* The group's committed offset of a partition moves: by commitSync, or
  * with the transaction the offsets were sent to. A restarted consumer
  * starts there. */
-static void on_offset_commit(explain *e, json_t *j, int64_t t)
+static void on_offset_commit(explain *e, ks_tline *j, int64_t t)
 {
-    size_t ci = cons_of(e, jstr(j, "consumer"));
-    size_t part = part_of(e, jstr(j, "topic"), jint(j, "partition", -1));
-    int64_t offset = jint(j, "offset", -1);
-    const char *how = jtext(j, "commit"), *group = jstr(j, "group");
+    size_t ci = cons_of(e, ks_tl_str(j, "consumer", NULL));
+    size_t part = part_of(e, ks_tl_str(j, "topic", NULL), ks_tl_int(j, "partition", -1));
+    int64_t offset = ks_tl_int(j, "offset", -1);
+    const char *how = ks_tl_str(j, "commit", ""), *group = ks_tl_str_or_null(j, "group");
     bool in_txn = strcmp(how, "transaction") == 0;
     step_begin(e, SK_NOTE, t, NONE);
     step *s = &e->cur;
@@ -2307,10 +2348,10 @@ static void on_offset_commit(explain *e, json_t *j, int64_t t)
 }
 
 /* A producer writes a record for one a consumer read. */
-static void on_forward(explain *e, json_t *j, int64_t t)
+static void on_forward(explain *e, ks_tline *j, int64_t t)
 {
     (void)t;
-    int64_t rec = jint(j, "record", -1), src = jint(j, "source", -1);
+    int64_t rec = ks_tl_int(j, "record", -1), src = ks_tl_int(j, "source", -1);
     if (rec >= 0 && src >= 0)
         name_source(e, (uint64_t)rec, (uint64_t)src);
 }
@@ -2318,10 +2359,11 @@ static void on_forward(explain *e, json_t *j, int64_t t)
 /* ---- fault windows, admin operations, the end ------------------------------- */
 
 /* A fault window opens or closes, or a process crashes. */
-static void fault_window(explain *e, json_t *j, int64_t t, int64_t fault, const char *phase)
+static void fault_window(explain *e, ks_tline *j, int64_t t, int64_t fault, const char *phase)
 {
-    const char *type = jtext(j, "type"), *pname = jstr(j, "producer"), *cname = jstr(j, "consumer");
-    int64_t broker = jint(j, "broker", -1), until = jint(j, "until", -1);
+    const char *type = ks_tl_str(j, "type", "");
+    const char *pname = ks_tl_str(j, "producer", NULL), *cname = ks_tl_str(j, "consumer", NULL);
+    int64_t broker = ks_tl_int(j, "broker", -1), until = ks_tl_int(j, "until", -1);
     step_begin(e, SK_NOTE, t, pname ? prod_of(e, pname) : NONE);
     step *s = &e->cur;
     char who[96], ms[32];
@@ -2360,67 +2402,85 @@ static void fault_window(explain *e, json_t *j, int64_t t, int64_t fault, const 
     s->about_part = true;
 }
 
-static void on_admin(explain *e, json_t *j, int64_t t)
+static void on_admin(explain *e, ks_tline *j, int64_t t)
 {
     step_begin(e, SK_NOTE, t, NONE);
     ks_sb_printf(&e->cur.desc, "an administrator raises %s to %" PRId64 " partitions (%s)",
-                 jtext(j, "topic"), jint(j, "partitions", 0), jtext(j, "op"));
-    size_t ti = topic_of(e, jstr(j, "topic"));
+                 ks_tl_str(j, "topic", ""), ks_tl_int(j, "partitions", 0), ks_tl_str(j, "op", ""));
+    size_t ti = topic_of(e, ks_tl_str(j, "topic", NULL));
     for (size_t i = 0; ti != NONE && i < e->topics[ti].nparts; i++)
         step_touch(e, e->topics[ti].parts[i]);
 }
 
-static void on_metadata(explain *e, json_t *j, int64_t t)
+static void on_metadata(explain *e, ks_tline *j, int64_t t)
 {
-    size_t p = prod_of(e, jstr(j, "producer"));
+    size_t p = prod_of(e, ks_tl_str(j, "producer", NULL));
     char text[320];
     snprintf(text, sizeof text, "%s's metadata refresh: %s now has %" PRId64 " partitions",
-             e->prods[p].id, jtext(j, "topic"), jint(j, "partitions", 0));
+             e->prods[p].id, ks_tl_str(j, "topic", ""), ks_tl_int(j, "partitions", 0));
     producer_event(e, t, p, text, text);
 }
 
-static void on_end(explain *e, json_t *j, int64_t t)
+static void on_end(explain *e, ks_tline *j, int64_t t)
 {
     step_flush(e);
     e->ended = true;
     e->end_t = t;
-    copy_str(e->verdict, sizeof e->verdict, jtext(j, "verdict"));
+    copy_str(e->verdict, sizeof e->verdict, ks_tl_str(j, "verdict", ""));
 }
-
-typedef struct handler {
-    const char *ev;
-    void (*fn)(explain *e, json_t *j, int64_t t);
-} handler;
 
 /* A request fault waits for its send line: is this line that one? */
-static bool is_pending_send(explain *e, json_t *j, const char *ev)
+static bool is_pending_send(explain *e, ks_tline *j)
 {
-    return strcmp(ev, "send") == 0 && prod_of(e, jstr(j, "producer")) == e->pf.producer &&
-           jint(j, "request", -1) == e->pf.request && strcmp(jtext(j, "api"), e->pf.api) == 0;
+    return j->kind == KS_TR_SEND && prod_of(e, ks_tl_str(j, "producer", NULL)) == e->pf.producer &&
+           ks_tl_int(j, "request", -1) == e->pf.request &&
+           strcmp(ks_tl_str(j, "api", ""), e->pf.api) == 0;
 }
 
-/* Dispatches one trace line (not the header). Kinds not known are
- * skipped, as the format asks of readers. */
-static void handle_line(explain *e, json_t *j)
+/* The handler of a kind; NULL for the kinds explain does not draw (or
+ * does not know, which the format asks readers to skip). */
+static void (*handler_of(ks_trace_kind k))(explain *e, ks_tline *j, int64_t t)
 {
-    static const handler handlers[] = {
-        {"produce", on_produce}, {"drain", on_drain},       {"send", on_send},
-        {"append", on_append},   {"fault", on_fault},       {"response", on_response},
-        {"ack", on_ack},         {"retry", on_retry},       {"producer", on_producer},
-        {"txn", on_txn},         {"marker", on_marker},     {"consume", on_consume},
-        {"offset_commit", on_offset_commit}, {"forward", on_forward},
-        {"admin", on_admin},     {"metadata", on_metadata}, {"end", on_end},
-    };
-    const char *ev = jtext(j, "ev");
-    int64_t t = jint(j, "t", 0);
-    if (e->pf.on && !is_pending_send(e, j, ev))
-        flush_pending_fault(e);
-    for (size_t i = 0; i < sizeof handlers / sizeof *handlers; i++) {
-        if (strcmp(ev, handlers[i].ev) == 0) {
-            handlers[i].fn(e, j, t);
-            return;
-        }
+    switch (k) {
+    case KS_TR_PRODUCE: return on_produce;
+    case KS_TR_DRAIN: return on_drain;
+    case KS_TR_SEND: return on_send;
+    case KS_TR_APPEND: return on_append;
+    case KS_TR_FAULT: return on_fault;
+    case KS_TR_RESPONSE: return on_response;
+    case KS_TR_ACK: return on_ack;
+    case KS_TR_RETRY: return on_retry;
+    case KS_TR_PRODUCER: return on_producer;
+    case KS_TR_TXN: return on_txn;
+    case KS_TR_MARKER: return on_marker;
+    case KS_TR_CONSUME: return on_consume;
+    case KS_TR_OFFSET_COMMIT: return on_offset_commit;
+    case KS_TR_FORWARD: return on_forward;
+    case KS_TR_ADMIN: return on_admin;
+    case KS_TR_METADATA: return on_metadata;
+    case KS_TR_END: return on_end;
+    case KS_TR_HEADER:
+    case KS_TR_METRICS:
+    case KS_TR_ARRIVE:
+    case KS_TR_EVENT:
+    case KS_TR__COUNT:
+        break;
     }
+    return NULL;
+}
+
+/* Dispatches one trace line (not the header). The kinds explain never
+ * reads (metrics, arrive, event) are passed over; any other line ends a
+ * request fault waiting for its send line. */
+static void handle_line(explain *e, ks_tline *j)
+{
+    if (j->kind == KS_TR_METRICS || j->kind == KS_TR_ARRIVE || j->kind == KS_TR_EVENT)
+        return;
+    if (e->pf.on && !is_pending_send(e, j))
+        flush_pending_fault(e);
+    void (*fn)(explain *e, ks_tline *j, int64_t t) = handler_of(j->kind);
+    if (fn)
+        fn(e, j, j->t);
 }
 
 /* ---- drawing a step as text --------------------------------------------------- */
@@ -2926,62 +2986,114 @@ static void render(explain *e, const step *s)
 
 /* ---- [RESULT] -------------------------------------------------------------------- */
 
-/* The summary beside the trace (DIR/summary.json), if it is this run's. */
-static json_t *load_summary(const explain *e)
+/* The delivery checker's counts [RESULT] shows, from summary.json. */
+static const char *const delivery_counts[] = {
+    "lost",          "duplicate",    "extra_copies",         "nonmonotonic_send",
+    "failed_but_present", "indeterminate", "aborted_read", "zombie_write_visible",
+    "processed_twice", "anomalies_total"};
+
+/* Checks the type of every summary field [RESULT] reads; te keeps the
+ * first of another type. */
+static void check_summary(ks_tl_error *te, const json_t *s)
 {
-    if (strcmp(e->o.trace, "-") == 0)
-        return NULL;
+    const json_t *d = ks_tl_jget(te, s, "", "delivery", KS_TLT_OBJECT), *a, *r;
+    ks_tl_jget(te, d, "delivery", "ok", KS_TLT_BOOL);
+    for (size_t k = 0; k < sizeof delivery_counts / sizeof *delivery_counts; k++)
+        ks_tl_jget(te, d, "delivery", delivery_counts[k], KS_TLT_INT);
+    const json_t *list = ks_tl_jget(te, d, "delivery", "anomalies", KS_TLT_ARRAY), *recs;
+    char at[64], idx[48];
+    size_t i, j;
+    json_array_foreach(list, i, a) {
+        snprintf(at, sizeof at, "delivery.anomalies[%zu]", i);
+        snprintf(idx, sizeof idx, "[%zu]", i);
+        if (!json_is_object(a))
+            ks_tl_jfail(te, "delivery.anomalies", idx, KS_TLT_OBJECT, a);
+        ks_tl_jget(te, a, at, "cause", KS_TLT_STRING);
+        /* the ids of its records, or their number when the checker has no ids */
+        recs = ks_tl_jget(te, a, at, "records", KS_TLT_ARRAY | KS_TLT_INT);
+        json_array_foreach(recs, j, r) {
+            snprintf(idx, sizeof idx, "records[%zu]", j);
+            if (!json_is_integer(r))
+                ks_tl_jfail(te, at, idx, KS_TLT_INT, r);
+        }
+    }
+}
+
+/* The summary beside the trace (DIR/summary.json) when it is this run's
+ * (same scenario and seed) becomes e->summary; one that cannot be read
+ * or is another run's is passed over. False (err set) when a field it
+ * uses has another type than it should. */
+static bool load_summary(explain *e, char *err, size_t errlen)
+{
+    if (e->o.no_summary || strcmp(e->o.trace, "-") == 0)
+        return true;
     const char *slash = strrchr(e->o.trace, '/');
     size_t dir = slash ? (size_t)(slash - e->o.trace) + 1 : 0;
     char *path = malloc(dir + sizeof "summary.json");
     if (!path)
-        return NULL;
+        return true;
     memcpy(path, e->o.trace, dir);
     memcpy(path + dir, "summary.json", sizeof "summary.json");
     json_t *s = json_load_file(path, 0, NULL);
+    ks_tl_error te = {0};
+    const char *name = ks_tl_jstr(&te, s, "", "scenario", NULL);
+    int64_t seed = ks_tl_jint(&te, s, "", "seed", -1);
+    bool ours = name && strcmp(name, e->scenario) == 0 && seed == e->seed;
+    if (ours)
+        check_summary(&te, s);
+    if (te.set)
+        snprintf(err, errlen, "%s: %s", path, te.text);
     free(path);
-    const char *name = jstr(s, "scenario");
-    if (s && (!name || strcmp(name, e->scenario) != 0 || jint(s, "seed", -1) != e->seed)) {
+    if (ours && !te.set)
+        e->summary = s;
+    else
         json_decref(s);
-        return NULL;
-    }
-    return s;
+    return !te.set;
 }
 
 /* Is anomaly a (of the summary) about the --record record? */
-static bool anomaly_selected(const explain *e, json_t *a)
+static bool anomaly_selected(const explain *e, const json_t *a)
 {
     if (!e->o.has_record)
         return true;
     size_t i;
-    json_t *r;
+    const json_t *r;
     json_array_foreach(json_object_get(a, "records"), i, r)
         if (json_is_integer(r) && (uint64_t)json_integer_value(r) == e->o.record)
             return true;
     return false;
 }
 
-/* What the delivery checker found, as `ksim run` reports it. */
-static void checker_lines(const explain *e, json_t *summary, ks_sbuf *out)
+/* One count of the summary's delivery object (its type checked when the
+ * summary was loaded). */
+static int64_t delivery_count(const json_t *d, const char *key)
 {
-    json_t *d = json_object_get(summary, "delivery");
+    ks_tl_error unused = {0};
+    return ks_tl_jint(&unused, d, "delivery", key, 0);
+}
+
+/* What the delivery checker found, as `ksim run` reports it. */
+static void checker_lines(const explain *e, ks_sbuf *out)
+{
+    const json_t *d = json_object_get(e->summary, "delivery"), *a;
     if (!json_is_object(d))
         return;
     ks_sb_printf(out,
                  "delivery checker (summary.json beside the trace): %s: %" PRId64 " lost, %" PRId64
                  " duplicated (+%" PRId64 " copies), %" PRId64 " reordered, %" PRId64
                  " failed but present, %" PRId64 " indeterminate",
-                 json_is_true(json_object_get(d, "ok")) ? "ok" : "ANOMALIES", jint(d, "lost", 0),
-                 jint(d, "duplicate", 0), jint(d, "extra_copies", 0),
-                 jint(d, "nonmonotonic_send", 0), jint(d, "failed_but_present", 0),
-                 jint(d, "indeterminate", 0));
-    if (jint(d, "aborted_read", 0) + jint(d, "zombie_write_visible", 0) > 0)
+                 json_is_true(json_object_get(d, "ok")) ? "ok" : "ANOMALIES",
+                 delivery_count(d, "lost"), delivery_count(d, "duplicate"),
+                 delivery_count(d, "extra_copies"), delivery_count(d, "nonmonotonic_send"),
+                 delivery_count(d, "failed_but_present"), delivery_count(d, "indeterminate"));
+    int64_t aborted = delivery_count(d, "aborted_read");
+    int64_t zombie = delivery_count(d, "zombie_write_visible");
+    if (aborted + zombie > 0)
         ks_sb_printf(out, ", %" PRId64 " aborted reads, %" PRId64 " zombie writes visible",
-                     jint(d, "aborted_read", 0), jint(d, "zombie_write_visible", 0));
-    if (jint(d, "processed_twice", 0) > 0)
-        ks_sb_printf(out, ", %" PRId64 " processed twice", jint(d, "processed_twice", 0));
+                     aborted, zombie);
+    if (delivery_count(d, "processed_twice") > 0)
+        ks_sb_printf(out, ", %" PRId64 " processed twice", delivery_count(d, "processed_twice"));
     size_t i, shown = 0;
-    json_t *a;
     json_array_foreach(json_object_get(d, "anomalies"), i, a) {
         if (!anomaly_selected(e, a))
             continue;
@@ -2989,10 +3101,11 @@ static void checker_lines(const explain *e, json_t *summary, ks_sbuf *out)
             ks_sb_printf(out,
                          "\n  \xE2\x80\xA6 %" PRId64 " anomalous batches in all "
                          "(summary.json: delivery.anomalies)",
-                         jint(d, "anomalies_total", 0));
+                         delivery_count(d, "anomalies_total"));
             break;
         }
-        ks_sb_printf(out, "\n  %s", jtext(a, "cause"));
+        const char *cause = json_string_value(json_object_get(a, "cause"));
+        ks_sb_printf(out, "\n  %s", cause ? cause : "");
     }
 }
 
@@ -3119,9 +3232,7 @@ static void render_result(explain *e)
     ks_sb_free(&head);
     result_logs(e, &lines, text);
     result_told(e, &lines);
-    json_t *summary = load_summary(e);
-    checker_lines(e, summary, &lines);
-    json_decref(summary);
+    checker_lines(e, &lines);
     if (text) {
         for (const char *p = ks_sb_str(&lines); *p;) {
             size_t n = strcspn(p, "\n");
@@ -3137,49 +3248,79 @@ static void render_result(explain *e)
 
 /* ---- the header ---------------------------------------------------------------- */
 
-static void read_producer(explain *e, json_t *d)
+/* derived.producers[i]: the producer and the settings the steps mention. */
+static void read_producer(explain *e, ks_tl_error *te, const json_t *d, size_t i)
 {
-    size_t p = prod_of(e, jstr(d, "id"));
+    char at[64], conf[80];
+    snprintf(at, sizeof at, "derived.producers[%zu]", i);
+    snprintf(conf, sizeof conf, "%s.config", at);
+    if (!json_is_object(d)) {
+        snprintf(conf, sizeof conf, "[%zu]", i);
+        ks_tl_jfail(te, "derived.producers", conf, KS_TLT_OBJECT, d);
+        return;
+    }
+    size_t p = prod_of(e, ks_tl_jstr(te, d, at, "id", NULL)); /* may move e->prods */
     producer *pr = &e->prods[p];
-    json_t *c = json_object_get(d, "config"), *acks = json_object_get(c, "acks");
-    const char *tid = jstr(c, "transactional.id");
-    pr->tid = tid ? dup_or_oom(e, tid) : NULL;
-    pr->idempotent = json_is_true(json_object_get(c, "enable.idempotence"));
+    const json_t *c = ks_tl_jget(te, d, at, "config", KS_TLT_OBJECT);
+    const json_t *acks = ks_tl_jget(te, c, conf, "acks", KS_TLT_STRING | KS_TLT_INT);
+    const json_t *tid = ks_tl_jget(te, c, conf, "transactional.id", KS_TLT_STRING | KS_TLT_NULL);
+    const json_t *idem = ks_tl_jget(te, c, conf, "enable.idempotence", KS_TLT_BOOL);
+    free(pr->tid);
+    pr->tid = json_is_string(tid) ? dup_or_oom(e, json_string_value(tid)) : NULL;
+    pr->idempotent = json_is_true(idem);
     if (json_is_string(acks))
         copy_str(pr->acks, sizeof pr->acks, json_string_value(acks));
     else
-        snprintf(pr->acks, sizeof pr->acks, "%" PRId64, jint(c, "acks", 1));
-    pr->retries = jint(c, "retries", -1);
-    pr->request_timeout_ms = jint(c, "request.timeout.ms", -1);
-    pr->txn_timeout_ms = jint(c, "transaction.timeout.ms", -1);
+        snprintf(pr->acks, sizeof pr->acks, "%" PRId64,
+                 acks ? (int64_t)json_integer_value(acks) : 1);
+    pr->retries = ks_tl_jint(te, c, conf, "retries", -1);
+    pr->request_timeout_ms = ks_tl_jint(te, c, conf, "request.timeout.ms", -1);
+    pr->txn_timeout_ms = ks_tl_jint(te, c, conf, "transaction.timeout.ms", -1);
 }
 
-/* Learns the run's topics, partitions (and leaders), producers (and the
- * configs the steps mention), consumers and faults from the header. */
-static void read_model(explain *e, json_t *h)
+/* An element of the array at path that must be an object; NULL (error
+ * recorded) when it is not one. */
+static const json_t *item(ks_tl_error *te, const char *path, size_t i, const json_t *v,
+                          char *at, size_t n)
 {
-    json_t *res = json_object_get(h, "resolved"), *der = json_object_get(h, "derived"), *v;
+    snprintf(at, n, "%s[%zu]", path, i);
+    if (json_is_object(v))
+        return v;
+    char idx[32];
+    snprintf(idx, sizeof idx, "[%zu]", i);
+    ks_tl_jfail(te, path, idx, KS_TLT_OBJECT, v);
+    return NULL;
+}
+
+/* resolved.topics and derived.partitions: the topics, partitions and
+ * leaders. */
+static void read_partitions(explain *e, ks_tl_error *te, const json_t *res, const json_t *der)
+{
+    const json_t *list = ks_tl_jget(te, res, "resolved", "topics", KS_TLT_ARRAY), *v;
+    char at[64];
     size_t i;
-    json_array_foreach(json_object_get(res, "topics"), i, v)
-        topic_of(e, jstr(v, "name"));
+    json_array_foreach(list, i, v)
+        if ((v = item(te, "resolved.topics", i, v, at, sizeof at)))
+            topic_of(e, ks_tl_jstr(te, v, at, "name", NULL));
     e->single_topic = e->ntopics == 1;
-    json_array_foreach(json_object_get(der, "partitions"), i, v) {
-        size_t part = part_of(e, jstr(v, "topic"), jint(v, "partition", -1));
+    list = ks_tl_jget(te, der, "derived", "partitions", KS_TLT_ARRAY);
+    json_array_foreach(list, i, v) {
+        if (!(v = item(te, "derived.partitions", i, v, at, sizeof at)))
+            continue;
+        size_t part = part_of(e, ks_tl_jstr(te, v, at, "topic", NULL),
+                              ks_tl_jint(te, v, at, "partition", -1));
+        int64_t leader = ks_tl_jint(te, v, at, "leader", -1);
         if (part != NONE)
-            e->parts[part].leader = jint(v, "leader", -1);
+            e->parts[part].leader = leader;
     }
-    json_array_foreach(json_object_get(der, "producers"), i, v)
-        read_producer(e, v);
-    json_array_foreach(json_object_get(res, "consumers"), i, v) {
-        size_t ci = cons_of(e, jstr(v, "id"));
-        consumer *c = &e->cons[ci];
-        const char *iso = jstr(v, "isolation.level");
-        if (iso) {
-            free(c->isolation);
-            c->isolation = dup_or_oom(e, iso);
-        }
-    }
-    json_t *faults = json_object_get(res, "faults");
+}
+
+/* resolved.faults: the type of each fault, by index. */
+static void read_faults(explain *e, ks_tl_error *te, const json_t *res)
+{
+    const json_t *faults = ks_tl_jget(te, res, "resolved", "faults", KS_TLT_ARRAY), *v;
+    char at[64];
+    size_t i;
     e->nfaults = json_array_size(faults);
     e->fault_types = e->nfaults ? calloc(e->nfaults, sizeof *e->fault_types) : NULL;
     if (e->nfaults && !e->fault_types) {
@@ -3187,40 +3328,82 @@ static void read_model(explain *e, json_t *h)
         e->oom = true;
     }
     json_array_foreach(faults, i, v)
-        if (i < e->nfaults)
-            e->fault_types[i] = dup_or_oom(e, jtext(v, "type"));
+        if (i < e->nfaults && (v = item(te, "resolved.faults", i, v, at, sizeof at)))
+            e->fault_types[i] = dup_or_oom(e, ks_tl_jstr(te, v, at, "type", ""));
+}
+
+/* Learns the run's topics, partitions (and leaders), producers (and the
+ * configs the steps mention), consumers and faults from the header's
+ * resolved and derived objects. */
+static void read_model(explain *e, ks_tl_error *te, const json_t *res, const json_t *der)
+{
+    const json_t *prods = ks_tl_jget(te, der, "derived", "producers", KS_TLT_ARRAY);
+    const json_t *cons = ks_tl_jget(te, res, "resolved", "consumers", KS_TLT_ARRAY), *v;
+    char at[64];
+    size_t i;
+    read_partitions(e, te, res, der);
+    json_array_foreach(prods, i, v)
+        read_producer(e, te, v, i);
+    json_array_foreach(cons, i, v) {
+        if (!(v = item(te, "resolved.consumers", i, v, at, sizeof at)))
+            continue;
+        size_t ci = cons_of(e, ks_tl_jstr(te, v, at, "id", NULL)); /* may move e->cons */
+        consumer *c = &e->cons[ci];
+        const char *iso = ks_tl_jstr(te, v, at, "isolation.level", NULL);
+        if (iso) {
+            free(c->isolation);
+            c->isolation = dup_or_oom(e, iso);
+        }
+    }
+    read_faults(e, te, res);
+}
+
+/* The header's model (resolved, derived), its fields' types checked. */
+static bool read_header_model(explain *e, ks_tline *h, char *err, size_t errlen)
+{
+    json_t *res = ks_tl_object(h, "resolved"), *der = ks_tl_object(h, "derived");
+    ks_tl_error te = {0};
+    if (!ks_tline_error(h))
+        read_model(e, &te, res, der);
+    json_decref(res);
+    json_decref(der);
+    const char *why = ks_tline_error(h) ? ks_tline_error(h) : te.set ? te.text : NULL;
+    if (why)
+        snprintf(err, errlen, "%s:1: %s", e->o.trace, why);
+    return !why;
 }
 
 /* Checks line 1: a header of trace format 1 at a level with steps. */
-static bool read_header(explain *e, json_t *h, char *err, size_t errlen)
+static bool read_header(explain *e, ks_tline *h, char *err, size_t errlen)
 {
-    if (!json_is_object(h) || strcmp(jtext(h, "ev"), "header") != 0) {
-        snprintf(err, errlen, "line 1 is not a trace header: not a ksim trace");
+    const char *name = e->o.trace;
+    if (h->kind != KS_TR_HEADER) {
+        snprintf(err, errlen, "%s: line 1 is not a trace header: not a ksim trace", name);
         return false;
     }
-    int64_t format = jint(h, "format", -1);
-    if (format != 1) {
-        snprintf(err, errlen, "trace format %" PRId64 ": this ksim reads trace format 1", format);
+    int64_t format = ks_tl_int(h, "format", -1);
+    const char *level = ks_tl_str(h, "level", "");
+    e->scenario = dup_or_oom(e, ks_tl_str(h, "scenario", ""));
+    e->kafka = dup_or_oom(e, ks_tl_str(h, "kafka", ""));
+    e->level = dup_or_oom(e, level);
+    e->seed = ks_tl_int(h, "seed", 0);
+    if (ks_tline_error(h))
+        snprintf(err, errlen, "%s:1: %s", name, ks_tline_error(h));
+    else if (format != 1)
+        snprintf(err, errlen, "%s: trace format %" PRId64 ": this ksim reads trace format 1",
+                 name, format);
+    else if (strcmp(level, "summary") == 0)
+        snprintf(err, errlen, "%s: a summary-level trace holds no steps to explain: run the "
+                              "scenario with --trace-level record (or batch)", name);
+    if (ks_tline_error(h) || format != 1 || strcmp(level, "summary") == 0)
         return false;
-    }
-    e->scenario = dup_or_oom(e, jtext(h, "scenario"));
-    e->kafka = dup_or_oom(e, jtext(h, "kafka"));
-    e->level = dup_or_oom(e, jtext(h, "level"));
-    e->seed = jint(h, "seed", 0);
-    if (strcmp(jtext(h, "level"), "summary") == 0) {
-        snprintf(err, errlen, "a summary-level trace holds no steps to explain: run the scenario "
-                              "with --trace-level record (or batch)");
-        return false;
-    }
-    e->record_level = strcmp(jtext(h, "level"), "record") == 0 ||
-                      strcmp(jtext(h, "level"), "debug") == 0;
+    e->record_level = strcmp(level, "record") == 0 || strcmp(level, "debug") == 0;
     if (e->o.has_record && !e->record_level) {
-        snprintf(err, errlen, "--record needs a record-level trace (this one is at level %s): "
-                              "run the scenario with --trace-level record", e->level);
+        snprintf(err, errlen, "%s: --record needs a record-level trace (this one is at level "
+                              "%s): run the scenario with --trace-level record", name, e->level);
         return false;
     }
-    read_model(e, h);
-    return true;
+    return read_header_model(e, h, err, errlen);
 }
 
 /* --partition TOPIC-N, against the header's topics. */
@@ -3237,11 +3420,13 @@ static bool resolve_partition(explain *e, char *err, size_t errlen)
         ti = strcmp(e->topics[i].name, name) == 0 ? i : ti;
     free(name);
     if (!dash || dash[1] == '\0' || *end || n < 0 || ti == NONE) {
-        snprintf(err, errlen, "--partition: no partition '%s' in this run (TOPIC-N, such as %s-0)",
-                 arg, e->ntopics ? e->topics[0].name : "events");
+        snprintf(err, errlen, "%s: --partition: no partition '%s' in this run (TOPIC-N, such as "
+                              "%s-0)", e->o.trace, arg, e->ntopics ? e->topics[0].name : "events");
         return false;
     }
     e->filter_part = part_of(e, e->topics[ti].name, (int64_t)n);
+    if (e->filter_part == NONE)
+        snprintf(err, errlen, "out of memory");
     return e->filter_part != NONE;
 }
 
@@ -3280,99 +3465,23 @@ static void write_intro(explain *e, ks_sbuf *out)
 
 /* ---- reading the trace ------------------------------------------------------------ */
 
-typedef struct line_reader {
-    FILE *in;
-    char *buf;
-    size_t cap, len;
-} line_reader;
-
-/* Reads the next line without its newline: 1, 0 at the end, -1 when it is
- * longer than MAX_LINE or cannot be read. */
-static int read_line(line_reader *r)
-{
-    size_t n = 0;
-    for (;;) {
-        if (r->cap - n < 2) {
-            size_t cap = r->cap ? r->cap * 2 : 65536;
-            char *b = cap <= MAX_LINE ? realloc(r->buf, cap) : NULL;
-            if (!b)
-                return -1;
-            r->buf = b;
-            r->cap = cap;
-        }
-        if (!fgets(r->buf + n, (int)(r->cap - n), r->in))
-            break;
-        n += strlen(r->buf + n);
-        if (n > 0 && r->buf[n - 1] == '\n')
-            break;
-    }
-    if (ferror(r->in))
-        return -1;
-    if (n == 0)
-        return 0;
-    while (n > 0 && (r->buf[n - 1] == '\n' || r->buf[n - 1] == '\r'))
-        r->buf[--n] = '\0';
-    r->len = n;
-    return 1;
-}
-
-/* Lines of kinds explain never reads (metrics, arrive, event) are skipped
- * without parsing them. */
-static bool skippable(const char *line, size_t len)
-{
-    static const char *const kinds[] = {",\"ev\":\"metrics\",", ",\"ev\":\"arrive\",",
-                                        ",\"ev\":\"event\","};
-    if (strncmp(line, "{\"t\":", 5) != 0 || len == 0 || line[len - 1] != '}')
-        return false;
-    const char *p = line + 5;
-    while (*p >= '0' && *p <= '9')
-        p++;
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (strncmp(p, kinds[i], strlen(kinds[i])) == 0)
-            return true;
-    return false;
-}
-
-/* Parses the current line as a trace record; NULL (err set) if it is not. */
-static json_t *parse_line(line_reader *r, uint64_t line_no, char *err, size_t errlen)
-{
-    json_error_t jerr;
-    json_t *j = json_loadb(r->buf, r->len, 0, &jerr);
-    if (!j) {
-        snprintf(err, errlen, "line %" PRIu64 ": not JSON: %s (column %d)", line_no, jerr.text,
-                 jerr.column);
-        return NULL;
-    }
-    if (!json_is_object(j) || !json_is_integer(json_object_get(j, "t")) ||
-        !json_is_string(json_object_get(j, "ev"))) {
-        snprintf(err, errlen, "line %" PRIu64 ": not a trace record (an object with \"t\" and "
-                              "\"ev\" first)", line_no);
-        json_decref(j);
-        return NULL;
-    }
-    return j;
-}
-
 /* Follows every line after the header, drawing the steps. */
-static bool read_steps(explain *e, line_reader *r, char *err, size_t errlen)
+static bool read_steps(explain *e, ks_tl_reader *r, ks_tline *l, char *err, size_t errlen)
 {
     for (;;) {
-        int got = read_line(r);
+        int got = ks_tl_next(r, l);
         if (got == 0)
             break;
-        e->line_no++;
         if (got < 0) {
-            snprintf(err, errlen, "line %" PRIu64 ": cannot be read (longer than 64 MB, or a "
-                                  "read error)", e->line_no);
+            snprintf(err, errlen, "%s:%" PRIu64 ": %s", e->o.trace, r->line_no, r->err);
             return false;
         }
-        if (skippable(r->buf, r->len))
-            continue;
-        json_t *j = parse_line(r, e->line_no, err, errlen);
-        if (!j)
+        handle_line(e, l);
+        if (ks_tline_error(l)) {
+            snprintf(err, errlen, "%s:%" PRIu64 ": %s", e->o.trace, r->line_no,
+                     ks_tline_error(l));
             return false;
-        handle_line(e, j);
-        json_decref(j);
+        }
         if (e->oom) {
             snprintf(err, errlen, "out of memory");
             return false;
@@ -3382,6 +3491,19 @@ static bool read_steps(explain *e, line_reader *r, char *err, size_t errlen)
         flush_pending_fault(e);
     step_flush(e);
     return true;
+}
+
+/* Reads and checks line 1 (the header), the --partition filter against
+ * it, and the summary beside the trace. */
+static bool explain_begin(explain *e, ks_tl_reader *r, ks_tline *l, char *err, size_t errlen)
+{
+    int got = ks_tl_next(r, l);
+    if (got == 0)
+        snprintf(err, errlen, "%s: empty: not a ksim trace", e->o.trace);
+    else if (got < 0)
+        snprintf(err, errlen, "%s:%" PRIu64 ": %s", e->o.trace, r->line_no, r->err);
+    return got > 0 && read_header(e, l, err, errlen) && resolve_partition(e, err, errlen) &&
+           load_summary(e, err, errlen);
 }
 
 /* ---- the command ----------------------------------------------------------------- */
@@ -3577,6 +3699,7 @@ static void explain_free(explain *e)
     free(e->scenario);
     free(e->kafka);
     free(e->level);
+    json_decref(e->summary);
 }
 
 /* Mermaid: the participants used, in the order producer, broker,
@@ -3608,51 +3731,52 @@ static void write_mermaid(explain *e, const ks_sbuf *intro)
     fputs(ks_sb_str(&e->mer), f);
 }
 
-/* Reads the header, then the steps, writing to the output opened between. */
-static int explain_trace(explain *e, line_reader *r)
+/* Writes the explanation of the steps after the header to out. */
+static bool explain_body(explain *e, ks_tl_reader *r, ks_tline *l, FILE *out, char *err,
+                         size_t errlen)
 {
-    char err[512];
-    json_t *h = NULL;
-    int got = read_line(r);
-    e->line_no = 1;
-    if (got <= 0)
-        snprintf(err, sizeof err, got == 0 ? "empty: not a ksim trace" : "cannot be read");
-    else if (!(h = parse_line(r, 1, err, sizeof err)))
-        ;
-    else if (read_header(e, h, err, sizeof err) && resolve_partition(e, err, sizeof err))
-        got = 2;
-    json_decref(h);
-    if (got != 2) {
-        fprintf(stderr, "ksim: explain: %s: %s\n", e->o.trace, err);
-        return KS_EXIT_USAGE;
-    }
-    ks_outfile out;
-    if (!ks_outfile_open(&out, e->o.out ? e->o.out : "-", err, sizeof err)) {
-        fprintf(stderr, "ksim: explain: %s\n", err);
-        return KS_EXIT_USAGE;
-    }
-    e->out = out.f;
+    e->out = out;
     ks_sbuf intro = {0};
     write_intro(e, &intro);
     if (!e->o.mermaid)
         fprintf(e->out, "%s\n", ks_sb_str(&intro));
-    bool ok = read_steps(e, r, err, sizeof err);
+    bool ok = read_steps(e, r, l, err, errlen);
     if (ok) {
         render_result(e);
         if (e->o.mermaid)
             write_mermaid(e, &intro);
     }
     ks_sb_free(&intro);
-    if (!ok || e->oom) {
-        fprintf(stderr, "ksim: explain: %s: %s\n", e->o.trace, ok ? "out of memory" : err);
-        ks_outfile_abort(&out);
-        return KS_EXIT_USAGE;
+    if (ok && (e->oom || intro.oom)) {
+        snprintf(err, errlen, "%s: out of memory", e->o.trace);
+        ok = false;
     }
-    if (!ks_outfile_commit(&out, err, sizeof err)) {
+    return ok;
+}
+
+/* Reads the header, then the steps, writing to the output opened between
+ * (whole, or not at all). */
+static int explain_trace(explain *e, ks_tl_reader *r)
+{
+    char err[1024];
+    ks_tline l;
+    ks_tline_init(&l);
+    ks_outfile out = {0};
+    int rc = KS_EXIT_USAGE;
+    if (!explain_begin(e, r, &l, err, sizeof err)) {
         fprintf(stderr, "ksim: explain: %s\n", err);
-        return KS_EXIT_USAGE;
+    } else if (!ks_outfile_open(&out, e->o.out ? e->o.out : "-", err, sizeof err)) {
+        fprintf(stderr, "ksim: explain: %s\n", err);
+    } else if (!explain_body(e, r, &l, out.f, err, sizeof err)) {
+        fprintf(stderr, "ksim: explain: %s\n", err);
+        ks_outfile_abort(&out);
+    } else if (!ks_outfile_commit(&out, err, sizeof err)) {
+        fprintf(stderr, "ksim: explain: %s\n", err);
+    } else {
+        rc = KS_EXIT_OK;
     }
-    return KS_EXIT_OK;
+    ks_tline_free(&l);
+    return rc;
 }
 
 int ks_cmd_explain(int argc, char **argv)
@@ -3665,8 +3789,10 @@ int ks_cmd_explain(int argc, char **argv)
         free(e);
         return rc < 0 ? KS_EXIT_OK : rc;
     }
-    line_reader r = {strcmp(e->o.trace, "-") == 0 ? stdin : fopen(e->o.trace, "rb"), NULL, 0, 0};
-    if (!r.in) {
+    FILE *in = strcmp(e->o.trace, "-") == 0 ? stdin : fopen(e->o.trace, "rb");
+    ks_tl_reader r;
+    ks_tl_reader_init(&r, in);
+    if (!in) {
         fprintf(stderr, "ksim: explain: %s: cannot open: ", e->o.trace);
         perror(NULL);
         rc = KS_EXIT_USAGE;
@@ -3676,10 +3802,35 @@ int ks_cmd_explain(int argc, char **argv)
     } else {
         rc = explain_trace(e, &r);
     }
-    if (r.in && r.in != stdin)
-        fclose(r.in);
-    free(r.buf);
+    if (in && in != stdin)
+        fclose(in);
+    ks_tl_reader_free(&r);
     explain_free(e);
     free(e);
     return rc;
+}
+
+int ks_explain_stream(FILE *in, const char *name, FILE *out, char *err, size_t errlen)
+{
+    explain *e = calloc(1, sizeof *e);
+    if (!e) {
+        snprintf(err, errlen, "out of memory");
+        return KS_EXIT_USAGE;
+    }
+    e->o.trace = name;
+    e->o.max_steps = 200;
+    e->o.no_summary = true;
+    ks_tl_reader r;
+    ks_tl_reader_init(&r, in);
+    ks_tline l;
+    ks_tline_init(&l);
+    bool ok = explain_init(e);
+    if (!ok)
+        snprintf(err, errlen, "out of memory");
+    ok = ok && explain_begin(e, &r, &l, err, errlen) && explain_body(e, &r, &l, out, err, errlen);
+    ks_tline_free(&l);
+    ks_tl_reader_free(&r);
+    explain_free(e);
+    free(e);
+    return ok ? KS_EXIT_OK : KS_EXIT_USAGE;
 }

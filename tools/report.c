@@ -2,9 +2,13 @@
  * report.c - `ksim report`: charts and a page from one or more runs (see
  * commands.h).
  *
- * Owns: reading traces as streams (one line at a time, so a trace of any
- * size costs the memory of its longest line plus two histograms), the
- * data files under DIR/data, the gnuplot scripts made from the templates
+ * Owns: reading traces as streams (one line at a time through
+ * tools/trace_line.h, so a trace of any size costs the memory of its
+ * longest line plus two histograms; the data rows wait in temporary
+ * files), checking the type of every trace and summary field it reads
+ * (a wrong one is an error, naming the file, the line and the field),
+ * the data files under DIR/data (written only once every run was read:
+ * a run that cannot be read leaves nothing behind), the gnuplot scripts made from the templates
  * in reports/ (placeholders @COMMON@, @PLOT@, @PLOT2@, @YMAX@), running gnuplot
  * on them, and the two pages, DIR/report.md and DIR/index.html, built
  * from one document model so that they always say the same. Every file
@@ -22,9 +26,11 @@
 
 #include "ks_version.h"
 #include "sim/histogram.h"
+#include "sim/kafka_config.h"
 #include "sim/outfile.h"
 #include "sim/str.h"
 #include "tools/cli.h"
+#include "tools/trace_line.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -227,12 +233,13 @@ typedef struct run_data {
     const char *arg;   /* as given */
     char *trace;       /* the trace's path */
     char *summary_path; /* NULL: no summary */
-    json_t *header;    /* the header line */
+    json_t *resolved, *derived; /* the header's objects (NULL: none) */
     json_t *summary;   /* NULL: no summary */
     char *summary_note; /* why a summary beside the trace was not used */
-    const char *scenario, *kafka, *level;
+    char *scenario, *kafka, *level;
     uint64_t seed;
     char *label;
+    FILE *metrics_rows, *fault_rows; /* the data rows, until every run was read */
     size_t metrics, faults, drains, acks; /* lines read of each kind */
     bool any_latency;  /* a metrics bucket completed records */
     ks_hist latency;   /* ack latency_ns */
@@ -245,8 +252,16 @@ static void run_free(run_data *r)
     free(r->summary_path);
     free(r->summary_note);
     free(r->label);
-    json_decref(r->header);
+    free(r->scenario);
+    free(r->kafka);
+    free(r->level);
+    json_decref(r->resolved);
+    json_decref(r->derived);
     json_decref(r->summary);
+    if (r->metrics_rows)
+        fclose(r->metrics_rows);
+    if (r->fault_rows)
+        fclose(r->fault_rows);
     ks_hist_free(&r->latency);
     ks_hist_free(&r->batch);
 }
@@ -299,61 +314,58 @@ static int resolve_paths(run_data *r)
     return 0;
 }
 
-static int64_t jint(const json_t *o, const char *key)
+/* Checks the header's objects where the report reads them: each derived
+ * producer's id, partitioner and config (its values are shown as they
+ * are), and the scenario's description. */
+static void check_model(ks_tl_error *te, const json_t *res, const json_t *der)
 {
-    return json_integer_value(json_object_get(o, key));
+    const json_t *ps = ks_tl_jget(te, der, "derived", "producers", KS_TLT_ARRAY), *p;
+    char at[64], idx[32];
+    size_t i;
+    json_array_foreach(ps, i, p) {
+        snprintf(at, sizeof at, "derived.producers[%zu]", i);
+        snprintf(idx, sizeof idx, "[%zu]", i);
+        if (!json_is_object(p))
+            ks_tl_jfail(te, "derived.producers", idx, KS_TLT_OBJECT, p);
+        ks_tl_jget(te, p, at, "id", KS_TLT_STRING);
+        ks_tl_jget(te, p, at, "partitioner", KS_TLT_STRING);
+        ks_tl_jget(te, p, at, "config", KS_TLT_OBJECT);
+    }
+    ks_tl_jget(te, res, "resolved", "description", KS_TLT_STRING);
 }
 
-/* Parses the first line; false (message printed) when it is not a ksim
- * trace header of format 1. */
-static bool read_header(run_data *r, const char *line)
+static char *dup_or(const char *s, const char *def)
 {
-    json_error_t jerr;
-    r->header = json_loads(line, 0, &jerr);
-    const json_t *h = r->header;
-    const char *ev = json_string_value(json_object_get(h, "ev"));
-    if (!json_is_object(h) || !ev || strcmp(ev, "header") != 0 ||
-        !json_is_integer(json_object_get(h, "format"))) {
-        fprintf(stderr, "ksim: report: %s: not a ksim trace (its first line is no header)\n",
-                r->trace);
-        return false;
-    }
-    if (jint(h, "format") != 1) {
-        fprintf(stderr, "ksim: report: %s: trace format %" PRId64 " (this ksim reads 1)\n",
-                r->trace, jint(h, "format"));
-        return false;
-    }
-    r->scenario = json_string_value(json_object_get(h, "scenario"));
-    r->kafka = json_string_value(json_object_get(h, "kafka"));
-    r->level = json_string_value(json_object_get(h, "level"));
-    r->seed = (uint64_t)jint(h, "seed");
-    if (!r->scenario)
-        r->scenario = "?";
-    if (!r->kafka)
-        r->kafka = "?";
-    if (!r->level)
-        r->level = "?";
-    return true;
+    return ks_strdup(s ? s : def);
 }
 
-/* The kinds the report reads; the others are skipped unparsed. */
-typedef enum line_kind { LK_OTHER, LK_METRICS, LK_FAULT, LK_DRAIN, LK_ACK } line_kind;
-
-static line_kind kind_of(const char *line)
+/* Line 1; false (err set) when it is not a ksim trace header of format 1
+ * or a field the report reads has the wrong type. */
+static bool read_header(run_data *r, ks_tline *h, char *err, size_t errlen)
 {
-    const char *p = strstr(line, "\"ev\":\"");
-    if (!p)
-        return LK_OTHER;
-    p += 6;
-    if (strncmp(p, "metrics\"", 8) == 0)
-        return LK_METRICS;
-    if (strncmp(p, "fault\"", 6) == 0)
-        return LK_FAULT;
-    if (strncmp(p, "drain\"", 6) == 0)
-        return LK_DRAIN;
-    if (strncmp(p, "ack\"", 4) == 0)
-        return LK_ACK;
-    return LK_OTHER;
+    if (h->kind != KS_TR_HEADER || !ks_tl_has(h, "format")) {
+        snprintf(err, errlen, "%s: not a ksim trace (its first line is no header)", r->trace);
+        return false;
+    }
+    int64_t format = ks_tl_int(h, "format", -1);
+    r->scenario = dup_or(ks_tl_str(h, "scenario", NULL), "?");
+    r->kafka = dup_or(ks_tl_str(h, "kafka", NULL), "?");
+    r->level = dup_or(ks_tl_str(h, "level", NULL), "?");
+    r->seed = (uint64_t)ks_tl_int(h, "seed", 0);
+    r->resolved = ks_tl_object(h, "resolved");
+    r->derived = ks_tl_object(h, "derived");
+    ks_tl_error te = {0};
+    if (!ks_tline_error(h))
+        check_model(&te, r->resolved, r->derived);
+    const char *why = ks_tline_error(h) ? ks_tline_error(h) : te.set ? te.text : NULL;
+    if (why)
+        snprintf(err, errlen, "%s:1: %s", r->trace, why);
+    else if (format != 1)
+        snprintf(err, errlen, "%s: trace format %" PRId64 " (this ksim reads 1)", r->trace,
+                 format);
+    else if (!r->scenario || !r->kafka || !r->level)
+        snprintf(err, errlen, "out of memory");
+    return !why && format == 1 && r->scenario && r->kafka && r->level;
 }
 
 /* Writes a time in ns as seconds, exactly. */
@@ -366,76 +378,130 @@ static void put_seconds(FILE *f, int64_t ns)
     fprintf(f, "%" PRId64 ".%09" PRId64, ns / 1000000000, ns % 1000000000);
 }
 
-/* One row of data/runN-metrics.dat. */
-static void put_metrics(FILE *f, run_data *r, const json_t *m)
+/* One row of data/runN-metrics.dat (f NULL: none). */
+static void put_metrics(FILE *f, run_data *r, ks_tline *m)
 {
-    int64_t t = jint(m, "t"), from = jint(m, "from");
-    int64_t acked = jint(m, "acked"), requests = jint(m, "requests");
+    int64_t t = m->t, from = ks_tl_int(m, "from", 0);
+    int64_t acked = ks_tl_int(m, "acked", 0), requests = ks_tl_int(m, "requests", 0);
+    int64_t bytes = ks_tl_int(m, "bytes", 0);
+    int64_t p50 = ks_tl_int(m, "latency_p50_ns", 0), p99 = ks_tl_int(m, "latency_p99_ns", 0);
     double secs = (double)(t > from ? t - from : 1) / 1e9;
+    r->any_latency = r->any_latency || acked > 0;
+    if (!f)
+        return;
     put_seconds(f, t);
     fputc(' ', f);
     put_seconds(f, from);
     fprintf(f, " %" PRId64 " %.3f %.6f %" PRId64 " %.3f", acked, (double)acked / secs,
-            (double)jint(m, "bytes") / secs / 1e6, requests, (double)requests / secs);
-    if (acked > 0) {
-        fprintf(f, " %.6f %.6f\n", (double)jint(m, "latency_p50_ns") / 1e6,
-                (double)jint(m, "latency_p99_ns") / 1e6);
-        r->any_latency = true;
-    } else {
+            (double)bytes / secs / 1e6, requests, (double)requests / secs);
+    if (acked > 0)
+        fprintf(f, " %.6f %.6f\n", (double)p50 / 1e6, (double)p99 / 1e6);
+    else
         fputs(" ? ?\n", f);
-    }
 }
 
-/* One row of data/runN-faults.dat. */
-static void put_fault(FILE *f, const json_t *m)
+/* One row of data/runN-faults.dat (f NULL: none). */
+static void put_fault(FILE *f, ks_tline *m)
 {
-    const char *type = json_string_value(json_object_get(m, "type"));
-    const char *phase = json_string_value(json_object_get(m, "phase"));
-    put_seconds(f, jint(m, "t"));
-    fprintf(f, " %" PRId64 " \"%s\" \"%s\"\n", jint(m, "fault"), type ? type : "?",
-            phase ? phase : "-");
+    const char *type = ks_tl_str(m, "type", "?"), *phase = ks_tl_str(m, "phase", "-");
+    int64_t fault = ks_tl_int(m, "fault", 0);
+    if (!f)
+        return;
+    put_seconds(f, m->t);
+    fprintf(f, " %" PRId64 " \"%s\" \"%s\"\n", fault, type, phase);
 }
 
-/* True for an ack line of a record acknowledged without error. */
-static bool acked_ok(const json_t *m)
+/* Takes one trace line: the metrics and fault rows, the drains' records
+ * and the latencies of the records acknowledged without error. */
+static void take_line(run_data *r, ks_tline *m)
 {
-    const char *err = json_string_value(json_object_get(m, "error"));
-    return json_is_integer(json_object_get(m, "latency_ns")) && (!err || strcmp(err, "NONE") == 0);
-}
-
-/* Handles one line of a kind the report reads; false when it is not JSON. */
-static bool take_line(run_data *r, line_kind k, const char *line, FILE *metrics, FILE *faults)
-{
-    json_error_t jerr;
-    json_t *m = json_loads(line, 0, &jerr);
-    if (!json_is_object(m)) {
-        json_decref(m);
-        return false;
-    }
-    switch (k) {
-    case LK_METRICS:
-        put_metrics(metrics, r, m);
+    switch (m->kind) {
+    case KS_TR_METRICS:
+        put_metrics(r->metrics_rows, r, m);
         r->metrics++;
         break;
-    case LK_FAULT:
-        put_fault(faults, m);
+    case KS_TR_FAULT:
+        put_fault(r->fault_rows, m);
         r->faults++;
         break;
-    case LK_DRAIN:
-        ks_hist_add(&r->batch, jint(m, "records"));
+    case KS_TR_DRAIN:
+        ks_hist_add(&r->batch, ks_tl_int(m, "records", 0));
         r->drains++;
         break;
-    case LK_ACK:
-        if (acked_ok(m)) {
-            ks_hist_add(&r->latency, jint(m, "latency_ns"));
+    case KS_TR_ACK: {
+        const char *err = ks_tl_str(m, "error", NULL);
+        int64_t latency = ks_tl_int(m, "latency_ns", 0);
+        if (ks_tl_has(m, "latency_ns") && (!err || strcmp(err, "NONE") == 0)) {
+            ks_hist_add(&r->latency, latency);
             r->acks++;
         }
         break;
-    case LK_OTHER:
-        break;
     }
-    json_decref(m);
-    return true;
+    case KS_TR_HEADER: case KS_TR_END: case KS_TR_ADMIN: case KS_TR_METADATA:
+    case KS_TR_PRODUCE: case KS_TR_SEND: case KS_TR_ARRIVE: case KS_TR_APPEND:
+    case KS_TR_RESPONSE: case KS_TR_CONSUME: case KS_TR_OFFSET_COMMIT: case KS_TR_FORWARD:
+    case KS_TR_RETRY: case KS_TR_PRODUCER: case KS_TR_TXN: case KS_TR_MARKER:
+    case KS_TR_EVENT: case KS_TR__COUNT:
+        break; /* parsed all the same: every line must be a trace record */
+    }
+}
+
+/* Reads a trace from in: its header, then every line (see take_line).
+ * False with err set when it is no ksim trace, a line is no trace
+ * record, or a field the report reads has the wrong type. */
+static bool read_stream(run_data *r, FILE *in, char *err, size_t errlen)
+{
+    ks_tl_reader rd;
+    ks_tl_reader_init(&rd, in);
+    ks_tline l;
+    ks_tline_init(&l);
+    int got = ks_tl_next(&rd, &l);
+    bool ok = got > 0 && read_header(r, &l, err, errlen);
+    if (got == 0)
+        snprintf(err, errlen, "%s: not a ksim trace (empty)", r->trace);
+    else if (got < 0)
+        snprintf(err, errlen, "%s:%" PRIu64 ": not a ksim trace (its first line is no header): "
+                 "%s", r->trace, rd.line_no, rd.err);
+    while (ok && (got = ks_tl_next(&rd, &l)) > 0) {
+        take_line(r, &l);
+        if (ks_tline_error(&l)) {
+            snprintf(err, errlen, "%s:%" PRIu64 ": %s", r->trace, rd.line_no, ks_tline_error(&l));
+            ok = false;
+        }
+    }
+    if (ok && got < 0) {
+        snprintf(err, errlen, "%s:%" PRIu64 ": %s", r->trace, rd.line_no, rd.err);
+        ok = false;
+    }
+    ks_tline_free(&l);
+    ks_tl_reader_free(&rd);
+    return ok;
+}
+
+/* Reads run r's trace, its metrics and fault rows into temporary files
+ * (nothing is written under DIR before every run was read). */
+static int read_trace(run_data *r)
+{
+    char err[1024];
+    FILE *in = fopen(r->trace, "rb");
+    if (!in) {
+        fprintf(stderr, "ksim: report: %s: %s\n", r->trace, strerror(errno));
+        return KS_EXIT_USAGE;
+    }
+    r->metrics_rows = tmpfile();
+    r->fault_rows = tmpfile();
+    bool ok = r->metrics_rows && r->fault_rows;
+    if (!ok)
+        snprintf(err, sizeof err, "a temporary file: %s", strerror(errno));
+    ok = ok && read_stream(r, in, err, sizeof err);
+    if (ok && (ferror(r->metrics_rows) || ferror(r->fault_rows))) {
+        snprintf(err, sizeof err, "a temporary file: write error");
+        ok = false;
+    }
+    if (!ok)
+        fprintf(stderr, "ksim: report: %s\n", err);
+    fclose(in);
+    return ok ? 0 : KS_EXIT_USAGE;
 }
 
 /* Opens DIR/data/runN-WHAT.dat (DIR/data/WHAT.dat for n 0, data of all
@@ -465,101 +531,119 @@ static bool commit_data(ks_outfile *of)
     return false;
 }
 
-/* Reads the trace after its header, line by line, writing the metrics
- * and fault rows as it goes. */
-static int read_body(run_data *r, FILE *in, char **line, size_t *cap, ks_outfile *met,
-                     ks_outfile *flt)
+/* Writes DIR/data/runN-WHAT.dat from the rows kept in `rows`. */
+static bool write_rows(FILE *rows, const char *dir, size_t n, const char *what,
+                       const char *columns)
 {
-    size_t lineno = 1;
-    ssize_t len;
-    while ((len = getline(line, cap, in)) > 0) {
-        lineno++;
-        line_kind k = kind_of(*line);
-        if (k != LK_OTHER && !take_line(r, k, *line, met->f, flt->f)) {
-            fprintf(stderr, "ksim: report: %s:%zu: not a JSON object\n", r->trace, lineno);
-            return KS_EXIT_USAGE;
-        }
+    ks_outfile of = {0};
+    if (!open_data(&of, dir, n, what, columns))
+        return false;
+    char buf[65536];
+    size_t got;
+    rewind(rows);
+    while ((got = fread(buf, 1, sizeof buf, rows)) > 0)
+        fwrite(buf, 1, got, of.f);
+    if (ferror(rows)) {
+        fprintf(stderr, "ksim: report: a temporary file: read error\n");
+        ks_outfile_abort(&of);
+        return false;
     }
-    if (ferror(in)) {
-        fprintf(stderr, "ksim: report: %s: %s\n", r->trace, strerror(errno));
-        return KS_EXIT_USAGE;
-    }
-    return 0;
+    return commit_data(&of);
 }
 
-/* Reads run number n's trace: its header, then the metrics and faults
- * into DIR/data/runN-metrics.dat and runN-faults.dat, the drains and acks
- * into the run's histograms. */
-static int read_trace(run_data *r, size_t n, const char *dir)
+/* Every summary value the report reads or shows, with its type. */
+typedef enum cell_fmt { CF_PLAIN, CF_MS, CF_MBPS } cell_fmt;
+
+static const struct summary_row {
+    const char *name, *path;
+    cell_fmt f;
+    unsigned want;
+} summary_rows[] = {
+    {"verdict", "verdict", CF_PLAIN, KS_TLT_STRING},
+    {"virtual time (ms)", "time_ns", CF_MS, KS_TLT_INT},
+    {"records produced", "records.produced", CF_PLAIN, KS_TLT_INT},
+    {"records acked", "records.acked", CF_PLAIN, KS_TLT_INT},
+    {"records failed", "records.failed", CF_PLAIN, KS_TLT_INT},
+    {"records unresolved", "records.unresolved", CF_PLAIN, KS_TLT_INT},
+    {"latency p50 (ms)", "latency_ns.p50", CF_MS, KS_TLT_INT},
+    {"latency p99 (ms)", "latency_ns.p99", CF_MS, KS_TLT_INT},
+    {"latency max (ms)", "latency_ns.max", CF_MS, KS_TLT_INT},
+    {"throughput (records/s)", "throughput.records_per_sec", CF_PLAIN, KS_TLT_INT | KS_TLT_REAL},
+    {"throughput (MB/s)", "throughput.bytes_per_sec", CF_MBPS, KS_TLT_INT | KS_TLT_REAL},
+    {"lost", "delivery.lost", CF_PLAIN, KS_TLT_INT},
+    {"duplicate", "delivery.duplicate", CF_PLAIN, KS_TLT_INT},
+    {"extra copies", "delivery.extra_copies", CF_PLAIN, KS_TLT_INT},
+    {"reordered (nonmonotonic_send)", "delivery.nonmonotonic_send", CF_PLAIN, KS_TLT_INT},
+    {"failed but present", "delivery.failed_but_present", CF_PLAIN, KS_TLT_INT},
+    {"indeterminate", "delivery.indeterminate", CF_PLAIN, KS_TLT_INT},
+    {"aborted read", "delivery.aborted_read", CF_PLAIN, KS_TLT_INT},
+    {"zombie write visible", "delivery.zombie_write_visible", CF_PLAIN, KS_TLT_INT},
+    {"torn transaction", "delivery.torn_transaction", CF_PLAIN, KS_TLT_INT},
+    {"precommitted read", "delivery.precommitted_read", CF_PLAIN, KS_TLT_INT},
+    {"processed twice", "delivery.processed_twice", CF_PLAIN, KS_TLT_INT},
+    {NULL, "delivery.records.failed", CF_PLAIN, KS_TLT_INT}, /* the delivery bars */
+};
+
+/* Checks the type of every summary field the report reads. */
+static void check_summary(ks_tl_error *te, const json_t *s)
 {
-    FILE *in = fopen(r->trace, "r");
-    if (!in) {
-        fprintf(stderr, "ksim: report: %s: %s\n", r->trace, strerror(errno));
-        return KS_EXIT_USAGE;
+    ks_tl_jget(te, s, "", "delivery", KS_TLT_OBJECT | KS_TLT_NULL);
+    for (size_t i = 0; i < sizeof summary_rows / sizeof *summary_rows; i++)
+        ks_tl_jpath(te, s, summary_rows[i].path, summary_rows[i].want);
+    const json_t *cs = ks_tl_jget(te, s, "", "consumers", KS_TLT_OBJECT), *c;
+    const char *id;
+    char at[160];
+    json_object_foreach((json_t *)cs, id, c) {
+        snprintf(at, sizeof at, "consumers.%.120s", id);
+        if (!json_is_object(c))
+            ks_tl_jfail(te, "consumers", id, KS_TLT_OBJECT, c);
+        ks_tl_jget(te, c, at, "isolation_level", KS_TLT_STRING);
+        ks_tl_jget(te, c, at, "records", KS_TLT_INT);
+        ks_tl_jget(te, c, at, "read_aborted", KS_TLT_INT);
     }
-    char *line = NULL;
-    size_t cap = 0;
-    int rc = KS_EXIT_USAGE;
-    ks_outfile met = {0}, flt = {0};
-    if (getline(&line, &cap, in) <= 0) {
-        fprintf(stderr, "ksim: report: %s: not a ksim trace (empty)\n", r->trace);
-    } else if (read_header(r, line) &&
-               open_data(&met, dir, n, "metrics",
-                         "t_s from_s acked records_per_s MB_per_s requests requests_per_s "
-                         "p50_ms p99_ms") &&
-               open_data(&flt, dir, n, "faults", "t_s fault type phase")) {
-        rc = read_body(r, in, &line, &cap, &met, &flt);
-    }
-    if (rc == 0 && (!commit_data(&met) || !commit_data(&flt)))
-        rc = KS_EXIT_USAGE;
-    if (rc != 0) {
-        if (met.f)
-            ks_outfile_abort(&met);
-        if (flt.f)
-            ks_outfile_abort(&flt);
-    }
-    free(line);
-    fclose(in);
-    return rc;
 }
 
 /* Loads the summary beside the trace, keeping it only when it is of the
- * same scenario and seed (else r->summary_note says why not). */
-static void read_summary(run_data *r)
+ * same scenario and seed (else r->summary_note says why not). False
+ * (message printed) when a field the report reads has the wrong type. */
+static bool read_summary(run_data *r)
 {
     if (!r->summary_path)
-        return;
+        return true;
     json_error_t jerr;
     json_t *s = json_load_file(r->summary_path, 0, &jerr);
-    const char *name = json_string_value(json_object_get(s, "scenario"));
-    if (!json_is_object(s) || !name) {
-        r->summary_note = fmt_str("%s is not a ksim summary", r->summary_path);
-    } else if (strcmp(name, r->scenario) != 0 || (uint64_t)jint(s, "seed") != r->seed) {
-        r->summary_note = fmt_str("%s is of another run (%s, seed %" PRId64 ")",
-                                  r->summary_path, name, jint(s, "seed"));
-    } else {
-        r->summary = s;
-        return;
+    ks_tl_error te = {0};
+    const char *name = ks_tl_jstr(&te, s, "", "scenario", NULL);
+    int64_t seed = ks_tl_jint(&te, s, "", "seed", 0);
+    bool ours = !te.set && name && strcmp(name, r->scenario) == 0 && (uint64_t)seed == r->seed;
+    if (ours)
+        check_summary(&te, s);
+    if (te.set) {
+        fprintf(stderr, "ksim: report: %s: %s\n", r->summary_path, te.text);
+        json_decref(s);
+        return false;
     }
+    if (ours) {
+        r->summary = s;
+        return true;
+    }
+    if (!json_is_object(s) || !name)
+        r->summary_note = fmt_str("%s is not a ksim summary", r->summary_path);
+    else
+        r->summary_note = fmt_str("%s is of another run (%s, seed %" PRId64 ")",
+                                  r->summary_path, name, seed);
     json_decref(s);
     free(r->summary_path);
     r->summary_path = NULL;
+    return true;
 }
 
-/* The value at a dotted path of a JSON object (keys without dots). */
+/* The value at a dotted path of a summary (its types were checked when
+ * it was read), NULL when absent. */
 static const json_t *jpath(const json_t *o, const char *dotted)
 {
-    char key[64];
-    while (o && *dotted) {
-        size_t n = strcspn(dotted, ".");
-        if (n >= sizeof key)
-            return NULL;
-        memcpy(key, dotted, n);
-        key[n] = '\0';
-        o = json_object_get(o, key);
-        dotted += n + (dotted[n] == '.');
-    }
-    return o;
+    ks_tl_error unused = {0};
+    return ks_tl_jpath(&unused, o, dotted, ~0u);
 }
 
 /* A JSON value as a table cell: strings bare, others compact JSON, "-"
@@ -580,7 +664,7 @@ static char *json_cell(const json_t *v)
 /* The derived producer of run r with this id (NULL: none). */
 static const json_t *producer_of(const run_data *r, const char *id)
 {
-    const json_t *ps = jpath(r->header, "derived.producers"), *p;
+    const json_t *ps = json_object_get(r->derived, "producers"), *p;
     size_t i;
     json_array_foreach(ps, i, p) {
         const char *pid = json_string_value(json_object_get(p, "id"));
@@ -598,6 +682,36 @@ static const json_t *param_of(const run_data *r, const char *id, const char *key
     if (strcmp(key, "partitioner") == 0)
         return json_object_get(p, "partitioner");
     return json_object_get(json_object_get(p, "config"), key);
+}
+
+/* The keys of a producer's config in ksim's order (KS_PRODUCER_CONFIGS),
+ * then any other in the trace's order, so that the labels and the
+ * parameter table do not depend on how the trace orders its keys. An
+ * allocated array of json_object_size(config) keys; NULL when there are
+ * none or memory ran out (*oom). */
+static const char **config_keys(const json_t *config, bool *oom)
+{
+    static const char *const known[] = {
+#define X(e, name) name,
+        KS_PRODUCER_CONFIGS(X)
+#undef X
+    };
+    size_t n = json_object_size(config), k = 0;
+    const char **keys = n ? malloc(n * sizeof *keys) : NULL;
+    *oom = n && !keys;
+    for (size_t i = 0; keys && i < sizeof known / sizeof *known; i++)
+        if (json_object_get(config, known[i]))
+            keys[k++] = known[i];
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)config, key, v) {
+        bool is_known = false;
+        for (size_t i = 0; i < sizeof known / sizeof *known && !is_known; i++)
+            is_known = strcmp(key, known[i]) == 0;
+        if (keys && !is_known)
+            keys[k++] = key;
+    }
+    return keys;
 }
 
 /* Adds " key=value" (" ID.key=value" when `id_too`) to run i's label when
@@ -650,20 +764,21 @@ static bool label_params(const run_data *runs, size_t n, size_t i, ks_sbuf *b)
         ks_sb_printf(b, " Kafka %s", runs[i].kafka);
         shown++;
     }
-    const json_t *ps = jpath(runs[i].header, "derived.producers"), *p, *v;
-    bool id_too = json_array_size(ps) > 1;
+    const json_t *ps = json_object_get(runs[i].derived, "producers"), *p;
+    bool id_too = json_array_size(ps) > 1, oom = false;
     size_t k;
-    const char *key;
     json_array_foreach(ps, k, p) {
         const char *id = json_string_value(json_object_get(p, "id"));
         if (!id)
             continue;
-        if (!label_param(runs, n, i, id, "partitioner", id_too, b, &shown, &more))
+        const json_t *config = json_object_get(p, "config");
+        const char **keys = config_keys(config, &oom);
+        bool ok = !oom && label_param(runs, n, i, id, "partitioner", id_too, b, &shown, &more);
+        for (size_t c = 0; ok && keys && c < json_object_size(config); c++)
+            ok = label_param(runs, n, i, id, keys[c], id_too, b, &shown, &more);
+        free(keys);
+        if (!ok)
             return false;
-        json_object_foreach((json_t *)json_object_get(p, "config"), key, v) {
-            if (!label_param(runs, n, i, id, key, id_too, b, &shown, &more))
-                return false;
-        }
     }
     if (more)
         ks_sb_printf(b, " +%zu", more);
@@ -747,17 +862,24 @@ static bool write_batches(const run_data *r, size_t n, const char *dir)
  * that they were checked and not found is the point of such a run. */
 enum { DELIVERY_KEYS_MAX = 11 };
 
+/* An integer of a summary at a dotted path, 0 when absent (its type was
+ * checked when the summary was read). */
+static int64_t summary_int(const json_t *o, const char *dotted)
+{
+    ks_tl_error unused = {0};
+    return (int64_t)json_integer_value(ks_tl_jpath(&unused, o, dotted, KS_TLT_INT));
+}
+
 /* One count of a run's summary; failed_and_absent is derived: records
  * told failed less those present anyway. */
 static int64_t delivery_count(const json_t *summary, const char *key)
 {
     const json_t *d = json_object_get(summary, "delivery");
     if (strcmp(key, "failed_and_absent") == 0) {
-        int64_t v = jint(json_object_get(d, "records"), "failed") -
-                    jint(d, "failed_but_present");
+        int64_t v = summary_int(d, "records.failed") - summary_int(d, "failed_but_present");
         return v > 0 ? v : 0;
     }
-    return jint(d, key);
+    return summary_int(d, key);
 }
 
 static size_t delivery_keys(const run_data *runs, size_t n, const char *keys[DELIVERY_KEYS_MAX])
@@ -853,7 +975,7 @@ static int64_t consumers_max(const run_data *runs, size_t n)
         const char *id;
         const json_t *c;
         json_object_foreach(json_object_get(runs[i].summary, "consumers"), id, c) {
-            int64_t v = jint(c, "records");
+            int64_t v = summary_int(c, "records");
             max = v > max ? v : max;
         }
     }
@@ -887,8 +1009,8 @@ static bool write_consumers(const run_data *runs, size_t n, const char *dir)
             char *who = fmt_str("%s (%s)", id, iso ? iso : "?");
             dat_string(of.f, who ? who : id);
             free(who);
-            fprintf(of.f, " %" PRId64 " %" PRId64 "\n", jint(c, "records"),
-                    jint(c, "read_aborted"));
+            fprintf(of.f, " %" PRId64 " %" PRId64 "\n", summary_int(c, "records"),
+                    summary_int(c, "read_aborted"));
         }
     }
     return commit_data(&of);
@@ -1379,7 +1501,7 @@ static void add_runs(doc *d, const run_data *runs, size_t n)
     }
     for (size_t i = 0; i < n; i++) {
         const char *desc =
-            json_string_value(jpath(runs[i].header, "resolved.description"));
+            json_string_value(json_object_get(runs[i].resolved, "description"));
         if (desc)
             doc_add(d, EL_PARA, fmt_str("%s: %s", runs[i].label, desc));
         if (runs[i].summary_note)
@@ -1435,25 +1557,25 @@ static void add_params(doc *d, const run_data *runs, size_t n)
         cell(d, t, ks_strdup(runs[j].label));
     size_t rows = 0;
     for (size_t i = 0; i < n; i++) {
-        const json_t *ps = jpath(runs[i].header, "derived.producers"), *p, *v;
+        const json_t *ps = json_object_get(runs[i].derived, "producers"), *p;
         size_t k;
-        const char *key;
         json_array_foreach(ps, k, p) {
             const char *id = json_string_value(json_object_get(p, "id"));
             if (!id)
                 continue;
             rows += param_row(d, t, runs, n, i, id, "partitioner");
-            json_object_foreach((json_t *)json_object_get(p, "config"), key, v)
-                rows += param_row(d, t, runs, n, i, id, key);
+            const json_t *config = json_object_get(p, "config");
+            bool oom;
+            const char **keys = config_keys(config, &oom);
+            d->oom = d->oom || oom;
+            for (size_t c = 0; keys && c < json_object_size(config); c++)
+                rows += param_row(d, t, runs, n, i, id, keys[c]);
+            free(keys);
         }
     }
     if (rows == 0) /* the table, a header alone, is not rendered */
         doc_add(d, EL_NOTE, ks_strdup("No producer parameter differs between the runs."));
 }
-
-/* One row of the summary table: its name, where it is in summary.json,
- * and how it is shown. */
-typedef enum cell_fmt { CF_PLAIN, CF_MS, CF_MBPS } cell_fmt;
 
 static char *summary_cell(const json_t *summary, const char *path, cell_fmt f)
 {
@@ -1467,33 +1589,7 @@ static char *summary_cell(const json_t *summary, const char *path, cell_fmt f)
 /* The summary table: one row per value, one column per run. */
 static void add_summary(doc *d, const run_data *runs, size_t n)
 {
-    static const struct {
-        const char *name, *path;
-        cell_fmt f;
-    } rows[] = {
-        {"verdict", "verdict", CF_PLAIN},
-        {"virtual time (ms)", "time_ns", CF_MS},
-        {"records produced", "records.produced", CF_PLAIN},
-        {"records acked", "records.acked", CF_PLAIN},
-        {"records failed", "records.failed", CF_PLAIN},
-        {"records unresolved", "records.unresolved", CF_PLAIN},
-        {"latency p50 (ms)", "latency_ns.p50", CF_MS},
-        {"latency p99 (ms)", "latency_ns.p99", CF_MS},
-        {"latency max (ms)", "latency_ns.max", CF_MS},
-        {"throughput (records/s)", "throughput.records_per_sec", CF_PLAIN},
-        {"throughput (MB/s)", "throughput.bytes_per_sec", CF_MBPS},
-        {"lost", "delivery.lost", CF_PLAIN},
-        {"duplicate", "delivery.duplicate", CF_PLAIN},
-        {"extra copies", "delivery.extra_copies", CF_PLAIN},
-        {"reordered (nonmonotonic_send)", "delivery.nonmonotonic_send", CF_PLAIN},
-        {"failed but present", "delivery.failed_but_present", CF_PLAIN},
-        {"indeterminate", "delivery.indeterminate", CF_PLAIN},
-        {"aborted read", "delivery.aborted_read", CF_PLAIN},
-        {"zombie write visible", "delivery.zombie_write_visible", CF_PLAIN},
-        {"torn transaction", "delivery.torn_transaction", CF_PLAIN},
-        {"precommitted read", "delivery.precommitted_read", CF_PLAIN},
-        {"processed twice", "delivery.processed_twice", CF_PLAIN},
-    };
+    const struct summary_row *rows = summary_rows;
     doc_add(d, EL_H2, ks_strdup("Summary"));
     size_t with = 0;
     for (size_t j = 0; j < n; j++)
@@ -1507,7 +1603,7 @@ static void add_summary(doc *d, const run_data *runs, size_t n)
     cell(d, t, ks_strdup(""));
     for (size_t j = 0; j < n; j++)
         cell(d, t, ks_strdup(runs[j].label));
-    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    for (size_t r = 0; r < sizeof summary_rows / sizeof *summary_rows && rows[r].name; r++) {
         bool any = false;
         for (size_t j = 0; j < n; j++)
             any |= runs[j].summary && jpath(runs[j].summary, rows[r].path);
@@ -1735,26 +1831,39 @@ static bool write_page(const char *dir, const char *name, const doc *d, bool htm
     return ok;
 }
 
-/* Reads every run: its trace (writing its metrics and fault data), its
- * summary, its CDF and batch-size data; then labels them. */
+/* Writes run number n's data files: its metrics and fault rows, its CDF
+ * and batch-size data. */
+static bool write_run_data(const run_data *r, size_t n, const char *dir)
+{
+    return write_rows(r->metrics_rows, dir, n, "metrics",
+                      "t_s from_s acked records_per_s MB_per_s requests requests_per_s "
+                      "p50_ms p99_ms") &&
+           write_rows(r->fault_rows, dir, n, "faults", "t_s fault type phase") &&
+           (!r->acks || write_cdf(r, n, dir)) && (!r->drains || write_batches(r, n, dir));
+}
+
+/* Reads every run (its trace and its summary) before anything is
+ * written, so that a run that cannot be read leaves no file behind; then
+ * labels them and writes the data files. */
 static int read_runs(const report_opts *o, run_data *runs)
 {
     for (size_t i = 0; i < o->n_runs; i++) {
         run_data *r = &runs[i];
         int rc = resolve_paths(r);
         if (rc == 0)
-            rc = read_trace(r, i + 1, o->out);
+            rc = read_trace(r);
         if (rc != 0)
             return rc;
-        read_summary(r);
-        if ((r->acks && !write_cdf(r, i + 1, o->out)) ||
-            (r->drains && !write_batches(r, i + 1, o->out)))
+        if (!read_summary(r))
             return KS_EXIT_USAGE;
     }
     if (!make_labels(runs, o->n_runs)) {
         fprintf(stderr, "ksim: report: out of memory\n");
         return KS_EXIT_USAGE;
     }
+    for (size_t i = 0; i < o->n_runs; i++)
+        if (!write_run_data(&runs[i], i + 1, o->out))
+            return KS_EXIT_USAGE;
     for (size_t i = 0; i < o->n_runs; i++)
         if (runs[i].summary)
             return write_delivery(runs, o->n_runs, o->out) &&
@@ -1863,4 +1972,17 @@ int ks_cmd_report(int argc, char **argv)
         rc = KS_EXIT_OK;
     free(o.runs);
     return rc;
+}
+
+int ks_report_stream(FILE *in, const char *name, char *err, size_t errlen)
+{
+    run_data r = {0};
+    r.trace = ks_strdup(name);
+    ks_hist_init(&r.latency);
+    ks_hist_init(&r.batch);
+    bool ok = r.trace && read_stream(&r, in, err, errlen);
+    if (!r.trace)
+        snprintf(err, errlen, "out of memory");
+    run_free(&r);
+    return ok ? KS_EXIT_OK : KS_EXIT_USAGE;
 }
