@@ -90,6 +90,22 @@ ln "$work/hard1" "$work/hard2"
 expect_rc 2 "the trace and the summary would be one file" \
   "$ksim" run "$scen/hello.json" -q --trace "$work/hard1" --summary "$work/hard2"
 
+# a report that cannot be written whole removes the directories it made
+"$ksim" run "$scen/hello.json" -q --out "$work/rep-run" --trace-level record || fail "run for report"
+( ulimit -f 2 && trap '' XFSZ && exec "$ksim" report "$work/rep-run" -o "$work/rep/x" ) \
+  2> "$work/err"
+rc=$?
+[ "$rc" = 2 ] || fail "a report over the file size limit exited $rc, expected 2"
+grep -q "write failed: File too large" "$work/err" || fail "report: $(cat "$work/err")"
+[ -e "$work/rep" ] && fail "a failed report left $(find "$work/rep")"
+mkdir -p "$work/badrun"
+echo '{"t":0,"ev":"end"}' > "$work/badrun/trace.jsonl"
+expect_rc 2 "not a ksim trace" "$ksim" report "$work/rep-run" "$work/badrun" -o "$work/rep2"
+[ -e "$work/rep2" ] && fail "a report of an unreadable run left $(find "$work/rep2")"
+mkdir "$work/rep3"
+expect_rc 2 "not a ksim trace" "$ksim" report "$work/badrun" -o "$work/rep3"
+[ -d "$work/rep3" ] || fail "a failed report removed a directory it had not made"
+
 # runs into one --out at once: each summary beside its own run's trace
 i=0
 while [ $i -lt 12 ]; do

@@ -1873,13 +1873,17 @@ static int read_runs(const report_opts *o, run_data *runs)
     return 0;
 }
 
-/* Writes each chart's script and draws it; fills drawn[]. Returns 0, or
- * KS_EXIT_USAGE when a script could not be written or gnuplot is missing
- * or failed (the other charts are still drawn). */
+/* What draw_all achieved. */
+enum { DRAW_OK = 0, DRAW_NOT_ALL = 1, DRAW_FAILED = 2 };
+
+/* Writes each chart's script and draws it; fills drawn[]. Returns
+ * DRAW_OK, DRAW_NOT_ALL when gnuplot is missing or failed on some chart
+ * (the other charts are still drawn), or DRAW_FAILED when a script could
+ * not be written. */
 static int draw_all(const report_opts *o, const char *tdir, const run_data *runs,
                     bool drawn[CH__COUNT], size_t *n_drawn)
 {
-    int rc = 0;
+    int rc = DRAW_OK;
     bool no_gnuplot = false;
     for (int c = 0; c < CH__COUNT; c++) {
         bool any = false;
@@ -1890,13 +1894,13 @@ static int draw_all(const report_opts *o, const char *tdir, const run_data *runs
             continue;
         }
         if (!write_script(o, tdir, runs, o->n_runs, (chart_id)c))
-            return KS_EXIT_USAGE;
+            return DRAW_FAILED;
         int st = no_gnuplot ? 127 : draw_chart(o, (chart_id)c);
         no_gnuplot = st == 127;
         drawn[c] = st == 0;
         *n_drawn += st == 0;
         if (st != 0)
-            rc = KS_EXIT_USAGE;
+            rc = DRAW_NOT_ALL;
     }
     return rc;
 }
@@ -1926,6 +1930,19 @@ static int write_pages(const report_opts *o, const run_data *runs, const bool dr
     return rc;
 }
 
+/* Makes DIR and DIR/data, recording those that did not exist. */
+static int make_out_dirs(const char *dir, ks_outdir *made)
+{
+    char err[512];
+    char *data = fmt_str("%s/data", dir);
+    bool ok = data && ks_outdir_make(made, dir, err, sizeof err) &&
+              ks_outdir_make(made, data, err, sizeof err);
+    if (!ok)
+        fprintf(stderr, "ksim: report: %s\n", data ? err : "out of memory");
+    free(data);
+    return ok ? 0 : KS_EXIT_USAGE;
+}
+
 /* Runs the report once the options are parsed; returns the exit code. */
 static int report(const report_opts *o)
 {
@@ -1945,10 +1962,25 @@ static int report(const report_opts *o)
     }
     bool drawn[CH__COUNT] = {false};
     size_t n_drawn = 0;
-    int rc = read_runs(o, runs);
-    int draw_rc = rc == 0 ? draw_all(o, tdir, runs, drawn, &n_drawn) : 0;
+    /* The directories made here are removed again if the report cannot be
+     * written whole; charts gnuplot could not draw are no such failure:
+     * the page says so and the data and scripts stay for a rerun. */
+    ks_outdir made = {0};
+    int rc = make_out_dirs(o->out, &made);
+    if (rc == 0)
+        rc = read_runs(o, runs);
+    int draw_rc = 0;
+    if (rc == 0) {
+        int d = draw_all(o, tdir, runs, drawn, &n_drawn);
+        draw_rc = d == DRAW_OK ? 0 : KS_EXIT_USAGE;
+        if (d == DRAW_FAILED)
+            rc = KS_EXIT_USAGE;
+    }
     if (rc == 0)
         rc = write_pages(o, runs, drawn);
+    if (rc != 0)
+        ks_outdir_remove(&made);
+    ks_outdir_keep(&made);
     if (rc == 0) {
         printf("ksim report: %zu run%s, %zu chart%s drawn: %s/index.html, %s/report.md\n",
                o->n_runs, o->n_runs == 1 ? "" : "s", n_drawn, n_drawn == 1 ? "" : "s", o->out,
