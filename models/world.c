@@ -485,7 +485,7 @@ void ks_world_run(ks_world *w)
     for (;;) {
         /* Only daemons left: the run would end here. A consumer with
          * records still to read turns its next poll into an ordinary
-         * event, and the run goes on (models/consumer.h). */
+         * event, and the run goes on (models/consumer/consumer.h). */
         if (w->sim.live == w->sim.live_daemon)
             for (uint32_t i = 0; i < w->consumer_count; i++)
                 ks_consumer_wake(&w->consumers[i], w);

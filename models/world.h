@@ -10,17 +10,17 @@
 #ifndef KS_WORLD_H
 #define KS_WORLD_H
 
-#include "models/broker.h"
-#include "models/consumer.h"
-#include "models/coordinator.h"
-#include "models/faults.h"
+#include "models/broker/broker.h"
+#include "models/consumer/consumer.h"
+#include "models/broker/coordinator.h"
+#include "models/net/faults.h"
 #include "models/metrics.h"
-#include "models/network.h"
-#include "models/producer.h"
-#include "models/request.h"
-#include "sim/checker.h"
+#include "models/net/network.h"
+#include "models/producer/producer.h"
+#include "models/net/request.h"
+#include "models/check/checker.h"
 #include "sim/diag.h"
-#include "sim/scenario.h"
+#include "models/scenario.h"
 #include "sim/sim.h"
 #include "sim/trace.h"
 

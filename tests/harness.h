@@ -9,7 +9,7 @@
 #ifndef KS_TEST_HARNESS_H
 #define KS_TEST_HARNESS_H
 
-#include "sim/scenario.h"
+#include "models/scenario.h"
 #include "sim/trace.h"
 
 #include <jansson.h>

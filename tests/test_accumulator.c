@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "models/accumulator.h"
+#include "models/producer/accumulator.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * test_checker.c - tests sim/checker.c, one delivery story per test: the
+ * test_checker.c - tests models/check/checker.c, one delivery story per test: the
  * at-least-once duplicate (whole summary compared), the idempotent retry
  * the broker recognises, at-most-once loss that the producer was told
  * about, acks=0 loss, failed_but_present, a copy landing after the
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/checker.h"
+#include "models/check/checker.h"
 
 static const char *const producer_ids[] = {"p1", "p2"};
 static const char *const partition_names[] = {"events-0", "events-1"};

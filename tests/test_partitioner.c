@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "models/partitioner.h"
+#include "models/producer/partitioner.h"
 
 #include <stdio.h>
 #include <string.h>

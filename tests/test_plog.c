@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "models/plog.h"
+#include "models/broker/plog.h"
 
 #include <stdlib.h>
 #include <string.h>

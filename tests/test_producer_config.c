@@ -1,5 +1,5 @@
 /*
- * test_producer_config.c - tests models/producer_config.c.
+ * test_producer_config.c - tests models/producer/producer_config.c.
  *
  * Covers: every ConfigException of the idempotence rules with Kafka's exact
  * text when enable.idempotence is set explicitly (acks=1, acks=0,
@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "models/producer_config.h"
+#include "models/producer/producer_config.h"
 
 #include <math.h>
 #include <string.h>

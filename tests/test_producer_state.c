@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "models/producer_state.h"
+#include "models/broker/producer_state.h"
 
 #include <string.h>
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sim/scenario.h"
+#include "models/scenario.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "models/txn_state.h"
+#include "models/broker/txn_state.h"
 
 #include <string.h>
 

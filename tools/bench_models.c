@@ -15,7 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "models/world.h"
-#include "sim/scenario.h"
+#include "models/scenario.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -22,7 +22,7 @@
 #include "models/world.h"
 #include "sim/expect.h"
 #include "sim/outfile.h"
-#include "sim/scenario.h"
+#include "models/scenario.h"
 #include "sim/str.h"
 #include "sim/trace.h"
 #include "tools/cli.h"

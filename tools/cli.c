@@ -5,12 +5,12 @@
 #include "tools/commands.h"
 
 #include "ks_version.h"
-#include "models/partitioner.h"
+#include "models/producer/partitioner.h"
 #include "models/world.h"
 #include "sim/expect.h"
 #include "sim/json_path.h"
 #include "sim/outfile.h"
-#include "sim/scenario.h"
+#include "models/scenario.h"
 #include "sim/str.h"
 #include "sim/trace.h"
 

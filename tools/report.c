@@ -26,7 +26,7 @@
 
 #include "ks_version.h"
 #include "sim/histogram.h"
-#include "sim/kafka_config.h"
+#include "models/kafka/config.h"
 #include "sim/outfile.h"
 #include "sim/str.h"
 #include "tools/cli.h"

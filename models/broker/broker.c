@@ -1,0 +1,396 @@
+/*
+ * broker.c - request handling and partition logs (see broker.h).
+ *
+ * A connection's requests wait in its own FIFO. A connection with work
+ * and no request in service joins the broker's FIFO of connections
+ * waiting for a handler thread. Kafka's network layer mutes a channel
+ * while one of its requests is being handled ([K] core/.../network/
+ * SocketServer.scala, Processor: "the channel is muted until the response
+ * is sent"), which is what keeps responses in request order.
+ */
+#include "models/broker/broker.h"
+
+#include "models/world.h"
+
+#include <assert.h>
+#include <string.h>
+
+#define CONN_NONE UINT32_MAX
+
+/* Handling cost: per request, per partition batch appended, per byte
+ * (rounded to ns). */
+static ks_time handling_ns(const ks_world *w, uint32_t broker, const ks_request *q)
+{
+    const ks_broker_cost *c = &w->sc->broker_costs[broker];
+    ks_time bytes_ns =
+        (ks_time)(((uint64_t)q->request_bytes * (uint64_t)c->byte_ps + 500u) / 1000u);
+    /* Compressed batches are decompressed to validate their records
+     * ([K] storage/.../LogValidator, the compressed path). */
+    uint64_t decompress_ps = 0;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next)
+        decompress_ps += w->reqs.entries[e].raw * (uint64_t)w->reqs.entries[e].decompress_ps;
+    ks_time cost = ks_time_add(c->request_ns, (ks_time)q->batches * c->batch_ns);
+    cost = ks_time_add(cost, bytes_ns);
+    return ks_time_add(cost, (ks_time)((decompress_ps + 500u) / 1000u));
+}
+
+static void start(ks_world *w, ks_broker *b, uint32_t conn)
+{
+    ks_broker_conn *c = &w->broker_conns[conn];
+    uint32_t id = c->q_head;
+    assert(id != KS_REQ_NONE && !c->serving);
+    ks_request *q = &w->reqs.reqs[id];
+    c->q_head = q->next;
+    if (c->q_head == KS_REQ_NONE)
+        c->q_tail = KS_REQ_NONE;
+    c->serving = true;
+    c->handling = true;
+    c->handle_start_ns = ks_sim_now(&w->sim);
+    b->busy_threads++;
+    b->queued--;
+    ks_time cost = handling_ns(w, b->index, q);
+    ks_event ev = {.kind = KS_EV_APPEND,
+                   .u.request = {.conn = conn, .broker = b->index, .request = id}};
+    ks_sim_after(&w->sim, cost, &ev);
+}
+
+static void wait_for_thread(ks_world *w, ks_broker *b, uint32_t conn)
+{
+    ks_broker_conn *c = &w->broker_conns[conn];
+    assert(!c->waiting && !c->serving);
+    c->waiting = true;
+    c->next_waiting = CONN_NONE;
+    if (b->wait_tail == CONN_NONE)
+        b->wait_head = conn;
+    else
+        w->broker_conns[b->wait_tail].next_waiting = conn;
+    b->wait_tail = conn;
+}
+
+/* Gives free threads to waiting connections, oldest first. */
+static void dispatch(ks_world *w, ks_broker *b)
+{
+    while (b->busy_threads < b->threads && b->wait_head != CONN_NONE) {
+        uint32_t conn = b->wait_head;
+        ks_broker_conn *c = &w->broker_conns[conn];
+        b->wait_head = c->next_waiting;
+        if (b->wait_head == CONN_NONE)
+            b->wait_tail = CONN_NONE;
+        c->waiting = false;
+        start(w, b, conn);
+    }
+}
+
+void ks_broker_on_arrive(ks_world *w, uint32_t broker, uint32_t id)
+{
+    ks_broker *b = &w->brokers[broker];
+    ks_request *q = &w->reqs.reqs[id];
+    ks_broker_conn *c = &w->broker_conns[q->conn];
+    ks_time now = ks_sim_now(&w->sim);
+    b->requests++;
+    b->bytes_in += q->request_bytes;
+    q->next = KS_REQ_NONE;
+    if (c->q_tail == KS_REQ_NONE)
+        c->q_head = id;
+    else
+        w->reqs.reqs[c->q_tail].next = id;
+    c->q_tail = id;
+    b->queued++;
+    if (b->queued > b->queue_len_max)
+        b->queue_len_max = b->queued;
+    ks_trace *tr = w->trace;
+    if (tr && ks_trace_begin(tr, now, KS_TR_ARRIVE)) {
+        ks_trace_u64(tr, "broker", broker);
+        ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
+        ks_trace_u64(tr, "request", q->correlation_id);
+        ks_trace_u64(tr, "bytes", q->request_bytes);
+        ks_trace_u64(tr, "queued", b->queued);
+        ks_trace_end(tr);
+    }
+    if (!c->serving && !c->waiting) {
+        wait_for_thread(w, b, q->conn);
+        dispatch(w, b);
+    }
+}
+
+/* ProduceResponse v8 for one topic: size(4) correlation_id(4) topics(4)
+ * name(2+n) partitions(4), per partition index(4) error_code(2)
+ * base_offset(8) log_append_time(8) log_start_offset(8)
+ * record_errors(4) error_message(2), then throttle_time(4)
+ * ([K] ProduceResponse.json). */
+static uint32_t response_bytes(const char *topic, uint32_t partitions)
+{
+    return 22u + (uint32_t)strlen(topic) + 36u * partitions;
+}
+
+/* Keeps the batch in the partition's log for consumers and the checker,
+ * with its records' ids while the producer still holds the batch (one
+ * that expired before this late copy landed is kept with ids 0). */
+static void log_batch(ks_world *w, const ks_request *q, const ks_req_batch *rb, ks_partition *part)
+{
+    ks_plog_batch b = {.records = rb->records, .producer_id = q->producer_id,
+                       .epoch = rb->epoch, .transactional = rb->transactional,
+                       .producer = q->producer, .batch = rb->batch_seq,
+                       .appended_ns = ks_sim_now(&w->sim)};
+    const ks_producer *p = &w->producers[q->producer];
+    const ks_batch *pb = &p->acc.batches[rb->batch];
+    uint64_t *ids = w->log_ids;
+    if (rb->records > w->log_ids_cap) {
+        ids = realloc(w->log_ids, rb->records * sizeof *ids);
+        if (!ids) {
+            w->out_of_memory = true;
+            ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+            return;
+        }
+        w->log_ids = ids;
+        w->log_ids_cap = rb->records;
+    }
+    uint32_t n = 0;
+    if (rb->ids) {
+        for (; n < rb->records; n++)
+            ids[n] = rb->ids[n];
+    } else if (pb->state != KS_BATCH_FREE && pb->id == rb->batch_seq) {
+        for (uint32_t r = pb->rec_head; r != KS_NONE && n < rb->records; r = p->acc.recs[r].next)
+            ids[n++] = p->acc.recs[r].id;
+    }
+    while (n < rb->records)
+        ids[n++] = KS_PLOG_NO_RECORD; /* a late copy of a batch the producer let go */
+    if (ks_plog_append(&part->log, &b, ids) < 0) {
+        w->out_of_memory = true;
+        ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+    }
+}
+
+/* An "append" trace record: the batch was appended (result NULL) or not
+ * (result names why, fault the fault that caused it). */
+static void trace_append(ks_world *w, uint32_t broker, const ks_request *q, const ks_req_batch *rb,
+                         const char *result, int32_t fault)
+{
+    const ks_partition *part = &w->partitions[rb->partition];
+    ks_trace *tr = w->trace;
+    if (!tr || !ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_APPEND))
+        return;
+    ks_trace_u64(tr, "broker", broker);
+    ks_trace_str(tr, "topic", w->sc->topics[part->topic].name);
+    ks_trace_u64(tr, "partition", part->index);
+    ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
+    ks_trace_u64(tr, "request", q->correlation_id);
+    ks_trace_u64(tr, "batch", rb->batch_seq);
+    ks_trace_i64(tr, "offset", rb->base_offset);
+    ks_trace_u64(tr, "records", rb->records);
+    ks_trace_u64(tr, "bytes", rb->bytes);
+    if (q->producer_id >= 0) {
+        ks_trace_i64(tr, "producer_id", q->producer_id);
+        ks_trace_i64(tr, "epoch", rb->epoch);
+        ks_trace_i64(tr, "base_sequence", rb->base_seq);
+    }
+    if (result)
+        ks_trace_str(tr, "result", result);
+    if (fault >= 0)
+        ks_trace_i64(tr, "fault", fault);
+    ks_trace_end(tr);
+}
+
+/* Appends one batch to its partition's log. */
+static void append_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb)
+{
+    ks_partition *part = &w->partitions[rb->partition];
+    assert(part->leader == broker);
+    rb->base_offset = part->log_end_offset;
+    if (part->logged)
+        log_batch(w, q, rb, part);
+    part->log_end_offset += rb->records;
+    part->records += rb->records;
+    part->batches++;
+    w->brokers[broker].records += rb->records;
+    ks_checker_appended(w->checker, q->producer, rb->batch_seq, q->correlation_id,
+                        rb->base_offset);
+    trace_append(w, broker, q, rb, NULL, KS_NO_FAULT);
+}
+
+/* The leader refuses a batch, or recognises it as a duplicate. */
+static void refuse_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb,
+                         const char *why, int32_t fault)
+{
+    ks_checker_not_appended(w->checker, q->producer, rb->batch_seq, q->correlation_id, why);
+    trace_append(w, broker, q, rb, why, fault);
+}
+
+/* One batch of a produce request: an injected error, the idempotent
+ * producer checks (models/broker/producer_state.h), then the append. */
+static void handle_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb,
+                         ks_kerr injected, int32_t fault)
+{
+    ks_partition *part = &w->partitions[rb->partition];
+    if (injected != KS_KERR_NONE && injected != KS_KERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND) {
+        rb->error = injected;
+        refuse_batch(w, broker, q, rb, ks_kerr_name(injected), fault);
+        return;
+    }
+    if (q->producer_id >= 0 && rb->transactional && !w->producers[q->producer].txn_kip890 &&
+        w->sc->kafka_version >= KS_KV(3, 6, 0)) {
+        /* KIP-890 part 1 (3.6+, transaction.partition.verification.enable):
+         * the leader checks with the coordinator that the partition is in
+         * the producer's ongoing transaction; ksim does not model that
+         * round trip's latency. Produce v11 clients (3.8+) get
+         * TRANSACTION_ABORTABLE, older ones INVALID_TXN_STATE. */
+        if (!ks_coord_verify(w, q->producer, q->producer_id, rb->epoch, rb->partition)) {
+            ks_kerr e = w->sc->kafka_version >= KS_KV(3, 8, 0) ? KS_KERR_TRANSACTION_ABORTABLE
+                                                               : KS_KERR_INVALID_TXN_STATE;
+            rb->error = e;
+            refuse_batch(w, broker, q, rb, ks_kerr_name(e), KS_NO_FAULT);
+            return;
+        }
+    }
+    if (q->producer_id >= 0 && rb->transactional && w->producers[q->producer].txn_kip890) {
+        /* KIP-890: the first transactional batch adds its partition */
+        ks_kerr e = ks_coord_implicit_add(w, q->producer, q->producer_id, rb->epoch, rb->partition);
+        if (e != KS_KERR_NONE) {
+            rb->error = e;
+            refuse_batch(w, broker, q, rb, ks_kerr_name(e), KS_NO_FAULT);
+            return;
+        }
+    }
+    if (q->producer_id >= 0) {
+        int32_t last_seq = (int32_t)(((int64_t)rb->base_seq + rb->records - 1) % 2147483648LL);
+        int64_t dup = -1;
+        ks_ps_verdict v = ks_ps_check(&part->ps, q->producer_id, rb->epoch, rb->base_seq,
+                                      last_seq, &dup);
+        if (v == KS_PS_DUPLICATE) {
+            /* answered with the original batch's offset and no error */
+            rb->base_offset = dup;
+            refuse_batch(w, broker, q, rb, "DUPLICATE", KS_NO_FAULT);
+            return;
+        }
+        if (v != KS_PS_APPEND) {
+            ks_kerr e = v == KS_PS_INVALID_PRODUCER_EPOCH ? KS_KERR_INVALID_PRODUCER_EPOCH
+                        : v == KS_PS_UNKNOWN_PRODUCER_ID  ? KS_KERR_UNKNOWN_PRODUCER_ID
+                                                          : KS_KERR_OUT_OF_ORDER_SEQUENCE_NUMBER;
+            rb->error = e;
+            refuse_batch(w, broker, q, rb, ks_kerr_name(e), KS_NO_FAULT);
+            return;
+        }
+        append_batch(w, broker, q, rb);
+        if (!ks_ps_update(&part->ps, q->producer_id, rb->epoch, rb->base_seq, last_seq,
+                          rb->base_offset)) {
+            w->out_of_memory = true;
+            ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+        }
+    } else {
+        append_batch(w, broker, q, rb);
+    }
+    /* NOT_ENOUGH_REPLICAS_AFTER_APPEND: in the log, yet answered with an
+     * error ([K] Partition.checkEnoughReplicasReachOffset). */
+    rb->error = injected;
+}
+
+/* The response to request `id` leaves now (after any configured delay):
+ * faults may lose or delay it; the connection takes its next request
+ * once the response is written. */
+void ks_broker_respond(ks_world *w, uint32_t broker, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    uint32_t conn = q->conn;
+    uint32_t resp_bytes = 24u; /* a small response: error and a few ids */
+    if (q->api == KS_API_PRODUCE && q->first != KS_REQ_NONE) {
+        const ks_partition *part = &w->partitions[w->reqs.entries[q->first].partition];
+        resp_bytes = response_bytes(w->sc->topics[part->topic].name, q->batches);
+    }
+    ks_time leaves = ks_time_add(ks_sim_now(&w->sim), w->sc->broker_costs[broker].response_delay_ns);
+    ks_time delay = 0, sent;
+    int32_t lost = ks_faults_response(w, id, leaves, &delay);
+    ks_time arrival = ks_net_transit(&w->net, conn, KS_NET_RESPONSE, leaves, resp_bytes, delay,
+                                     lost >= 0, &sent);
+    ks_event done = {.kind = KS_EV_RESPONDED,
+                     .u.request = {.conn = conn, .broker = broker, .request = id}};
+    ks_sim_schedule(&w->sim, sent, &done);
+    if (lost >= 0) {
+        /* lost on the way: the producer will not hear of it */
+        if (q->api == KS_API_PRODUCE)
+            ks_checker_request_fate(w->checker, q->producer, q->correlation_id,
+                                    KS_FATE_RESPONSE_DROPPED, lost);
+        q->fate_known = true;
+        ks_producer_lost(&w->producers[q->producer], w, id);
+    } else {
+        q->refs++; /* the response event */
+        ks_event ev = {.kind = KS_EV_RESPONSE,
+                       .u.request = {.conn = conn, .broker = broker, .request = id}};
+        ks_sim_schedule(&w->sim, arrival, &ev);
+    }
+}
+
+/* Handles a produce request: each batch is appended or refused. */
+static void handle_produce(ks_world *w, uint32_t broker, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    ks_kerr injected = KS_KERR_NONE;
+    uint32_t struck = UINT32_MAX;
+    int32_t fault = ks_faults_append(w, id, ks_sim_now(&w->sim), &injected, &struck);
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        ks_req_batch *rb = &w->reqs.entries[e];
+        bool hit = fault >= 0 && (struck == UINT32_MAX || struck == rb->partition);
+        handle_batch(w, broker, q, rb, hit ? injected : KS_KERR_NONE, hit ? fault : KS_NO_FAULT);
+    }
+}
+
+void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
+{
+    ks_broker *b = &w->brokers[broker];
+    ks_request *q = &w->reqs.reqs[id];
+    ks_time now = ks_sim_now(&w->sim);
+    bool now_answer = true;
+    switch (q->api) {
+    case KS_API_PRODUCE:
+        handle_produce(w, broker, id);
+        break;
+    case KS_API_INIT_PRODUCER_ID:
+    case KS_API_FIND_COORDINATOR:
+    case KS_API_ADD_PARTITIONS_TO_TXN:
+    case KS_API_END_TXN:
+        /* the coordinator may answer later, once its log write is done */
+        now_answer = ks_coord_handle(w, broker, id);
+        break;
+    case KS_API_WRITE_TXN_MARKERS: /* inter-broker: never on a producer's connection */
+    case KS_API__COUNT:
+        break;
+    }
+    uint32_t conn = q->conn;
+    ks_broker_conn *c = &w->broker_conns[conn];
+    c->handling = false;
+    b->busy_ns += now - c->handle_start_ns;
+    b->busy_threads--;
+    if (!q->expects_response) {
+        ks_request_unref(&w->reqs, id); /* acks=0: nothing to answer */
+        ks_broker_on_responded(w, broker, conn, KS_REQ_NONE);
+        return;
+    }
+    /* The thread is free now; the connection stays muted until the
+     * response has been written. */
+    if (now_answer)
+        ks_broker_respond(w, broker, id);
+    dispatch(w, b);
+}
+
+void ks_broker_on_responded(ks_world *w, uint32_t broker, uint32_t conn, uint32_t req)
+{
+    if (req != KS_REQ_NONE)
+        ks_request_unref(&w->reqs, req); /* the broker is done with it */
+    ks_broker *b = &w->brokers[broker];
+    ks_broker_conn *c = &w->broker_conns[conn];
+    c->serving = false;
+    if (c->q_head != KS_REQ_NONE)
+        wait_for_thread(w, b, conn);
+    dispatch(w, b);
+}
+
+ks_time ks_broker_busy_ns(const ks_world *w, uint32_t broker)
+{
+    ks_time busy = w->brokers[broker].busy_ns;
+    ks_time now = ks_sim_now(&w->sim);
+    for (uint32_t i = 0; i < w->net.conn_count; i++) {
+        const ks_broker_conn *c = &w->broker_conns[i];
+        if (c->handling && w->net.conns[i].broker == broker)
+            busy += now - c->handle_start_ns;
+    }
+    return busy;
+}

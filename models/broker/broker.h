@@ -1,0 +1,75 @@
+/*
+ * broker.h - brokers: request handling and partition logs.
+ *
+ * Owns: each broker's request handler threads (num.io.threads), the
+ * per-connection request queues and the partition logs' end offsets.
+ * Like Kafka, a broker handles one request per connection at a time, in
+ * arrival order, and takes the connection's next request only once the
+ * response to the previous one is written, so responses on a connection
+ * leave in request order.
+ * Handling a request costs brokers.cost.request.us plus
+ * brokers.cost.byte.ns per byte; when every thread is busy, connections
+ * with requests wait their turn (first come, first served).
+ */
+#ifndef KS_BROKER_H
+#define KS_BROKER_H
+
+#include "models/broker/plog.h"
+#include "models/broker/producer_state.h"
+#include "models/scenario.h"
+#include "sim/sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ks_world;
+
+typedef struct ks_partition {
+    uint32_t topic;
+    uint32_t index;          /* partition number within the topic */
+    uint32_t leader;         /* broker index */
+    bool exists;             /* created (admin operations add partitions) */
+    int64_t log_end_offset;
+    ks_producer_state ps;    /* idempotent producers' state at the leader */
+    bool logged;             /* its batches are kept (consumers or transactions) */
+    ks_plog log;             /* ... here */
+    uint64_t records;        /* data records appended */
+    uint64_t batches;
+} ks_partition;
+
+typedef struct ks_broker_conn {
+    uint32_t q_head, q_tail; /* queued request ids */
+    bool serving;            /* muted: a request of it is handled, or its
+                                response is not yet written */
+    bool handling;           /* a handler thread works on its request */
+    bool waiting;            /* in the broker's queue for a thread */
+    ks_time handle_start_ns;
+    uint32_t next_waiting;
+} ks_broker_conn;
+
+typedef struct ks_broker {
+    uint32_t index;
+    uint32_t threads;
+    uint32_t busy_threads;
+    uint32_t wait_head, wait_tail; /* connections waiting for a thread */
+    uint64_t requests;
+    uint64_t records;              /* appended */
+    uint64_t bytes_in;
+    ks_time busy_ns;               /* handling time of finished requests,
+                                      summed over threads */
+    uint32_t queue_len_max;        /* most requests queued at once */
+    uint32_t queued;
+} ks_broker;
+
+/* Request handlers. `req` is a request pool index. */
+void ks_broker_on_arrive(struct ks_world *w, uint32_t broker, uint32_t req);
+void ks_broker_on_append(struct ks_world *w, uint32_t broker, uint32_t req);
+/* The response to `req` is written (req KS_REQ_NONE: acks=0, none). */
+void ks_broker_on_responded(struct ks_world *w, uint32_t broker, uint32_t conn, uint32_t req);
+/* Writes the response to request `req` now (the coordinator answers
+ * some requests after its log write). */
+void ks_broker_respond(struct ks_world *w, uint32_t broker, uint32_t req);
+/* Handler time up to now, including requests still being handled. */
+ks_time ks_broker_busy_ns(const struct ks_world *w, uint32_t broker);
+
+#endif

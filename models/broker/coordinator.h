@@ -1,0 +1,114 @@
+/*
+ * coordinator.h - transaction coordinators: the brokers that lead
+ * __transaction_state partitions, their transaction metadata, their log
+ * writes, the transaction markers they send, and their timeout scan.
+ *
+ * Owns: per transactional.id, its ks_txn_meta (models/broker/txn_state.h, which
+ * decides every answer) and the coordinator's work in progress: the
+ * request waiting for a log write, the markers not yet acknowledged.
+ * Follows [K] TransactionCoordinator (handleFindCoordinator lives in the
+ * KafkaApis), TransactionMarkerChannelManager and
+ * TransactionStateManager:
+ *   FindCoordinator   any broker answers with the leader of
+ *                     __transaction_state partition
+ *                     abs(hash(transactional.id)) % transaction.state.log.
+ *                     num.partitions; ksim leads partition k from broker
+ *                     k % brokers;
+ *   InitProducerId    without a transactional.id: a fresh producer id
+ *                     (the idempotent producer); with one: the
+ *                     coordinator's decision, written to the log first;
+ *   AddPartitionsToTxn, EndTxn  likewise;
+ *   markers           after PrepareCommit/PrepareAbort is written (the
+ *                     client is answered then), one WriteTxnMarkers to
+ *                     each partition's leader (one network latency each
+ *                     way, drawn from the coordinator's stream); the
+ *                     leader appends a control record; when every leader
+ *                     has answered, CompleteCommit/CompleteAbort is
+ *                     written; a marker request or answer lost to a
+ *                     fault ("api": "WriteTxnMarkers") is sent again after
+ *                     the broker's request.timeout.ms;
+ *   timeout scan      every transaction.abort.timed.out.transaction.
+ *                     cleanup.interval.ms, Ongoing transactions older than
+ *                     their transaction.timeout.ms are fenced and aborted.
+ * Every write to __transaction_state takes brokers.cost.txn.log.write.ms
+ * of the coordinator; every state change is a "txn" trace record.
+ * With KIP-890 (transaction version 2) the leader adds a partition to the
+ * transaction when the first transactional batch of it arrives (ksim
+ * does not model the verification round trip itself).
+ *
+ * Never: touches the producer; everything goes through requests and
+ * responses.
+ */
+#ifndef KS_COORDINATOR_H
+#define KS_COORDINATOR_H
+
+#include "models/broker/txn_state.h"
+#include "models/kafka/errors.h"
+#include "sim/rng.h"
+#include "sim/sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ks_world;
+
+typedef struct ks_coord_txn {
+    ks_txn_meta meta;
+    uint32_t broker;            /* its coordinator */
+    bool kip890;
+    uint32_t waiting_req;       /* answered when the pending write is done */
+    ks_txn_decision pending;    /* the decision being written */
+    uint32_t *add;              /* AddPartitionsToTxn: the partitions asked for */
+    uint32_t nadd, add_cap;
+    uint32_t markers_pending;
+    bool marker_commit;
+    int64_t marker_pid;
+    int16_t marker_epoch;
+    bool abort_after_fence;     /* a fence is followed by the coordinator's abort */
+    int32_t offsets_consumer;   /* EndTxn(commit) carried this consumer's offsets, or -1 */
+    int64_t *offsets;           /* ... these (TxnOffsetCommit) */
+    uint32_t offsets_cap;
+} ks_coord_txn;
+
+typedef struct ks_coordinators {
+    ks_coord_txn *txns;
+    uint32_t count, cap;
+    ks_rng rng;                 /* marker latencies: "coordinator.markers" */
+    uint64_t marker_requests;   /* WriteTxnMarkers sent, retries included */
+    uint32_t *scratch;          /* a request's partitions, before its decision */
+    uint32_t scratch_cap;
+    bool rng_ready;
+    ks_handle scan;             /* the timeout scan, while a transaction is Ongoing */
+    ks_time scan_at;
+    ks_time scan_interval_ns;
+    uint32_t state_partitions;  /* transaction.state.log.num.partitions */
+} ks_coordinators;
+
+bool ks_coord_init(ks_coordinators *c, struct ks_world *w);
+void ks_coord_free(ks_coordinators *c);
+/* The coordinator broker of a transactional.id. */
+uint32_t ks_coord_broker(const struct ks_world *w, const char *transactional_id);
+/* A request for the coordinator (InitProducerId, FindCoordinator,
+ * AddPartitionsToTxn, EndTxn) is handled at `broker`. Returns true when
+ * it is answered now; false when the coordinator answers later
+ * (ks_broker_respond). */
+bool ks_coord_handle(struct ks_world *w, uint32_t broker, uint32_t req);
+/* KIP-890: the leader of `partition` got a transactional batch of
+ * (producer_id, epoch): adds the partition to the transaction. Returns
+ * the error the batch is answered with (NONE to append). */
+ks_kerr ks_coord_implicit_add(struct ks_world *w, uint32_t producer, int64_t producer_id,
+                              int16_t epoch, uint32_t partition);
+/* KIP-890 part 1: is `partition` in the ongoing transaction of
+ * (producer_id, epoch)? */
+bool ks_coord_verify(const struct ks_world *w, uint32_t producer, int64_t producer_id, int16_t epoch,
+                     uint32_t partition);
+/* KS_EV_TXN events. */
+void ks_coord_on_event(struct ks_world *w, uint32_t txn, uint32_t tag, uint64_t arg);
+
+#define KS_COORD_WRITTEN 1u     /* a log write is done */
+#define KS_COORD_MARKER 2u      /* a marker reaches a leader (arg: partition) */
+#define KS_COORD_MARKER_ACK 3u  /* its answer reaches the coordinator */
+#define KS_COORD_SCAN 4u        /* the timeout scan */
+#define KS_COORD_MARKER_RETRY 5u /* a marker's request or answer was lost: send it again */
+
+#endif

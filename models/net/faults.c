@@ -1,0 +1,285 @@
+/*
+ * faults.c - fault injection at run time (see faults.h).
+ */
+#include "models/net/faults.h"
+
+#include "models/world.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+bool ks_faults_init(ks_faults *f, ks_world *w)
+{
+    const ks_scenario *sc = w->sc;
+    f->n = sc->fault_count;
+    f->conf = sc->faults;
+    if (f->n == 0)
+        return true;
+    f->hits = calloc(f->n, sizeof *f->hits);
+    f->partition = calloc(f->n, sizeof *f->partition);
+    f->rng = calloc(f->n, sizeof *f->rng);
+    if (!f->hits || !f->partition || !f->rng)
+        return false;
+    for (uint32_t i = 0; i < f->n; i++) {
+        const ks_fault_conf *c = &f->conf[i];
+        f->partition[i] = c->topic < 0 ? UINT32_MAX
+                                       : w->topic_first_partition[c->topic] + (uint32_t)c->partition;
+        if (c->type == KS_FAULT_REQUEST_LOSS || c->type == KS_FAULT_RESPONSE_LOSS) {
+            char name[32];
+            snprintf(name, sizeof name, "fault.%u", i);
+            if (!ks_world_stream(w, &f->rng[i], name))
+                return false;
+        }
+    }
+    return true;
+}
+
+void ks_faults_free(ks_faults *f)
+{
+    free(f->hits);
+    free(f->partition);
+    free(f->rng);
+    f->hits = f->partition = NULL;
+    f->rng = NULL;
+}
+
+static bool is_window(ks_fault_type t)
+{
+    return t == KS_FAULT_LINK_DOWN || t == KS_FAULT_PAUSE_BROKER || t == KS_FAULT_PAUSE_PRODUCER;
+}
+
+static bool is_crash(ks_fault_type t)
+{
+    return t == KS_FAULT_CRASH_PRODUCER || t == KS_FAULT_CRASH_CONSUMER;
+}
+
+void ks_faults_start(ks_world *w)
+{
+    for (uint32_t i = 0; i < w->faults.n; i++) {
+        const ks_fault_conf *c = &w->faults.conf[i];
+        if (!is_window(c->type) && !is_crash(c->type))
+            continue;
+        ks_event ev = {.kind = KS_EV_FAULT, .u.timer = {.owner = i, .tag = 1}};
+        ks_sim_schedule_daemon(&w->sim, c->from_ns, &ev);
+        if (is_crash(c->type))
+            continue; /* a restart is the consumer's to schedule */
+        ev.u.timer.tag = 0;
+        ks_sim_schedule_daemon(&w->sim, c->to_ns, &ev);
+    }
+}
+
+/* Starts a "fault" trace record with what every record has. */
+static bool trace_fault(ks_world *w, uint32_t i, ks_time at)
+{
+    ks_trace *tr = w->trace;
+    if (!tr || !ks_trace_begin(tr, at, KS_TR_FAULT))
+        return false;
+    ks_trace_u64(tr, "fault", i);
+    ks_trace_str(tr, "type", ks_fault_type_name(w->faults.conf[i].type));
+    return true;
+}
+
+void ks_faults_on_window(ks_world *w, uint32_t i, bool open)
+{
+    const ks_fault_conf *c = &w->faults.conf[i];
+    if (open)
+        w->faults.hits[i]++;
+    if (c->type == KS_FAULT_CRASH_PRODUCER) {
+        /* the process dies: nothing of this producer happens any more */
+        w->producers[c->producer].crashed = true;
+    } else if (c->type == KS_FAULT_CRASH_CONSUMER) {
+        ks_consumer_crash(&w->consumers[c->consumer], w, c->to_ns, c->forward_to);
+    }
+    if (!trace_fault(w, i, ks_sim_now(&w->sim)))
+        return;
+    ks_trace *tr = w->trace;
+    ks_trace_str(tr, "phase", is_crash(c->type) ? "crash" : open ? "begin" : "end");
+    if (c->consumer >= 0)
+        ks_trace_str(tr, "consumer", w->sc->consumers[c->consumer].id);
+    if (c->producer >= 0)
+        ks_trace_str(tr, "producer", w->sc->producers[c->producer].id);
+    if (c->broker >= 0)
+        ks_trace_u64(tr, "broker", (uint64_t)c->broker);
+    if (c->to_ns != KS_TIME_MAX)
+        ks_trace_i64(tr, "until", c->to_ns);
+    ks_trace_end(tr);
+}
+
+/* Does fault c's producer/broker/partition/request selection match the
+ * request? */
+static bool selects(const ks_world *w, uint32_t i, const ks_request *q)
+{
+    const ks_fault_conf *c = &w->faults.conf[i];
+    if (c->producer >= 0 && (uint32_t)c->producer != q->producer)
+        return false;
+    if (c->broker >= 0 && (uint32_t)c->broker != q->broker)
+        return false;
+    if (q->api != c->api)
+        return false;
+    if (c->request >= 0 && (uint64_t)c->request != q->correlation_id)
+        return false;
+    uint32_t part = w->faults.partition[i];
+    if (part == UINT32_MAX)
+        return true;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next)
+        if (w->reqs.entries[e].partition == part)
+            return true;
+    return false;
+}
+
+static bool targeted_hit(ks_world *w, uint32_t i, const ks_request *q, ks_time at)
+{
+    const ks_fault_conf *c = &w->faults.conf[i];
+    if (w->faults.hits[i] >= c->count || at < c->after_ns || !selects(w, i, q))
+        return false;
+    w->faults.hits[i]++;
+    return true;
+}
+
+/* A link fault (loss or cut) on the link of q, at `at`. */
+static bool link_hit(ks_world *w, uint32_t i, const ks_request *q, ks_time at)
+{
+    const ks_fault_conf *c = &w->faults.conf[i];
+    if (at < c->from_ns || at >= c->to_ns)
+        return false;
+    if (c->producer >= 0 && (uint32_t)c->producer != q->producer)
+        return false;
+    if (c->broker >= 0 && (uint32_t)c->broker != q->broker)
+        return false;
+    if (c->type == KS_FAULT_LINK_DOWN)
+        return true;
+    if (!(ks_rng_unit(&w->faults.rng[i]) < c->probability))
+        return false;
+    w->faults.hits[i]++;
+    return true;
+}
+
+static void trace_strike(ks_world *w, uint32_t i, const ks_request *q, ks_time at,
+                         const char *what, ks_time delay)
+{
+    if (!trace_fault(w, i, at))
+        return;
+    ks_trace *tr = w->trace;
+    ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
+    ks_trace_u64(tr, "broker", q->broker);
+    ks_trace_u64(tr, "request", q->correlation_id);
+    if (q->api != KS_API_PRODUCE)
+        ks_trace_str(tr, "api", ks_api_name(q->api));
+    ks_trace_str(tr, "what", what);
+    if (delay > 0)
+        ks_trace_i64(tr, "delay_ns", delay);
+    ks_trace_end(tr);
+}
+
+/* Shared by requests and responses: `drop`, `delay` and `loss` are the
+ * fault types that act on this direction. */
+static int32_t on_message(ks_world *w, uint32_t req, ks_time at, ks_time *delay_ns,
+                          ks_fault_type drop, ks_fault_type delay, ks_fault_type loss,
+                          const char *what)
+{
+    const ks_request *q = &w->reqs.reqs[req];
+    for (uint32_t i = 0; i < w->faults.n; i++) {
+        ks_fault_type t = w->faults.conf[i].type;
+        if (t == delay && targeted_hit(w, i, q, at)) {
+            *delay_ns = ks_time_add(*delay_ns, w->faults.conf[i].delay_ns);
+            trace_strike(w, i, q, at, what, w->faults.conf[i].delay_ns);
+        } else if ((t == drop && targeted_hit(w, i, q, at)) ||
+                   ((t == loss || t == KS_FAULT_LINK_DOWN) && link_hit(w, i, q, at))) {
+            trace_strike(w, i, q, at, what, 0);
+            return (int32_t)i;
+        }
+    }
+    return KS_NO_FAULT;
+}
+
+int32_t ks_faults_request(ks_world *w, uint32_t req, ks_time at, ks_time *delay_ns)
+{
+    return on_message(w, req, at, delay_ns, KS_FAULT_DROP_REQUEST, KS_FAULT_DELAY_REQUEST,
+                      KS_FAULT_REQUEST_LOSS, "request");
+}
+
+int32_t ks_faults_response(ks_world *w, uint32_t req, ks_time at, ks_time *delay_ns)
+{
+    return on_message(w, req, at, delay_ns, KS_FAULT_DROP_RESPONSE, KS_FAULT_DELAY_RESPONSE,
+                      KS_FAULT_RESPONSE_LOSS, "response");
+}
+
+int32_t ks_faults_append(ks_world *w, uint32_t req, ks_time at, ks_kerr *err,
+                         uint32_t *partition)
+{
+    const ks_request *q = &w->reqs.reqs[req];
+    for (uint32_t i = 0; i < w->faults.n; i++) {
+        if (w->faults.conf[i].type != KS_FAULT_APPEND_ERROR || !targeted_hit(w, i, q, at))
+            continue;
+        *err = w->faults.conf[i].error;
+        *partition = w->faults.partition[i];
+        if (trace_fault(w, i, at)) {
+            ks_trace *tr = w->trace;
+            ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
+            ks_trace_u64(tr, "broker", q->broker);
+            ks_trace_u64(tr, "request", q->correlation_id);
+            ks_trace_str(tr, "what", "append");
+            ks_trace_str(tr, "error", ks_kerr_name(*err));
+            ks_trace_end(tr);
+        }
+        return (int32_t)i;
+    }
+    return KS_NO_FAULT;
+}
+
+int32_t ks_faults_marker(ks_world *w, uint32_t leader, uint32_t partition, uint64_t number,
+                         bool response, ks_time at, ks_time *delay_ns)
+{
+    ks_fault_type drop = response ? KS_FAULT_DROP_RESPONSE : KS_FAULT_DROP_REQUEST;
+    ks_fault_type delay = response ? KS_FAULT_DELAY_RESPONSE : KS_FAULT_DELAY_REQUEST;
+    for (uint32_t i = 0; i < w->faults.n; i++) {
+        const ks_fault_conf *c = &w->faults.conf[i];
+        if ((c->type != drop && c->type != delay) || c->api != KS_API_WRITE_TXN_MARKERS)
+            continue;
+        if (w->faults.hits[i] >= c->count || at < c->after_ns)
+            continue;
+        if ((c->broker >= 0 && (uint32_t)c->broker != leader) ||
+            (w->faults.partition[i] != UINT32_MAX && w->faults.partition[i] != partition) ||
+            (c->request >= 0 && (uint64_t)c->request != number))
+            continue;
+        w->faults.hits[i]++;
+        if (c->type == delay)
+            *delay_ns = ks_time_add(*delay_ns, c->delay_ns);
+        if (trace_fault(w, i, at)) {
+            ks_trace *tr = w->trace;
+            ks_trace_u64(tr, "broker", leader);
+            ks_trace_u64(tr, "request", number);
+            ks_trace_str(tr, "api", ks_api_name(KS_API_WRITE_TXN_MARKERS));
+            ks_trace_str(tr, "what", response ? "response" : "request");
+            if (c->type == delay)
+                ks_trace_i64(tr, "delay_ns", c->delay_ns);
+            ks_trace_end(tr);
+        }
+        if (c->type == drop)
+            return (int32_t)i;
+    }
+    return KS_NO_FAULT;
+}
+
+static ks_time paused(const ks_world *w, ks_fault_type type, int32_t who, ks_time at)
+{
+    ks_time until = 0;
+    for (uint32_t i = 0; i < w->faults.n; i++) {
+        const ks_fault_conf *c = &w->faults.conf[i];
+        if (c->type != type || at < c->from_ns || at >= c->to_ns)
+            continue;
+        if ((type == KS_FAULT_PAUSE_BROKER ? c->broker : c->producer) == who && c->to_ns > until)
+            until = c->to_ns;
+    }
+    return until;
+}
+
+ks_time ks_faults_broker_paused(const ks_world *w, uint32_t broker, ks_time at)
+{
+    return w->faults.n ? paused(w, KS_FAULT_PAUSE_BROKER, (int32_t)broker, at) : 0;
+}
+
+ks_time ks_faults_producer_paused(const ks_world *w, uint32_t producer, ks_time at)
+{
+    return w->faults.n ? paused(w, KS_FAULT_PAUSE_PRODUCER, (int32_t)producer, at) : 0;
+}

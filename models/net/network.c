@@ -1,0 +1,88 @@
+/*
+ * network.c - producer-broker links (see network.h).
+ */
+#include "models/net/network.h"
+
+#include "models/world.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+bool ks_net_init(ks_net *n, ks_world *w)
+{
+    const ks_scenario *sc = w->sc;
+    n->latency = sc->network.latency;
+    n->bandwidth_bps = sc->network.bandwidth_bps;
+    n->brokers = sc->broker_count;
+    n->conn_count = sc->producer_count * sc->broker_count;
+    n->conns = calloc(n->conn_count, sizeof *n->conns);
+    if (!n->conns)
+        return false;
+    n->world = w;
+    for (uint32_t p = 0; p < sc->producer_count; p++) {
+        for (uint32_t b = 0; b < sc->broker_count; b++) {
+            ks_net_conn *c = &n->conns[ks_net_conn_id(n, p, b)];
+            c->producer = p;
+            c->broker = b;
+        }
+    }
+    return true;
+}
+
+/* Seeds a lane's stream the first time it carries a message. A stream's
+ * draws depend only on its name and the seed, so seeding late changes
+ * nothing but which streams the trace header lists: the ones in use. */
+static void seed_lane(ks_net *n, const ks_net_conn *c, ks_net_dir dir, ks_net_lane *l)
+{
+    static const char *const dir_names[2] = {"request", "response"};
+    char name[256]; /* producer ids are at most 100 characters */
+    snprintf(name, sizeof name, "net.%s.broker%u.%s", n->world->sc->producers[c->producer].id,
+             c->broker, dir_names[dir]);
+    if (!ks_world_stream(n->world, &l->rng, name))
+        ks_rng_stream(&l->rng, n->world->sc->seed, name); /* same draws, unlisted */
+    l->seeded = true;
+}
+
+void ks_net_free(ks_net *n)
+{
+    free(n->conns);
+    n->conns = NULL;
+}
+
+/* Nanoseconds to serialise `bytes` at `bps`, rounded up. */
+static ks_time wire_ns(uint64_t bytes, uint64_t bps)
+{
+    if (bps == 0 || bytes == 0)
+        return 0;
+    unsigned __int128 bits_ns = (unsigned __int128)bytes * UINT64_C(8000000000);
+    unsigned __int128 ns = (bits_ns + bps - 1u) / bps;
+    return ns > (unsigned __int128)KS_TIME_MAX ? KS_TIME_MAX : (ks_time)ns;
+}
+
+ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes,
+                       ks_time extra_ns, bool lost, ks_time *sent_out)
+{
+    ks_net_lane *l = &n->conns[conn].lane[dir];
+    if (!l->seeded)
+        seed_lane(n, &n->conns[conn], dir, l);
+    ks_time start = now > l->wire_free_ns ? now : l->wire_free_ns;
+    ks_time sent = ks_time_add(start, wire_ns(bytes, n->bandwidth_bps));
+    l->wire_free_ns = sent;
+    if (sent_out)
+        *sent_out = sent;
+    ks_time arrival = ks_time_add(sent, ks_dist_draw(&n->latency, &l->rng));
+    arrival = ks_time_add(arrival, extra_ns);
+    if (arrival < l->last_arrival_ns)
+        arrival = l->last_arrival_ns; /* in-order delivery */
+    if (!lost) /* a lost message holds nothing back */
+        l->last_arrival_ns = arrival;
+    l->messages++;
+    l->bytes += bytes;
+    return arrival;
+}
+
+void ks_net_reconnect(ks_net *n, uint32_t conn)
+{
+    for (int d = 0; d < 2; d++)
+        n->conns[conn].lane[d].last_arrival_ns = 0;
+}

@@ -1,0 +1,425 @@
+/*
+ * accumulator.c - the RecordAccumulator (see accumulator.h).
+ */
+#include "models/producer/accumulator.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool ks_acc_init(ks_acc *a, uint32_t partitions, uint32_t brokers, int64_t batch_size,
+                 ks_time linger_ns, uint64_t buffer_memory)
+{
+    memset(a, 0, sizeof *a);
+    a->partitions = partitions;
+    a->brokers = brokers;
+    a->batch_size = batch_size;
+    a->linger_ns = linger_ns;
+    a->memory_total = buffer_memory;
+    a->batch_free = a->rec_free = KS_NONE;
+    a->ratio = 1.0;
+    a->est_ratio = 1.0;
+    a->dq = calloc(partitions, sizeof *a->dq);
+    a->drain_index = calloc(brokers, sizeof *a->drain_index);
+    if (!a->dq || !a->drain_index) {
+        ks_acc_free(a);
+        return false;
+    }
+    for (uint32_t p = 0; p < partitions; p++)
+        a->dq[p].head = a->dq[p].tail = KS_NONE;
+    return true;
+}
+
+void ks_acc_free(ks_acc *a)
+{
+    free(a->dq);
+    free(a->drain_index);
+    free(a->batches);
+    free(a->recs);
+    memset(a, 0, sizeof *a);
+}
+
+/* Bytes of a zig-zag varint ([K] common/utils/ByteUtils.sizeOfVarint and
+ * sizeOfVarlong). */
+static uint32_t varint_size(int64_t v)
+{
+    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    uint32_t n = 1;
+    while (z >= 0x80u) {
+        z >>= 7;
+        n++;
+    }
+    return n;
+}
+
+uint32_t ks_record_size_v2(int64_t key_len, uint32_t value_len, uint32_t offset_delta,
+                           int64_t timestamp_delta)
+{
+    uint32_t body = 1u                               /* attributes */
+                    + varint_size(timestamp_delta)
+                    + varint_size(offset_delta)
+                    + varint_size(key_len < 0 ? -1 : key_len)
+                    + (key_len < 0 ? 0u : (uint32_t)key_len)
+                    + varint_size(value_len) + value_len
+                    + varint_size(0);                /* header count */
+    return varint_size(body) + body;
+}
+
+uint32_t ks_record_upper_bound(int64_t key_len, uint32_t value_len)
+{
+    /* MAX_RECORD_OVERHEAD = 21: attributes 1, timestamp delta 10, offset
+     * delta 5, size 5 ([K] DefaultRecord.java). */
+    return KS_BATCH_OVERHEAD + 21u + varint_size(key_len < 0 ? -1 : key_len) +
+           (key_len < 0 ? 0u : (uint32_t)key_len) + varint_size(value_len) + value_len +
+           varint_size(0);
+}
+
+void ks_acc_set_compression(ks_acc *a, double ratio)
+{
+    a->compressed = true;
+    a->ratio = ratio;
+    a->est_ratio = 1.0; /* CompressionRatioEstimator's initial value */
+}
+
+void ks_acc_set_shared_drain_index(ks_acc *a, bool shared)
+{
+    a->shared_drain_index = shared;
+}
+
+/* MemoryRecordsBuilder.estimatedBytesWritten, with the ratio estimate the
+ * batch was created with (ProducerBatch takes a snapshot). */
+static uint32_t estimated_bytes(const ks_acc *a, const ks_batch *b)
+{
+    double est = !a->compressed ? (double)b->raw
+                                : (double)b->raw * b->est_ratio * 1.05; /* 1.05: ESTIMATION_FACTOR */
+    est += KS_BATCH_OVERHEAD;
+    return est >= 4294967295.0 ? UINT32_MAX : (uint32_t)est;
+}
+
+bool ks_batch_is_full(const ks_batch *b)
+{
+    return b->closed || (b->records > 0 && b->write_limit <= b->bytes);
+}
+
+bool ks_acc_all_full(const ks_acc *a, uint32_t partition)
+{
+    uint32_t last = a->dq[partition].tail;
+    return last == KS_NONE || ks_batch_is_full(&a->batches[last]);
+}
+
+static uint32_t alloc_rec(ks_acc *a)
+{
+    if (a->rec_free == KS_NONE) {
+        uint32_t cap = a->rec_cap ? a->rec_cap * 2u : 256u;
+        if (cap <= a->rec_cap || cap == KS_NONE)
+            return KS_NONE;
+        ks_rec *r = realloc(a->recs, (size_t)cap * sizeof *r);
+        if (!r)
+            return KS_NONE;
+        for (uint32_t i = cap; i-- > a->rec_cap;) {
+            r[i].next = a->rec_free;
+            a->rec_free = i;
+        }
+        a->recs = r;
+        a->rec_cap = cap;
+    }
+    uint32_t id = a->rec_free;
+    a->rec_free = a->recs[id].next;
+    return id;
+}
+
+static uint32_t alloc_batch(ks_acc *a)
+{
+    if (a->batch_free == KS_NONE) {
+        uint32_t cap = a->batch_cap ? a->batch_cap * 2u : 64u;
+        if (cap <= a->batch_cap || cap == KS_NONE)
+            return KS_NONE;
+        ks_batch *b = realloc(a->batches, (size_t)cap * sizeof *b);
+        if (!b)
+            return KS_NONE;
+        memset(b + a->batch_cap, 0, (size_t)(cap - a->batch_cap) * sizeof *b);
+        for (uint32_t i = cap; i-- > a->batch_cap;) {
+            b[i].state = KS_BATCH_FREE;
+            b[i].next = a->batch_free;
+            a->batch_free = i;
+        }
+        a->batches = b;
+        a->batch_cap = cap;
+    }
+    uint32_t id = a->batch_free;
+    a->batch_free = a->batches[id].next;
+    a->batches_live++;
+    return id;
+}
+
+/* Appends a record to batch b if it has room (ProducerBatch.tryAppend,
+ * MemoryRecordsBuilder.hasRoomFor). Returns the bytes added, 0 if none. */
+static uint32_t batch_append(ks_acc *a, uint32_t bid, uint64_t record, ks_time send_ns,
+                             int64_t key_len, uint32_t value_len, uint32_t rec_slot)
+{
+    ks_batch *b = &a->batches[bid];
+    int64_t ts_ms = send_ns / KS_NS_PER_MS;
+    if (b->records == 0)
+        b->base_ts_ms = ts_ms;
+    uint32_t size = ks_record_size_v2(key_len, value_len, b->records, ts_ms - b->base_ts_ms);
+    /* hasRoomFor: the new record counts uncompressed ("be conservative") */
+    if (ks_batch_is_full(b) ||
+        (b->records > 0 && (uint64_t)b->bytes + size > b->write_limit))
+        return 0;
+    ks_rec *r = &a->recs[rec_slot];
+    r->id = record;
+    r->produced_ns = send_ns;
+    r->next = KS_NONE;
+    r->bytes = value_len + (key_len > 0 ? (uint32_t)key_len : 0u);
+    if (b->rec_tail == KS_NONE)
+        b->rec_head = rec_slot;
+    else
+        a->recs[b->rec_tail].next = rec_slot;
+    b->rec_tail = rec_slot;
+    b->records++;
+    b->raw += size;
+    b->bytes = estimated_bytes(a, b);
+    return size;
+}
+
+ks_append_result ks_acc_try_append(ks_acc *a, uint32_t partition, uint64_t record,
+                                   ks_time send_ns, int64_t key_len, uint32_t value_len)
+{
+    ks_append_result res = {KS_APPEND_NEW_BATCH, false, false, 0};
+    ks_deque *d = &a->dq[partition];
+    if (d->tail == KS_NONE)
+        return res;
+    uint32_t slot = alloc_rec(a);
+    if (slot == KS_NONE)
+        return res; /* treated as "no room"; the new batch path reports OOM */
+    uint32_t records_before = a->batches[d->tail].records;
+    uint32_t bytes_before = a->batches[d->tail].bytes;
+    batch_append(a, d->tail, record, send_ns, key_len, value_len, slot);
+    if (a->batches[d->tail].records == records_before) {
+        a->batches[d->tail].closed = true; /* closeForRecordAppends */
+        a->recs[slot].next = a->rec_free;
+        a->rec_free = slot;
+        return res;
+    }
+    res.status = KS_APPEND_OK;
+    res.appended = (int64_t)a->batches[d->tail].bytes - (int64_t)bytes_before;
+    res.batch_is_full = d->size > 1 || ks_batch_is_full(&a->batches[d->tail]);
+    return res;
+}
+
+bool ks_acc_reserve(ks_acc *a, uint32_t bytes)
+{
+    if (a->memory_used + bytes > a->memory_total)
+        return false;
+    a->memory_used += bytes;
+    if (a->memory_used > a->memory_used_max)
+        a->memory_used_max = a->memory_used;
+    return true;
+}
+
+bool ks_acc_new_batch(ks_acc *a, uint32_t partition, uint64_t record, ks_time send_ns,
+                      ks_time now, int64_t key_len, uint32_t value_len, uint32_t alloc,
+                      ks_append_result *res)
+{
+    uint32_t bid = alloc_batch(a);
+    uint32_t slot = bid == KS_NONE ? KS_NONE : alloc_rec(a);
+    if (slot == KS_NONE)
+        return false;
+    ks_batch *b = &a->batches[bid];
+    memset(b, 0, sizeof *b);
+    b->id = a->next_batch_id++;
+    b->partition = partition;
+    b->bytes = KS_BATCH_OVERHEAD;
+    b->write_limit = alloc;
+    b->alloc_bytes = alloc;
+    b->created_ns = now;
+    b->rec_head = b->rec_tail = KS_NONE;
+    b->next = KS_NONE;
+    b->state = KS_BATCH_QUEUED;
+    b->est_ratio = a->est_ratio;
+    batch_append(a, bid, record, send_ns, key_len, value_len, slot);
+    assert(b->records == 1); /* an empty batch takes any record */
+    ks_deque *d = &a->dq[partition];
+    if (!d->exists) {
+        d->exists = true;
+        a->deques++;
+    }
+    if (d->tail == KS_NONE)
+        d->head = bid;
+    else
+        a->batches[d->tail].next = bid;
+    d->tail = bid;
+    d->size++;
+    res->status = KS_APPEND_OK;
+    res->new_batch = true;
+    res->appended = b->bytes; /* estimatedSizeInBytes of the new batch */
+    res->batch_is_full = d->size > 1 || ks_batch_is_full(b);
+    return true;
+}
+
+void ks_acc_ready(ks_acc *a, const uint32_t *leader, ks_time now, bool exhausted,
+                  ks_ready *r)
+{
+    memset(r->node_ready, 0, a->brokers * sizeof *r->node_ready);
+    r->next_check_ns = KS_TIME_MAX;
+    r->queue_len = 0;
+    for (uint32_t p = 0; p < a->partitions; p++) {
+        ks_deque *d = &a->dq[p];
+        if (!d->exists)
+            continue;
+        r->queue[r->queue_len] = d->size;
+        r->queue_ids[r->queue_len] = p;
+        r->queue_len++;
+        if (d->head == KS_NONE || r->node_ready[leader[p]] || d->muted)
+            continue;
+        const ks_batch *b = &a->batches[d->head];
+        if (b->attempts > 0 && now < b->retry_at_ns) {
+            /* backing off: ready once the backoff is over */
+            if (b->retry_at_ns < r->next_check_ns)
+                r->next_check_ns = b->retry_at_ns;
+            continue;
+        }
+        ks_time waited = now - b->created_ns;
+        bool full = d->size > 1 || ks_batch_is_full(b);
+        bool expired = waited >= a->linger_ns;
+        if (full || expired || exhausted) {
+            r->node_ready[leader[p]] = true;
+        } else {
+            ks_time left = a->linger_ns - waited;
+            ks_time at = ks_time_add(now, left);
+            if (at < r->next_check_ns)
+                r->next_check_ns = at;
+        }
+    }
+}
+
+/* ProducerBatch.close with compression: the batch's actual size, and the
+ * running estimate moved towards the observed ratio (Kafka's
+ * CompressionRatioEstimator.updateEstimation). */
+static void close_compressed(ks_acc *a, ks_batch *b)
+{
+    double actual = (double)KS_BATCH_OVERHEAD + (double)b->raw * a->ratio + 0.5;
+    b->bytes = actual >= 4294967295.0 ? UINT32_MAX : (uint32_t)actual;
+    double observed = a->ratio;
+    if (observed > a->est_ratio)
+        a->est_ratio = a->est_ratio + 0.05 > observed ? a->est_ratio + 0.05 : observed;
+    else if (observed < a->est_ratio)
+        a->est_ratio = a->est_ratio - 0.005 > observed ? a->est_ratio - 0.005 : observed;
+}
+
+uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_t nparts,
+                      uint32_t max_request_size, ks_time now, ks_acc_may_drain may,
+                      void *ctx, uint32_t *count, uint64_t *bytes)
+{
+    uint32_t first = KS_NONE, last = KS_NONE;
+    uint64_t size = 0;
+    *count = 0;
+    if (nparts == 0) {
+        *bytes = 0;
+        return KS_NONE;
+    }
+    /* From 3.3 each broker has its own index, stored as the partition being
+     * looked at before moving on, so a full round leaves the start one
+     * partition back. Before, one index served every broker and moved
+     * past a partition before it was looked at. */
+    uint32_t idx = (a->shared_drain_index ? a->drain_index_all : a->drain_index[broker]) % nparts;
+    uint32_t start = idx;
+    do {
+        uint32_t p = parts[idx];
+        a->drain_index[broker] = idx;
+        idx = (idx + 1) % nparts;
+        a->drain_index_all = idx;
+        ks_deque *d = &a->dq[p];
+        if (d->muted || d->head == KS_NONE)
+            continue;
+        ks_batch *b = &a->batches[d->head];
+        if (b->attempts > 0 && now < b->retry_at_ns)
+            continue; /* backing off */
+        if (may && !may(ctx, p, b))
+            break; /* Kafka stops draining the broker here */
+        if (size + b->bytes > max_request_size && first != KS_NONE)
+            break;
+        uint32_t bid = d->head;
+        d->head = b->next;
+        if (d->head == KS_NONE)
+            d->tail = KS_NONE;
+        d->size--;
+        bool first_drain = b->attempts == 0;
+        b->closed = true;
+        b->drained_ns = now;
+        b->state = KS_BATCH_IN_FLIGHT;
+        if (a->compressed && first_drain)
+            close_compressed(a, b);
+        b->next = KS_NONE;
+        if (last == KS_NONE)
+            first = bid;
+        else
+            a->batches[last].next = bid;
+        last = bid;
+        size += b->bytes;
+        (*count)++;
+    } while (idx != start);
+    *bytes = size;
+    return first;
+}
+
+void ks_acc_reenqueue(ks_acc *a, uint32_t bid, ks_time retry_at_ns, bool in_sequence_order)
+{
+    ks_batch *b = &a->batches[bid];
+    ks_deque *d = &a->dq[b->partition];
+    b->attempts++;
+    b->retry_at_ns = retry_at_ns;
+    b->state = KS_BATCH_QUEUED;
+    uint32_t prev = KS_NONE, cur = d->head;
+    if (in_sequence_order) {
+        while (cur != KS_NONE && a->batches[cur].has_seq &&
+               a->batches[cur].base_seq < b->base_seq) {
+            prev = cur;
+            cur = a->batches[cur].next;
+        }
+    }
+    b->next = cur;
+    if (prev == KS_NONE)
+        d->head = bid;
+    else
+        a->batches[prev].next = bid;
+    if (cur == KS_NONE)
+        d->tail = bid;
+    d->size++;
+}
+
+void ks_acc_remove(ks_acc *a, uint32_t bid)
+{
+    ks_batch *b = &a->batches[bid];
+    ks_deque *d = &a->dq[b->partition];
+    uint32_t prev = KS_NONE;
+    for (uint32_t cur = d->head; cur != KS_NONE; prev = cur, cur = a->batches[cur].next) {
+        if (cur != bid)
+            continue;
+        if (prev == KS_NONE)
+            d->head = b->next;
+        else
+            a->batches[prev].next = b->next;
+        if (d->tail == bid)
+            d->tail = prev;
+        d->size--;
+        b->next = KS_NONE;
+        return;
+    }
+    assert(false && "batch not in its deque");
+}
+
+void ks_acc_release(ks_acc *a, uint32_t bid)
+{
+    ks_batch *b = &a->batches[bid];
+    b->state = KS_BATCH_FREE;
+    if (b->rec_tail != KS_NONE) {
+        a->recs[b->rec_tail].next = a->rec_free;
+        a->rec_free = b->rec_head;
+    }
+    assert(a->memory_used >= b->alloc_bytes);
+    a->memory_used -= b->alloc_bytes;
+    b->next = a->batch_free;
+    a->batch_free = bid;
+    a->batches_live--;
+}

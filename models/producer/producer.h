@@ -1,0 +1,272 @@
+/*
+ * producer.h - the producer: the application's send() calls, the
+ * partitioner, the RecordAccumulator and the sender thread.
+ *
+ * Owns: one producer's records from send() to their outcome. Follows
+ * KafkaProducer.doSend and Sender.sendProducerData ([K] clients/.../
+ * producer/KafkaProducer.java, internals/Sender.java):
+ *   send()   size check (RecordTooLargeException), partition (keyed:
+ *            murmur2; keyless: the configured partitioner), append to the
+ *            accumulator; a new batch that needs buffer memory the pool
+ *            does not have blocks the application up to max.block.ms
+ *            (then BufferExhaustedException); a full or new batch wakes
+ *            the sender.
+ *   sender   ready() over the deques, then for every ready broker whose
+ *            connection can take another request (fewer than
+ *            max.in.flight.requests.per.connection in flight, the previous
+ *            request fully written), drain its batches into one
+ *            ProduceRequest; with max.in.flight=1, drained partitions are
+ *            muted until their response. It runs when woken (new or full
+ *            batch, a response, memory freed) and when the earliest
+ *            lingering batch turns ready.
+ *   acks=0   the request expects no response: its records complete when
+ *            it is sent, offset unknown (-1).
+ */
+#ifndef KS_PRODUCER_H
+#define KS_PRODUCER_H
+
+#include "models/producer/accumulator.h"
+#include "models/producer/partitioner.h"
+#include "models/producer/producer_config.h"
+#include "sim/histogram.h"
+#include "sim/rng.h"
+#include "models/scenario.h"
+#include "sim/sim.h"
+
+#include <stdint.h>
+
+struct ks_world;
+
+/* The transactional client's phases. */
+#define KS_TXNC_INITIALIZING 1 /* initTransactions: FindCoordinator, InitProducerId */
+#define KS_TXNC_READY 2        /* between transactions */
+#define KS_TXNC_IN_TXN 3       /* beginTransaction done */
+#define KS_TXNC_ENDING 4       /* commitTransaction / abortTransaction */
+#define KS_TXNC_FENCED 5       /* ProducerFencedException: the producer is done */
+
+/* The summary lists where the first records went and what the
+ * application was told about them. */
+#define KS_FIRST_RECORDS 64u
+#define KS_OFFSET_FAILED (-2)
+#define KS_OFFSET_UNTOLD (-3)
+
+/* One send() call in progress. */
+typedef struct ks_send_rec {
+    uint64_t id;
+    ks_time send_ns;      /* the application's send() (also the timestamp) */
+    const char *key;      /* NULL: no key */
+    int64_t key_len;      /* -1: no key */
+    uint32_t value_bytes;
+    uint32_t partition;
+    bool keyed;           /* partitioned by murmur2 of its key */
+    uint64_t source;      /* consume-transform-produce: the record read that it
+                             was written for (KS_NO_SOURCE: none) */
+    int32_t via;          /* ... and the consumer that read it (-1: none) */
+} ks_send_rec;
+#define KS_NO_SOURCE UINT64_MAX
+
+/* Per broker, as this producer sees it. */
+typedef struct ks_prod_node {
+    uint32_t conn;          /* connection id */
+    uint32_t in_flight;     /* requests without a response */
+    uint32_t fifo_head, fifo_tail; /* those requests, oldest first (ks_request.pnext) */
+    uint32_t gen;           /* connection generation: +1 when it closes */
+    ks_time ready_at_ns;    /* reconnecting until then */
+    ks_handle timeout_timer;/* request.timeout.ms of the oldest request */
+    uint32_t *parts;        /* partitions of the topic it leads, ascending */
+    uint32_t nparts;
+    ks_time ready_ns;       /* last time it had data ready (KIP-794 stats) */
+    ks_time drain_ns;       /* last time it could be drained */
+} ks_prod_node;
+
+/* Idempotence, per partition ([K] TransactionManager's
+ * TopicPartitionBookkeeper). */
+typedef struct ks_seq_state {
+    int32_t next_seq;       /* the next batch's base sequence */
+    int32_t last_acked;     /* last sequence acknowledged, -1 */
+    int16_t epoch;          /* the epoch this numbering belongs to */
+    uint32_t incomplete;    /* batches with a sequence not yet done, on the
+                               wire or waiting to be retried
+                               (inflightBatchesBySequence) */
+    bool unresolved;        /* a retried batch expired: its fate unknown */
+    int32_t unresolved_seq; /* ... its last sequence */
+    bool rewrite;           /* renumber its batches at the next epoch bump */
+} ks_seq_state;
+
+typedef struct ks_producer {
+    uint32_t index;
+    const ks_producer_conf *conf;
+    ks_producer_settings set; /* what KafkaProducer's constructor made of the configs */
+    char config_error[512];   /* the exception the constructor threw, or "" */
+    ks_rng retry_rng;         /* backoff jitter (3.7+) */
+    int64_t producer_id;      /* idempotence: -1 until InitProducerId answers */
+    int16_t epoch;
+    bool pid_needed;          /* InitProducerId must be sent */
+    bool pid_pending;         /* ... and is in flight */
+    ks_time pid_retry_at_ns;  /* after a failed InitProducerId */
+    ks_seq_state *seq;        /* per partition, idempotent producers only */
+    bool bump_required;       /* a local epoch bump is due (KIP-360) */
+    bool crashed;             /* crash.producer: its process is gone */
+
+    /* transactions (transactional.id set; [K] TransactionManager) */
+    bool txn;                 /* a transactional producer */
+    bool txn_kip890;          /* transaction version 2 */
+    int txn_phase;            /* KS_TXNC_* */
+    bool txn_blocked;         /* the application waits in initTransactions,
+                                 commitTransaction or abortTransaction */
+    int32_t coordinator;      /* its coordinator's broker; -1 unknown */
+    bool txn_req_in_flight;   /* one transactional request at a time */
+    ks_time txn_retry_at_ns;
+    uint64_t txn_number;      /* transactions begun */
+    uint32_t txn_records;     /* records sent in the current one */
+    bool txn_failed;          /* a batch failed: it can only abort */
+    bool txn_started;         /* the coordinator knows of it (a partition added) */
+    const char *fatal_exception; /* what every send() gets once fenced or failed */
+    bool txn_commit;          /* ending: commit (else abort) */
+    bool *txn_added;          /* per partition: added to the current transaction */
+    bool *txn_pending;        /* per partition: has records, not yet added */
+    uint32_t txn_pending_count;
+    int32_t txn_offsets_consumer; /* consumer whose offsets ride in this one, or -1 */
+    bool txn_end_after_backlog;   /* ... once the records handed over are sent */
+    int64_t *txn_offsets;     /* ... its positions then */
+    uint32_t txn_offsets_cap;
+    uint64_t txn_committed, txn_aborted;
+    uint64_t *txn_ids;        /* the records sent in the current transaction */
+    uint32_t *txn_parts;      /* ... and their partitions (world indices) */
+    uint32_t ntxn_ids, txn_ids_cap;
+    uint32_t last_partition;  /* where the last send() went (-1 as UINT32_MAX) */
+    uint64_t *scratch_ids;    /* record ids of one batch, for the checker */
+    uint32_t scratch_cap;
+    ks_handle expiry_timer;   /* delivery.timeout.ms check (a daemon) */
+    ks_time expiry_ns;
+    char *client_id;
+    ks_rng workload_rng;
+    ks_rng partitioner_rng;
+    ks_rng keys_rng;          /* drawn keys */
+    ks_rng values_rng;        /* drawn value sizes */
+    double *zipf_cdf;         /* Zipf keys: cumulative weights by rank */
+    char key_buf[128];        /* the drawn key of the record in send() */
+    uint32_t topic;           /* scenario topic index */
+    uint32_t first_partition; /* the world's index of partition 0 */
+    uint32_t partitions;      /* partitions it knows of (its metadata) */
+    uint32_t max_partitions;  /* the most the topic will have */
+    ks_time metadata_max_age_ns;
+    ks_handle metadata_timer;
+    uint32_t *leader;         /* per partition: broker */
+    uint32_t brokers;
+    ks_prod_node *nodes;
+
+    /* resolved configuration */
+    int acks;                 /* -1 (all), 0, 1 */
+    uint32_t max_in_flight;
+    uint32_t max_request_size;
+    ks_time max_block_ns;
+    bool ignore_keys;         /* partitioner.ignore.keys with uniform_sticky */
+    bool abort_on_new_batch;  /* 2.4-3.2 sticky: onNewBatch before a new batch */
+    ks_time availability_timeout_ns;
+    bool adaptive;
+
+    ks_acc acc;
+    ks_partitioner part;
+
+    /* the application thread */
+    bool blocked;             /* inside send(), waiting for buffer memory */
+    ks_send_rec blocked_rec;
+    ks_time blocked_since_ns;
+    uint32_t blocked_alloc;
+    ks_handle block_timer;
+    uint64_t backlog;         /* arrivals waiting while send() blocks or
+                                 the application thread is busy */
+    uint64_t arrivals;        /* arrivals so far */
+    uint32_t key_at, value_at; /* the workload's next key and value size, in turn */
+    /* a consumer forwards to this producer: each arrival's source record
+     * and consumer wait here, in arrival order, until its send() */
+    bool forward_target;
+    uint64_t *fwd_src;
+    int32_t *fwd_via;
+    size_t fwd_head, fwd_len, fwd_cap;
+    ks_time app_free_ns;      /* the application thread's CPU is busy until */
+    ks_handle app_timer;
+
+    /* the sender thread */
+    ks_handle wake;
+    ks_time wake_ns;
+    ks_time sender_free_ns;   /* its CPU is busy until */
+    bool *node_ready;
+    uint32_t *queue, *queue_ids;
+    bool *was_full;           /* per partition, scratch for drain traces */
+    uint64_t api_requests[KS_API__COUNT]; /* requests sent, per API */
+
+    /* results */
+    uint32_t first_partitions[KS_FIRST_RECORDS]; /* where the first records went */
+    uint64_t first_ids[KS_FIRST_RECORDS];        /* ... their record ids */
+    int64_t first_offsets[KS_FIRST_RECORDS];     /* ... the offsets the application was
+                                                    told (-1 unknown, KS_OFFSET_FAILED,
+                                                    KS_OFFSET_UNTOLD) */
+    uint32_t first_count;
+    uint64_t produced, acked, failed;
+    uint64_t retries, expired, connection_closes, epoch_bumps;
+    uint64_t requests, responses, batches;
+    uint64_t record_bytes;    /* key + value bytes handed to send() */
+    uint64_t blocked_count;
+    ks_time sender_busy_ns;   /* CPU time of the sender thread */
+    ks_time blocked_ns_total;
+    ks_time first_produce_ns, last_ack_ns;
+    ks_hist latency;          /* send() to outcome, ns */
+    ks_hist batch_records;    /* records per batch sent */
+    ks_hist batch_bytes;      /* bytes per batch sent */
+    ks_hist request_batches;  /* batches per request */
+} ks_producer;
+
+bool ks_producer_init(ks_producer *p, struct ks_world *w, uint32_t index);
+void ks_producer_free(ks_producer *p);
+/* Schedules the first send() of the workload. */
+void ks_producer_start(ks_producer *p, struct ks_world *w);
+/* Event handlers. */
+void ks_producer_on_produce(ks_producer *p, struct ks_world *w);
+void ks_producer_on_sender(ks_producer *p, struct ks_world *w);
+void ks_producer_on_block_timeout(ks_producer *p, struct ks_world *w);
+void ks_producer_on_app_free(ks_producer *p, struct ks_world *w);
+void ks_producer_on_metadata(ks_producer *p, struct ks_world *w);
+void ks_producer_on_sent(ks_producer *p, struct ks_world *w, uint32_t chain);
+void ks_producer_on_response(ks_producer *p, struct ks_world *w, uint32_t req);
+void ks_producer_on_request_timeout(ks_producer *p, struct ks_world *w, uint32_t broker);
+/* Request `req` or its response was lost: the producer will hear nothing,
+ * so its request.timeout.ms must keep the run alive. */
+void ks_producer_lost(ks_producer *p, struct ks_world *w, uint32_t req);
+void ks_producer_on_lost(ks_producer *p, struct ks_world *w, uint32_t broker);
+void ks_producer_on_txn_end(ks_producer *p, struct ks_world *w);
+void ks_producer_on_expiry(ks_producer *p, struct ks_world *w);
+/* A paused producer's event moved to `at` under a new handle: keep the
+ * handle the producer cancels it by. */
+void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_time at);
+/* Consume-transform-produce: the application hands the producer one
+ * record read by a consumer (key and value as the producer's workload
+ * says), as if it had arrived: `source` is the id of the record read,
+ * `consumer` the consumer's index. The record written for it has a
+ * "forward" trace line and is followed by the delivery checker. */
+void ks_producer_forward(ks_producer *p, struct ks_world *w, uint64_t source, uint32_t consumer);
+/* Consume-transform-produce with commit "transaction": after forwarding a
+ * poll's records, the consumer asks the producer to put its positions in
+ * the transaction (sendOffsetsToTransaction) and end it; the producer
+ * calls ks_consumer_txn_committed when the transaction commits. */
+void ks_producer_send_offsets(ks_producer *p, struct ks_world *w, uint32_t consumer);
+/* At the end: tells the checker about records never sent. */
+void ks_producer_finish(ks_producer *p, struct ks_world *w);
+
+/* The keyless partitioner a producer uses: the scenario's choice, or the
+ * built-in one of its Kafka version (round_robin before 2.4, sticky
+ * 2.4-3.2, uniform_sticky from 3.3). */
+ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka_version v);
+
+/* Timer tags owned by producers (ks_ev_timer.tag). */
+#define KS_TIMER_BLOCK 1u /* max.block.ms ran out */
+#define KS_TIMER_APP 2u   /* the application thread is free again */
+#define KS_TIMER_METADATA 3u /* metadata.max.age.ms passed */
+#define KS_TIMER_SENT 4u  /* acks=0: a request was written (arg: its batches) */
+#define KS_TIMER_REQUEST_TIMEOUT 5u /* request.timeout.ms (arg: broker) */
+#define KS_TIMER_EXPIRY 6u /* delivery.timeout.ms check */
+#define KS_TIMER_TXN_END 9u /* the application ends its transaction */
+#define KS_TIMER_LOST 8u  /* request.timeout.ms of a request that lost a message (arg: broker) */
+
+#endif
