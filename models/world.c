@@ -163,6 +163,8 @@ ks_world *ks_world_create(const ks_scenario *sc, ks_trace *tr, ks_diag *diag)
     }
     w->sc = sc;
     w->trace = tr;
+    if (tr)
+        ks_trace_use_schema(tr, &ks_trace_kinds);
     ks_sim_limits lim = {.max_events = sc->limits.max_events,
                          .max_time_ns = sc->limits.max_time_ns,
                          .max_pending = sc->limits.max_pending};
@@ -331,7 +333,7 @@ static void admin(ks_world *w, uint32_t i)
             ks_producer_on_metadata(&w->producers[j], w);
 }
 
-static void on_timer(ks_world *w, const ks_ev_timer *t)
+static void on_timer(ks_world *w, const ks_event *t)
 {
     ks_producer *p = &w->producers[t->owner];
     switch (t->tag) {
@@ -377,20 +379,20 @@ static bool defer_if_paused(ks_world *w, const ks_event *ev)
     case KS_EV_ARRIVE:
     case KS_EV_APPEND:
     case KS_EV_RESPONDED:
-        until = ks_faults_broker_paused(w, ev->u.request.broker, now);
+        until = ks_faults_broker_paused(w, ev->tag, now);
         break;
     case KS_EV_RESPONSE:
-        producer = (int32_t)w->reqs.reqs[ev->u.request.request].producer;
+        producer = (int32_t)w->reqs.reqs[ev->arg].producer;
         break;
     case KS_EV_PRODUCE:
-        if (w->producers[ev->u.producer.producer].crashed)
+        if (w->producers[ev->owner].crashed)
             return true;
         break; /* arrivals keep coming; the application waits (producer.c) */
     case KS_EV_SENDER:
-        producer = (int32_t)ev->u.producer.producer;
+        producer = (int32_t)ev->owner;
         break;
     case KS_EV_TIMER:
-        producer = (int32_t)ev->u.timer.owner;
+        producer = (int32_t)ev->owner;
         break;
     case KS_EV_ADMIN:
     case KS_EV_METRICS:
@@ -406,9 +408,9 @@ static bool defer_if_paused(ks_world *w, const ks_event *ev)
         until = ks_faults_producer_paused(w, (uint32_t)producer, now);
     if (until <= now)
         return false;
-    bool daemon = ev->kind == KS_EV_TIMER && (ev->u.timer.tag == KS_TIMER_METADATA ||
-                                             ev->u.timer.tag == KS_TIMER_EXPIRY ||
-                                             ev->u.timer.tag == KS_TIMER_REQUEST_TIMEOUT);
+    bool daemon = ev->kind == KS_EV_TIMER && (ev->tag == KS_TIMER_METADATA ||
+                                             ev->tag == KS_TIMER_EXPIRY ||
+                                             ev->tag == KS_TIMER_REQUEST_TIMEOUT);
     ks_handle h = daemon ? ks_sim_schedule_daemon(&w->sim, until, ev)
                          : ks_sim_schedule(&w->sim, until, ev);
     if (producer >= 0)
@@ -422,44 +424,44 @@ static void dispatch(ks_world *w, const ks_event *ev)
         return;
     switch (ev->kind) {
     case KS_EV_TIMER:
-        on_timer(w, &ev->u.timer);
+        on_timer(w, ev);
         break;
     case KS_EV_PRODUCE:
-        ks_producer_on_produce(&w->producers[ev->u.producer.producer], w);
+        ks_producer_on_produce(&w->producers[ev->owner], w);
         break;
     case KS_EV_SENDER:
-        ks_producer_on_sender(&w->producers[ev->u.producer.producer], w);
+        ks_producer_on_sender(&w->producers[ev->owner], w);
         break;
     case KS_EV_ARRIVE:
-        ks_broker_on_arrive(w, ev->u.request.broker, (uint32_t)ev->u.request.request);
+        ks_broker_on_arrive(w, ev->tag, (uint32_t)ev->arg);
         break;
     case KS_EV_APPEND:
-        ks_broker_on_append(w, ev->u.request.broker, (uint32_t)ev->u.request.request);
+        ks_broker_on_append(w, ev->tag, (uint32_t)ev->arg);
         break;
     case KS_EV_METRICS:
         ks_metrics_on_tick(w);
         break;
     case KS_EV_ADMIN:
-        admin(w, ev->u.admin.op);
+        admin(w, ev->owner);
         break;
     case KS_EV_RESPONDED:
-        ks_broker_on_responded(w, ev->u.request.broker, ev->u.request.conn,
-                               (uint32_t)ev->u.request.request);
+        ks_broker_on_responded(w, ev->tag, ev->owner,
+                               (uint32_t)ev->arg);
         break;
     case KS_EV_RESPONSE: {
-        uint32_t id = (uint32_t)ev->u.request.request;
+        uint32_t id = (uint32_t)ev->arg;
         ks_producer_on_response(&w->producers[w->reqs.reqs[id].producer], w, id);
         break;
     }
     case KS_EV_FAULT:
-        ks_faults_on_window(w, ev->u.timer.owner, ev->u.timer.tag != 0);
+        ks_faults_on_window(w, ev->owner, ev->tag != 0);
         break;
     case KS_EV_CONSUMER:
-        ks_consumer_on_event(&w->consumers[ev->u.timer.owner], w, ev->u.timer.tag,
-                             ev->u.timer.arg);
+        ks_consumer_on_event(&w->consumers[ev->owner], w, ev->tag,
+                             ev->arg);
         break;
     case KS_EV_TXN:
-        ks_coord_on_event(w, ev->u.timer.owner, ev->u.timer.tag, ev->u.timer.arg);
+        ks_coord_on_event(w, ev->owner, ev->tag, ev->arg);
         break;
     case KS_EV__COUNT:
         break;
@@ -472,7 +474,7 @@ void ks_world_run(ks_world *w)
     ks_metrics_start(w);
     for (uint32_t i = 0; i < w->sc->admin_count; i++) {
         /* a daemon: an operation after everything else is over is moot */
-        ks_event ev = {.kind = KS_EV_ADMIN, .u.admin = {.op = i}};
+        ks_event ev = {.kind = KS_EV_ADMIN, .owner = i};
         ks_sim_schedule_daemon(&w->sim, w->sc->admin[i].at_ns, &ev);
     }
     ks_faults_start(w);

@@ -21,8 +21,9 @@
 #include "models/check/checker.h"
 #include "sim/diag.h"
 #include "models/scenario.h"
+#include "models/events.h"
 #include "sim/sim.h"
-#include "sim/trace.h"
+#include "models/trace_kinds.h"
 
 #include <jansson.h>
 

@@ -5,7 +5,7 @@
  * compact):
  *   heap   16-byte entries {time, key}, key = seq << 24 | slot. Comparing
  *          keys compares seqs, since seqs are unique; the slot rides along.
- *   slots  40-byte payloads {key, event}. A slot is freed only when its
+ *   slots  32-byte payloads {key, event}. A slot is freed only when its
  *          heap entry is popped, so a heap entry never points at a reused
  *          slot. Cancelling writes key = 0 (a tombstone); the pop that
  *          meets the entry sees the mismatch, frees the slot and skips it.
@@ -37,14 +37,17 @@ struct ks_sim_entry {
     uint64_t key;
 };
 
+/* The event's words are kept flat, so that a slot is 32 bytes (a
+ * ks_event itself has padding after tag). */
 struct ks_sim_slot {
     uint64_t key;    /* live: its key; cancelled: 0; free: FREE_BIT | next */
-    uint32_t kind;   /* ks_event_kind */
+    uint32_t kind;
     uint32_t daemon; /* does not keep the run alive */
-    ks_event_payload u;
+    uint32_t owner, tag;
+    uint64_t arg;
 };
 
-_Static_assert(sizeof(struct ks_sim_slot) <= 40, "slots stay small");
+_Static_assert(sizeof(struct ks_sim_slot) <= 32, "slots stay small");
 
 static const char *const verdict_names[] = {
 #define X(e, name) name,
@@ -52,22 +55,10 @@ static const char *const verdict_names[] = {
 #undef X
 };
 
-static const char *const kind_names[] = {
-#define X(e, name, type, member) name,
-    KS_EVENT_KINDS(X)
-#undef X
-};
-
 const char *ks_sim_verdict_name(ks_sim_verdict v)
 {
     assert((size_t)v < sizeof verdict_names / sizeof verdict_names[0]);
     return verdict_names[v];
-}
-
-const char *ks_event_kind_name(ks_event_kind kind)
-{
-    assert((size_t)kind < (size_t)KS_EV__COUNT);
-    return kind_names[kind];
 }
 
 void ks_sim_init(ks_sim *s, const ks_sim_limits *limits)
@@ -147,7 +138,7 @@ ks_handle ks_sim_schedule_daemon(ks_sim *s, ks_time at, const ks_event *ev)
 static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon)
 {
     assert(at >= s->now);
-    assert((unsigned)ev->kind < (unsigned)KS_EV__COUNT);
+    assert(ev->kind < KS_EVENT_KINDS_MAX);
     if (unlikely(s->verdict != KS_SIM_RUNNING))
         return KS_HANDLE_NONE;
     if (unlikely(at < s->now)) { /* a model's bug; never let time run backwards */
@@ -172,8 +163,10 @@ static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon
     s->free_head = (uint32_t)sl->key;
     uint64_t key = (s->next_seq++ << SLOT_BITS) | slot;
     sl->key = key;
-    sl->kind = (uint32_t)ev->kind;
-    sl->u = ev->u;
+    sl->kind = ev->kind;
+    sl->owner = ev->owner;
+    sl->tag = ev->tag;
+    sl->arg = ev->arg;
     sl->daemon = daemon;
     s->live_daemon += daemon;
 
@@ -275,8 +268,10 @@ bool ks_sim_next(ks_sim *s, ks_event *out)
             s->verdict = KS_SIM_MAX_EVENTS;
             return false;
         }
-        out->kind = (ks_event_kind)sl->kind;
-        out->u = sl->u;
+        out->kind = sl->kind;
+        out->owner = sl->owner;
+        out->tag = sl->tag;
+        out->arg = sl->arg;
         heap_pop(s);
         free_slot(s, slot);
         s->now = top.t;

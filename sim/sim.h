@@ -82,7 +82,7 @@ typedef struct ks_sim {
     uint64_t next_seq;     /* seq of the next scheduled event */
     uint64_t dispatched;   /* events handed out by ks_sim_next */
     uint64_t cancelled;    /* events cancelled before they ran */
-    uint64_t dispatched_by_kind[KS_EV__COUNT];
+    uint64_t dispatched_by_kind[KS_EVENT_KINDS_MAX];
     ks_sim_limits limits;
     ks_time time_limit;    /* limits with 0 ("none") made the type's max */
     uint64_t event_limit;

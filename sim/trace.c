@@ -13,18 +13,6 @@ static const char *const level_names[] = {
 #undef X
 };
 
-static const char *const kind_names[] = {
-#define X(e, name, level) name,
-    KS_TRACE_KINDS(X)
-#undef X
-};
-
-const unsigned char ks_trace_kind_levels[KS_TR__COUNT] = {
-#define X(e, name, level) (unsigned char)KS_TL_##level,
-    KS_TRACE_KINDS(X)
-#undef X
-};
-
 const char *ks_trace_level_name(ks_trace_level l)
 {
     assert((unsigned)l < (unsigned)KS_TL__COUNT);
@@ -42,12 +30,6 @@ bool ks_trace_level_parse(const char *name, ks_trace_level *out)
     return false;
 }
 
-const char *ks_trace_kind_name(ks_trace_kind k)
-{
-    assert((unsigned)k < (unsigned)KS_TR__COUNT);
-    return kind_names[k];
-}
-
 void ks_trace_init(ks_trace *tr, FILE *f, ks_trace_level level)
 {
     tr->f = f;
@@ -58,6 +40,13 @@ void ks_trace_init(ks_trace *tr, FILE *f, ks_trace_level level)
     tr->lines = 0;
     memset(tr->lines_by_kind, 0, sizeof tr->lines_by_kind);
     tr->len = 0;
+    tr->schema = NULL;
+}
+
+void ks_trace_use_schema(ks_trace *tr, const ks_trace_schema *schema)
+{
+    assert(schema->count <= KS_TRACE_KINDS_MAX);
+    tr->schema = schema;
 }
 
 /* Writes n bytes to the stream unless a write failed before. */
@@ -159,7 +148,7 @@ static void put_escaped(ks_trace *tr, const char *s)
     put(tr, "\"", 1);
 }
 
-bool ks_trace_begin(ks_trace *tr, ks_time t, ks_trace_kind k)
+bool ks_trace_begin(ks_trace *tr, ks_time t, unsigned k)
 {
     assert(!tr->in_line);
     if (!ks_trace_on(tr, k))
@@ -168,7 +157,7 @@ bool ks_trace_begin(ks_trace *tr, ks_time t, ks_trace_kind k)
     put(tr, "{\"t\":", 5);
     put_i64(tr, t);
     put(tr, ",\"ev\":\"", 7);
-    put_cstr(tr, kind_names[k]);
+    put_cstr(tr, tr->schema->names[k]);
     put(tr, "\"", 1);
     tr->lines++;
     tr->lines_by_kind[k]++;

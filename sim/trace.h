@@ -1,7 +1,8 @@
 /*
  * trace.h - the JSON Lines trace writer.
  *
- * Owns: the trace format (docs/trace.md, format version KS_TRACE_FORMAT).
+ * Owns: the trace format (docs/trace.md, format version KS_TRACE_FORMAT);
+ * which record kinds exist is the models' (a ks_trace_schema).
  * One line per record, fields in the order they are written: "t" (virtual
  * ns) first, then "ev", then the fields of that record kind. Lines are
  * built in a buffer and written in large blocks; the writer never
@@ -35,43 +36,19 @@ typedef enum ks_trace_level {
     KS_TL__COUNT
 } ks_trace_level;
 
-/*
- * X(ENUM_SUFFIX, "ev name", level). Field lists per kind: docs/trace.md.
- */
-#define KS_TRACE_KINDS(X)                 \
-    X(HEADER, "header", SUMMARY)          \
-    X(END, "end", SUMMARY)                \
-    X(METRICS, "metrics", SUMMARY)        \
-    X(ADMIN, "admin", BATCH)              \
-    X(METADATA, "metadata", BATCH)        \
-    X(PRODUCE, "produce", RECORD)         \
-    X(DRAIN, "drain", BATCH)              \
-    X(SEND, "send", BATCH)                \
-    X(ARRIVE, "arrive", BATCH)            \
-    X(APPEND, "append", BATCH)            \
-    X(RESPONSE, "response", BATCH)        \
-    X(ACK, "ack", RECORD)                 \
-    X(CONSUME, "consume", RECORD)         \
-    X(OFFSET_COMMIT, "offset_commit", RECORD) \
-    X(FORWARD, "forward", RECORD)         \
-    X(FAULT, "fault", BATCH)              \
-    X(RETRY, "retry", BATCH)              \
-    X(PRODUCER, "producer", BATCH)        \
-    X(TXN, "txn", BATCH)                  \
-    X(MARKER, "marker", BATCH)            \
-    X(EVENT, "event", DEBUG)
-
-typedef enum ks_trace_kind {
-#define X(e, name, level) KS_TR_##e,
-    KS_TRACE_KINDS(X)
-#undef X
-    KS_TR__COUNT
-} ks_trace_kind;
-
 const char *ks_trace_level_name(ks_trace_level l);
 /* Parses a level name; false if unknown. */
 bool ks_trace_level_parse(const char *name, ks_trace_level *out);
-const char *ks_trace_kind_name(ks_trace_kind k);
+
+/* The record kinds a trace may hold are the models': the writer only
+ * needs each kind's "ev" name and the level it is written at. */
+typedef struct ks_trace_schema {
+    unsigned count;
+    const char *const *names;
+    const unsigned char *levels; /* ks_trace_level of each kind */
+} ks_trace_schema;
+
+#define KS_TRACE_KINDS_MAX 64u
 
 #define KS_TRACE_BUF 65536
 
@@ -82,31 +59,32 @@ typedef struct ks_trace {
     int io_errno;         /* the OS error of the first failed write */
     bool in_line;
     uint64_t lines;
-    uint64_t lines_by_kind[KS_TR__COUNT];
+    uint64_t lines_by_kind[KS_TRACE_KINDS_MAX];
+    const ks_trace_schema *schema; /* NULL until the models set theirs */
     size_t len;
     char buf[KS_TRACE_BUF];
 } ks_trace;
 
 /* f may be NULL (no trace). The writer does not own f. */
 void ks_trace_init(ks_trace *tr, FILE *f, ks_trace_level level);
+/* The kinds this trace's records are of (the models set it before the
+ * first record). */
+void ks_trace_use_schema(ks_trace *tr, const ks_trace_schema *schema);
 /* Writes out what is buffered. Returns false if any write failed (then
  * io_errno says why). After a failed write nothing more is written. */
 bool ks_trace_flush(ks_trace *tr);
 
-/* The level of each record kind, generated from KS_TRACE_KINDS. */
-extern const unsigned char ks_trace_kind_levels[KS_TR__COUNT];
-
-/* True when records of this kind are written. Test it before computing
+/* True when records of kind k are written. Test it before computing
  * anything only the trace needs. */
-static inline bool ks_trace_on(const ks_trace *tr, ks_trace_kind k)
+static inline bool ks_trace_on(const ks_trace *tr, unsigned k)
 {
-    return tr->f != NULL && ks_trace_kind_levels[k] <= (unsigned char)tr->level;
+    return tr->f != NULL && tr->schema != NULL && tr->schema->levels[k] <= (unsigned char)tr->level;
 }
 
 /* Starts a line: {"t":<t>,"ev":"<name>". Returns false (and writes
  * nothing, now or for the field calls up to ks_trace_end) when the kind is
  * not traced at this level. */
-bool ks_trace_begin(ks_trace *tr, ks_time t, ks_trace_kind k);
+bool ks_trace_begin(ks_trace *tr, ks_time t, unsigned k);
 void ks_trace_i64(ks_trace *tr, const char *key, int64_t v);
 void ks_trace_u64(ks_trace *tr, const char *key, uint64_t v);
 void ks_trace_bool(ks_trace *tr, const char *key, bool v);

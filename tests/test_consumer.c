@@ -474,8 +474,8 @@ static void drive(ks_world *w, void (*at_timer)(ks_world *w))
         if (!ks_sim_next(&w->sim, &ev))
             break;
         if (ev.kind == KS_EV_CONSUMER)
-            ks_consumer_on_event(&w->consumers[ev.u.timer.owner], w, ev.u.timer.tag,
-                                 ev.u.timer.arg);
+            ks_consumer_on_event(&w->consumers[ev.owner], w, ev.tag,
+                                 ev.arg);
         else if (ev.kind == KS_EV_TIMER)
             at_timer(w);
     }
@@ -532,7 +532,7 @@ static void test_transactions_by_hand(void **state)
     assert_true(ks_plog_append_marker(l, 8, 0, KS_MARKER_COMMIT, 0) == 6);
     append_data(l, -1, false, 2, &id);
     append_data(l, 9, true, 1, &id);
-    ks_event tick = {.kind = KS_EV_TIMER, .u.timer = {.owner = 0, .tag = 0}};
+    ks_event tick = {.kind = KS_EV_TIMER, .owner = 0, .tag = 0};
     ks_sim_schedule(&w->sim, 50 * MS, &tick);
     drive(w, abort_pid9);
     assert_int_equal(w->sim.verdict, KS_SIM_COMPLETE);

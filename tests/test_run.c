@@ -473,10 +473,24 @@ static void test_unsupported(void **state)
     free(d);
 }
 
+/* The event and trace kind names come from their X-macro lists. */
+static void test_kind_names(void **state)
+{
+    (void)state;
+    assert_string_equal(ks_event_kind_name(KS_EV_TIMER), "timer");
+    assert_string_equal(ks_event_kind_name(KS_EV_PRODUCE), "produce");
+    assert_string_equal(ks_event_kind_name(KS_EV_ARRIVE), "arrive");
+    assert_string_equal(ks_event_kind_name(KS_EV_RESPONSE), "response");
+    assert_string_equal(ks_trace_kind_name(KS_TR_APPEND), "append");
+    assert_string_equal(ks_trace_kind_name(KS_TR_OFFSET_COMMIT), "offset_commit");
+    assert_int_equal(ks_trace_kinds.count, KS_TR__COUNT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hello_exact),
+        cmocka_unit_test(test_kind_names),
         cmocka_unit_test(test_same_scenario_same_bytes),
         cmocka_unit_test(test_streams_independent),
         cmocka_unit_test(test_long_ids_distinct_streams),

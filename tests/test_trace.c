@@ -14,6 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A schema of the test's own: the writer knows levels, not kinds. */
+enum { T_HEADER, T_SEND, T_APPEND, T_RESPONSE, T_PRODUCE, T_ACK, T_EVENT, T__COUNT };
+static const char *const t_names[] = {"header", "send", "append", "response", "produce", "ack",
+                                      "event"};
+static const unsigned char t_levels[] = {KS_TL_SUMMARY, KS_TL_BATCH, KS_TL_BATCH, KS_TL_BATCH,
+                                         KS_TL_RECORD,  KS_TL_RECORD, KS_TL_DEBUG};
+static const ks_trace_schema schema = {T__COUNT, t_names, t_levels};
+
+static void init(ks_trace *tr, FILE *f, ks_trace_level level)
+{
+    ks_trace_init(tr, f, level);
+    ks_trace_use_schema(tr, &schema);
+}
+
 /* Reads a whole stream written by the writer. */
 static char *slurp(FILE *f, size_t *len)
 {
@@ -32,8 +46,8 @@ static void test_line_bytes(void **state)
     (void)state;
     FILE *f = tmpfile();
     ks_trace *tr = malloc(sizeof *tr);
-    ks_trace_init(tr, f, KS_TL_RECORD);
-    assert_true(ks_trace_begin(tr, 1500, KS_TR_APPEND));
+    init(tr, f, KS_TL_RECORD);
+    assert_true(ks_trace_begin(tr, 1500, T_APPEND));
     ks_trace_u64(tr, "broker", 0);
     ks_trace_str(tr, "topic", "events");
     ks_trace_i64(tr, "offset", -1);
@@ -47,7 +61,7 @@ static void test_line_bytes(void **state)
     assert_string_equal(s, "{\"t\":1500,\"ev\":\"append\",\"broker\":0,\"topic\":\"events\","
                            "\"offset\":-1,\"ok\":true,\"key\":null,\"obj\":{\"a\":1}}\n");
     assert_int_equal(tr->lines, 1);
-    assert_int_equal(tr->lines_by_kind[KS_TR_APPEND], 1);
+    assert_int_equal(tr->lines_by_kind[T_APPEND], 1);
     free(s);
     free(tr);
     fclose(f);
@@ -58,8 +72,8 @@ static void test_escaping(void **state)
     (void)state;
     FILE *f = tmpfile();
     ks_trace *tr = malloc(sizeof *tr);
-    ks_trace_init(tr, f, KS_TL_DEBUG);
-    ks_trace_begin(tr, 0, KS_TR_PRODUCE);
+    init(tr, f, KS_TL_DEBUG);
+    ks_trace_begin(tr, 0, T_PRODUCE);
     ks_trace_str(tr, "key", "a\"b\\c\nd\x01" "e\xc3\xa9");
     ks_trace_end(tr);
     ks_trace_flush(tr);
@@ -76,15 +90,15 @@ static void test_levels(void **state)
     (void)state;
     FILE *f = tmpfile();
     ks_trace *tr = malloc(sizeof *tr);
-    ks_trace_init(tr, f, KS_TL_BATCH);
-    assert_true(ks_trace_on(tr, KS_TR_HEADER));
-    assert_true(ks_trace_on(tr, KS_TR_SEND));
-    assert_false(ks_trace_on(tr, KS_TR_PRODUCE)); /* record level */
-    assert_false(ks_trace_on(tr, KS_TR_EVENT));   /* debug level */
-    assert_false(ks_trace_begin(tr, 5, KS_TR_ACK));
+    init(tr, f, KS_TL_BATCH);
+    assert_true(ks_trace_on(tr, T_HEADER));
+    assert_true(ks_trace_on(tr, T_SEND));
+    assert_false(ks_trace_on(tr, T_PRODUCE)); /* record level */
+    assert_false(ks_trace_on(tr, T_EVENT));   /* debug level */
+    assert_false(ks_trace_begin(tr, 5, T_ACK));
     ks_trace_u64(tr, "record", 1); /* ignored: no line open */
     ks_trace_end(tr);
-    assert_true(ks_trace_begin(tr, 6, KS_TR_SEND));
+    assert_true(ks_trace_begin(tr, 6, T_SEND));
     ks_trace_end(tr);
     ks_trace_flush(tr);
     size_t n;
@@ -100,9 +114,9 @@ static void test_no_stream(void **state)
 {
     (void)state;
     ks_trace *tr = malloc(sizeof *tr);
-    ks_trace_init(tr, NULL, KS_TL_DEBUG);
-    assert_false(ks_trace_on(tr, KS_TR_HEADER));
-    assert_false(ks_trace_begin(tr, 0, KS_TR_HEADER));
+    init(tr, NULL, KS_TL_DEBUG);
+    assert_false(ks_trace_on(tr, T_HEADER));
+    assert_false(ks_trace_begin(tr, 0, T_HEADER));
     assert_true(ks_trace_flush(tr));
     free(tr);
 }
@@ -117,7 +131,24 @@ static void test_level_names(void **state)
     assert_int_equal(l, KS_TL_DEBUG);
     assert_false(ks_trace_level_parse("records", &l));
     assert_string_equal(ks_trace_level_name(KS_TL_BATCH), "batch");
-    assert_string_equal(ks_trace_kind_name(KS_TR_RESPONSE), "response");
+}
+
+/* Without a schema nothing is written: the models name the kinds. */
+static void test_no_schema_writes_nothing(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    ks_trace *tr = malloc(sizeof *tr);
+    ks_trace_init(tr, f, KS_TL_DEBUG);
+    assert_false(ks_trace_on(tr, T_HEADER));
+    assert_false(ks_trace_begin(tr, 0, T_HEADER));
+    ks_trace_u64(tr, "x", 1);
+    ks_trace_end(tr);
+    assert_true(ks_trace_flush(tr));
+    assert_int_equal(ftell(f), 0);
+    assert_int_equal(tr->lines, 0);
+    free(tr);
+    fclose(f);
 }
 
 /* More than the 64 KiB buffer: every line intact, in order. */
@@ -126,9 +157,9 @@ static void test_large_output(void **state)
     (void)state;
     FILE *f = tmpfile();
     ks_trace *tr = malloc(sizeof *tr);
-    ks_trace_init(tr, f, KS_TL_RECORD);
+    init(tr, f, KS_TL_RECORD);
     for (int64_t i = 0; i < 20000; i++) {
-        ks_trace_begin(tr, i, KS_TR_ACK);
+        ks_trace_begin(tr, i, T_ACK);
         ks_trace_i64(tr, "latency_ns", INT64_MIN + i);
         ks_trace_u64(tr, "record", UINT64_MAX - (uint64_t)i);
         ks_trace_end(tr);
@@ -157,6 +188,7 @@ int main(void)
         cmocka_unit_test(test_line_bytes),    cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_levels),        cmocka_unit_test(test_no_stream),
         cmocka_unit_test(test_level_names),   cmocka_unit_test(test_large_output),
+        cmocka_unit_test(test_no_schema_writes_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,19 +87,19 @@ static result run_ksim(uint64_t customers, uint64_t seed)
     mm1 q = {malloc(1024 * sizeof(int64_t)), 1024, 0, 0, false, 0, 0};
     uint64_t arrived = 0;
     double t0 = now_s();
-    ks_event ev = {.kind = KS_EV_TIMER, .u.timer = {.owner = 0, .tag = ARRIVAL}};
+    ks_event ev = {.kind = 0, .owner = 0, .tag = ARRIVAL};
     ks_sim_schedule(&s, draw(&arr, MEAN_ARRIVAL_NS), &ev);
     arrived = 1;
     while (ks_sim_next(&s, &ev)) {
         int64_t now = ks_sim_now(&s);
-        if (ev.u.timer.tag == ARRIVAL) {
+        if (ev.tag == ARRIVAL) {
             if (arrived < customers) {
                 ks_sim_after(&s, draw(&arr, MEAN_ARRIVAL_NS), &ev);
                 arrived++;
             }
             if (!q.busy) {
                 q.busy = true;
-                ks_event d = {.kind = KS_EV_TIMER, .u.timer = {.owner = 0, .tag = DEPARTURE}};
+                ks_event d = {.kind = 0, .owner = 0, .tag = DEPARTURE};
                 ks_sim_after(&s, draw(&svc, MEAN_SERVICE_NS), &d);
             } else {
                 mm1_push(&q, now);
@@ -108,7 +108,7 @@ static result run_ksim(uint64_t customers, uint64_t seed)
             q.served++;
             if (q.len > 0) {
                 q.wait_sum += now - mm1_pop(&q);
-                ks_event d = {.kind = KS_EV_TIMER, .u.timer = {.owner = 0, .tag = DEPARTURE}};
+                ks_event d = {.kind = 0, .owner = 0, .tag = DEPARTURE};
                 ks_sim_after(&s, draw(&svc, MEAN_SERVICE_NS), &d);
             } else {
                 q.busy = false;

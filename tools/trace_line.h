@@ -22,7 +22,7 @@
 #ifndef KS_TRACE_LINE_H
 #define KS_TRACE_LINE_H
 
-#include "sim/trace.h"
+#include "models/trace_kinds.h"
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -50,7 +50,7 @@ static void start(ks_world *w, ks_broker *b, uint32_t conn)
     b->queued--;
     ks_time cost = handling_ns(w, b->index, q);
     ks_event ev = {.kind = KS_EV_APPEND,
-                   .u.request = {.conn = conn, .broker = b->index, .request = id}};
+                   .owner = conn, .tag = b->index, .arg = id};
     ks_sim_after(&w->sim, cost, &ev);
 }
 
@@ -302,7 +302,7 @@ void ks_broker_respond(ks_world *w, uint32_t broker, uint32_t id)
     ks_time arrival = ks_net_transit(&w->net, conn, KS_NET_RESPONSE, leaves, resp_bytes, delay,
                                      lost >= 0, &sent);
     ks_event done = {.kind = KS_EV_RESPONDED,
-                     .u.request = {.conn = conn, .broker = broker, .request = id}};
+                     .owner = conn, .tag = broker, .arg = id};
     ks_sim_schedule(&w->sim, sent, &done);
     if (lost >= 0) {
         /* lost on the way: the producer will not hear of it */
@@ -314,7 +314,7 @@ void ks_broker_respond(ks_world *w, uint32_t broker, uint32_t id)
     } else {
         q->refs++; /* the response event */
         ks_event ev = {.kind = KS_EV_RESPONSE,
-                       .u.request = {.conn = conn, .broker = broker, .request = id}};
+                       .owner = conn, .tag = broker, .arg = id};
         ks_sim_schedule(&w->sim, arrival, &ev);
     }
 }

@@ -17,6 +17,7 @@
 #include "models/broker/plog.h"
 #include "models/broker/producer_state.h"
 #include "models/scenario.h"
+#include "models/events.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>

@@ -97,7 +97,7 @@ static void trace_txn(ks_world *w, const ks_coord_txn *t, ks_txn_state from, con
 
 static void schedule(ks_world *w, uint32_t txn, uint32_t tag, uint64_t arg, ks_time at)
 {
-    ks_event ev = {.kind = KS_EV_TXN, .u.timer = {.owner = txn, .tag = tag, .arg = arg}};
+    ks_event ev = {.kind = KS_EV_TXN, .owner = txn, .tag = tag, .arg = arg};
     ks_sim_schedule(&w->sim, at, &ev);
 }
 
@@ -146,7 +146,7 @@ static void arm_scan(ks_world *w)
     c->scan = KS_HANDLE_NONE;
     if (at == KS_TIME_MAX)
         return;
-    ks_event ev = {.kind = KS_EV_TXN, .u.timer = {.owner = 0, .tag = KS_COORD_SCAN}};
+    ks_event ev = {.kind = KS_EV_TXN, .owner = 0, .tag = KS_COORD_SCAN};
     c->scan = ks_sim_schedule(&w->sim, at, &ev);
     c->scan_at = at;
 }

@@ -45,6 +45,7 @@
 #include "models/broker/txn_state.h"
 #include "models/kafka/errors.h"
 #include "sim/rng.h"
+#include "models/events.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>

@@ -119,7 +119,7 @@ static bool behind(const ks_consumer *c, const ks_world *w)
 static ks_handle schedule(ks_consumer *c, ks_world *w, ks_time at, uint32_t tag, bool daemon)
 {
     ks_event ev = {.kind = KS_EV_CONSUMER,
-                   .u.timer = {.owner = c->index, .tag = tag, .arg = c->generation}};
+                   .owner = c->index, .tag = tag, .arg = c->generation};
     return daemon ? ks_sim_schedule_daemon(&w->sim, at, &ev) : ks_sim_schedule(&w->sim, at, &ev);
 }
 

@@ -49,6 +49,7 @@
 #include "models/broker/plog.h"
 #include "sim/rng.h"
 #include "models/scenario.h"
+#include "models/events.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>

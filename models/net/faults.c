@@ -59,11 +59,11 @@ void ks_faults_start(ks_world *w)
         const ks_fault_conf *c = &w->faults.conf[i];
         if (!is_window(c->type) && !is_crash(c->type))
             continue;
-        ks_event ev = {.kind = KS_EV_FAULT, .u.timer = {.owner = i, .tag = 1}};
+        ks_event ev = {.kind = KS_EV_FAULT, .owner = i, .tag = 1};
         ks_sim_schedule_daemon(&w->sim, c->from_ns, &ev);
         if (is_crash(c->type))
             continue; /* a restart is the consumer's to schedule */
-        ev.u.timer.tag = 0;
+        ev.tag = 0;
         ks_sim_schedule_daemon(&w->sim, c->to_ns, &ev);
     }
 }

@@ -18,6 +18,7 @@
 #include "models/kafka/errors.h"
 #include "sim/rng.h"
 #include "models/scenario.h"
+#include "models/events.h"
 #include "sim/sim.h"
 
 #include <stdint.h>

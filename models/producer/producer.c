@@ -282,14 +282,14 @@ static void wake_sender(ks_producer *p, ks_world *w, ks_time at)
             return;
         ks_sim_cancel(&w->sim, p->wake);
     }
-    ks_event ev = {.kind = KS_EV_SENDER, .u.producer = {.producer = p->index}};
+    ks_event ev = {.kind = KS_EV_SENDER, .owner = p->index};
     p->wake = ks_sim_schedule(&w->sim, at, &ev);
     p->wake_ns = at;
 }
 
 static void schedule_arrival(ks_producer *p, ks_world *w, ks_time at)
 {
-    ks_event ev = {.kind = KS_EV_PRODUCE, .u.producer = {.producer = p->index}};
+    ks_event ev = {.kind = KS_EV_PRODUCE, .owner = p->index};
     ks_sim_schedule(&w->sim, at, &ev);
 }
 
@@ -309,7 +309,7 @@ static void schedule_metadata(ks_producer *p, ks_world *w)
             last = sc->admin[i].at_ns;
     if (last < 0 || now > last)
         return;
-    ks_event ev = {.kind = KS_EV_TIMER, .u.timer = {.owner = p->index, .tag = KS_TIMER_METADATA}};
+    ks_event ev = {.kind = KS_EV_TIMER, .owner = p->index, .tag = KS_TIMER_METADATA};
     p->metadata_timer = ks_sim_schedule_daemon(&w->sim, ks_time_add(now, p->metadata_max_age_ns), &ev);
 }
 
@@ -536,7 +536,7 @@ static void arm_expiry(ks_producer *p, ks_world *w, ks_time at)
             return;
         ks_sim_cancel(&w->sim, p->expiry_timer);
     }
-    ks_event ev = {.kind = KS_EV_TIMER, .u.timer = {.owner = p->index, .tag = KS_TIMER_EXPIRY}};
+    ks_event ev = {.kind = KS_EV_TIMER, .owner = p->index, .tag = KS_TIMER_EXPIRY};
     p->expiry_timer = ks_sim_schedule_daemon(&w->sim, at, &ev);
     p->expiry_ns = at;
 }
@@ -583,7 +583,7 @@ static void start_blocking(ks_producer *p, ks_world *w, const ks_send_rec *r, ui
     p->blocked_since_ns = ks_sim_now(&w->sim);
     p->blocked_alloc = alloc;
     ks_event ev = {.kind = KS_EV_TIMER,
-                   .u.timer = {.owner = p->index, .tag = KS_TIMER_BLOCK, .arg = r->id}};
+                   .owner = p->index, .tag = KS_TIMER_BLOCK, .arg = r->id};
     p->block_timer = ks_sim_after(&w->sim, p->max_block_ns, &ev);
     /* While a thread waits for memory every partition counts as ready. */
     wake_sender(p, w, ks_sim_now(&w->sim));
@@ -747,7 +747,7 @@ static void drain_backlog(ks_producer *p, ks_world *w)
         if (ks_sim_now(&w->sim) < p->app_free_ns) {
             if (p->app_timer == KS_HANDLE_NONE) {
                 ks_event ev = {.kind = KS_EV_TIMER,
-                               .u.timer = {.owner = p->index, .tag = KS_TIMER_APP}};
+                               .owner = p->index, .tag = KS_TIMER_APP};
                 p->app_timer = ks_sim_schedule(&w->sim, p->app_free_ns, &ev);
             }
             return;
@@ -1129,7 +1129,7 @@ static void arm_timeout(ks_producer *p, ks_world *w, uint32_t broker)
         return;
     ks_time at = ks_time_add(w->reqs.reqs[n->fifo_head].sent_ns, p->set.request_timeout_ns);
     ks_event ev = {.kind = KS_EV_TIMER,
-                   .u.timer = {.owner = p->index, .tag = KS_TIMER_REQUEST_TIMEOUT, .arg = broker}};
+                   .owner = p->index, .tag = KS_TIMER_REQUEST_TIMEOUT, .arg = broker};
     n->timeout_timer = ks_sim_schedule_daemon(&w->sim, at, &ev);
 }
 
@@ -1139,7 +1139,7 @@ void ks_producer_lost(ks_producer *p, ks_world *w, uint32_t req)
     if (!q->expects_response)
         return;
     ks_event ev = {.kind = KS_EV_TIMER,
-                   .u.timer = {.owner = p->index, .tag = KS_TIMER_LOST, .arg = q->broker}};
+                   .owner = p->index, .tag = KS_TIMER_LOST, .arg = q->broker};
     ks_sim_schedule(&w->sim, ks_time_add(q->sent_ns, p->set.request_timeout_ns), &ev);
 }
 
@@ -1423,7 +1423,7 @@ static void launch(ks_producer *p, ks_world *w, uint32_t broker, uint32_t id, ks
     if (!lost) {
         q->refs++; /* the broker's hold, until its response is written */
         ks_event ev = {.kind = KS_EV_ARRIVE,
-                       .u.request = {.conn = n->conn, .broker = broker, .request = id}};
+                       .owner = n->conn, .tag = broker, .arg = id};
         ks_sim_schedule(&w->sim, arrival, &ev);
     }
     if (q->expects_response) {
@@ -1581,7 +1581,7 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
             q->fate_known = true;
         }
         ks_event done = {.kind = KS_EV_TIMER,
-                         .u.timer = {.owner = p->index, .tag = KS_TIMER_SENT, .arg = chain}};
+                         .owner = p->index, .tag = KS_TIMER_SENT, .arg = chain};
         ks_sim_schedule(&w->sim, sent, &done);
         if (q->refs == 0)
             ks_request_release(&w->reqs, id);
@@ -1692,7 +1692,7 @@ static void txn_after_send(ks_producer *p, ks_world *w)
             return; /* its consumer ends it with the offsets */
     p->txn_blocked = true;
     if (p->conf->txn.end_delay_ns > 0) {
-        ks_event ev = {.kind = KS_EV_TIMER, .u.timer = {.owner = p->index, .tag = KS_TIMER_TXN_END}};
+        ks_event ev = {.kind = KS_EV_TIMER, .owner = p->index, .tag = KS_TIMER_TXN_END};
         ks_sim_after(&w->sim, p->conf->txn.end_delay_ns, &ev);
     } else {
         txn_begin_end(p, w);
@@ -2311,7 +2311,7 @@ void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_ti
     }
     if (ev->kind != KS_EV_TIMER)
         return;
-    switch (ev->u.timer.tag) {
+    switch (ev->tag) {
     case KS_TIMER_BLOCK:
         p->block_timer = h;
         break;
@@ -2322,7 +2322,7 @@ void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_ti
         p->metadata_timer = h;
         break;
     case KS_TIMER_REQUEST_TIMEOUT:
-        p->nodes[ev->u.timer.arg].timeout_timer = h;
+        p->nodes[ev->arg].timeout_timer = h;
         break;
     case KS_TIMER_EXPIRY:
         p->expiry_timer = h;

@@ -31,6 +31,7 @@
 #include "sim/histogram.h"
 #include "sim/rng.h"
 #include "models/scenario.h"
+#include "models/events.h"
 #include "sim/sim.h"
 
 #include <stdint.h>
