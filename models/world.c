@@ -77,8 +77,35 @@ static bool build_checker(ks_world *w)
     return w->checker != NULL;
 }
 
+/* Every node's name, for its streams and messages: "broker0", and the
+ * clients' ids. */
+static bool name_nodes(ks_world *w, const ks_scenario *sc)
+{
+    uint32_t n = ks_nodes_count(&w->nodes);
+    w->node_names = calloc(n, sizeof *w->node_names);
+    if (!w->node_names)
+        return false;
+    for (uint32_t b = 0; b < sc->broker_count; b++) {
+        char name[24];
+        snprintf(name, sizeof name, "broker%u", b);
+        if (!(w->node_names[b] = ks_strdup(name)))
+            return false;
+    }
+    for (uint32_t i = 0; i < sc->producer_count; i++)
+        if (!(w->node_names[ks_node_producer(&w->nodes, i)] = ks_strdup(sc->producers[i].id)))
+            return false;
+    for (uint32_t i = 0; i < sc->consumer_count; i++)
+        if (!(w->node_names[ks_node_consumer(&w->nodes, i)] = ks_strdup(sc->consumers[i].id)))
+            return false;
+    return true;
+}
+
 static bool build(ks_world *w, const ks_scenario *sc)
 {
+    w->nodes = (ks_nodes){sc->broker_count, sc->producer_count, sc->consumer_count};
+    w->node_down = calloc(ks_nodes_count(&w->nodes), sizeof *w->node_down);
+    if (!w->node_down)
+        return false;
     w->broker_count = sc->broker_count;
     w->brokers = calloc(sc->broker_count, sizeof *w->brokers);
     w->topic_first_partition = calloc(sc->topic_count, sizeof *w->topic_first_partition);
@@ -92,15 +119,10 @@ static bool build(ks_world *w, const ks_scenario *sc)
     w->partitions = calloc(parts, sizeof *w->partitions);
     if (!w->brokers || !w->topic_first_partition || !w->topic_partitions || !w->partitions)
         return false;
-    if (!ks_net_init(&w->net, w))
+    if (!name_nodes(w, sc) ||
+        !ks_net_init(&w->net, w, ks_nodes_count(&w->nodes), sc->broker_count,
+                     (const char *const *)w->node_names))
         return false;
-    w->broker_conns = calloc(w->net.conn_count, sizeof *w->broker_conns);
-    if (!w->broker_conns)
-        return false;
-    for (uint32_t i = 0; i < w->net.conn_count; i++) {
-        w->broker_conns[i].q_head = w->broker_conns[i].q_tail = KS_REQ_NONE;
-        w->broker_conns[i].next_waiting = UINT32_MAX;
-    }
     for (uint32_t b = 0; b < sc->broker_count; b++) {
         w->brokers[b].index = b;
         w->brokers[b].threads = (uint32_t)sc->broker_config[KS_BCFG_NUM_IO_THREADS].i;
@@ -130,6 +152,7 @@ static bool build(ks_world *w, const ks_scenario *sc)
         ks_ps_init(&w->partitions[i].ps, sc->producer_state_batches,
                    sc->kafka_version < KS_KV(2, 5, 0));
         w->partitions[i].logged = logged;
+    w->record_ids = logged;
         ks_plog_init(&w->partitions[i].log, true);
     }
     w->next_producer_id = sc->first_producer_id;
@@ -203,6 +226,10 @@ void ks_world_free(ks_world *w)
     ks_faults_free(&w->faults);
     ks_coord_free(&w->coord);
     free(w->brokers);
+    free(w->node_down);
+    for (uint32_t i = 0; w->node_names && i < ks_nodes_count(&w->nodes); i++)
+        free(w->node_names[i]);
+    free(w->node_names);
     free(w->broker_conns);
     free(w->partitions);
     free(w->topic_first_partition);
@@ -382,10 +409,10 @@ static bool defer_if_paused(ks_world *w, const ks_event *ev)
         until = ks_faults_broker_paused(w, ev->tag, now);
         break;
     case KS_EV_RESPONSE:
-        producer = (int32_t)w->reqs.reqs[ev->arg].producer;
+        producer = (int32_t)ks_world_producer_of(w, w->reqs.reqs[ev->arg].client);
         break;
     case KS_EV_PRODUCE:
-        if (w->producers[ev->owner].crashed)
+        if (w->node_down[ks_node_producer(&w->nodes, ev->owner)])
             return true;
         break; /* arrivals keep coming; the application waits (producer.c) */
     case KS_EV_SENDER:
@@ -402,7 +429,7 @@ static bool defer_if_paused(ks_world *w, const ks_event *ev)
     case KS_EV__COUNT:
         break;
     }
-    if (producer >= 0 && w->producers[producer].crashed)
+    if (producer >= 0 && w->node_down[ks_node_producer(&w->nodes, (uint32_t)producer)])
         return true; /* its process is gone: the event goes nowhere */
     if (producer >= 0)
         until = ks_faults_producer_paused(w, (uint32_t)producer, now);
@@ -450,7 +477,8 @@ static void dispatch(ks_world *w, const ks_event *ev)
         break;
     case KS_EV_RESPONSE: {
         uint32_t id = (uint32_t)ev->arg;
-        ks_producer_on_response(&w->producers[w->reqs.reqs[id].producer], w, id);
+        ks_producer_on_response(&w->producers[ks_world_producer_of(w, w->reqs.reqs[id].client)], w,
+                                id);
         break;
     }
     case KS_EV_FAULT:

@@ -31,12 +31,16 @@ typedef struct ks_world {
     const ks_scenario *sc;
     ks_sim sim;
     ks_trace *trace;
+    ks_nodes nodes;               /* how node ids are numbered */
+    bool *node_down;              /* per node: its process crashed (a fault) */
+    char **node_names;            /* per node: "broker0", or the client's id */
     ks_net net;
     ks_request_pool reqs;
 
     uint32_t broker_count;
     ks_broker *brokers;
-    ks_broker_conn *broker_conns; /* index = connection id */
+    ks_broker_conn *broker_conns; /* the brokers' side of each connection, by id */
+    uint32_t broker_conn_cap;
     uint32_t partition_count;
     ks_partition *partitions;     /* all topics' partitions, topic by topic */
     uint32_t *topic_first_partition;
@@ -59,6 +63,10 @@ typedef struct ks_world {
     uint64_t next_record_id;
     uint32_t next_leader;         /* round-robin of partition leaders */
     bool out_of_memory;
+    /* Record ids travel with their batches (and the logs keep them): when
+     * consumers read or transactions are checked. A setting of what the
+     * run observes, not of any node. */
+    bool record_ids;
 
     char **stream_names; /* every random stream, in creation order */
     uint32_t stream_count, stream_cap;
@@ -67,6 +75,13 @@ typedef struct ks_world {
 /* Seeds `r` as the stream called `name` (sim/rng.h, ks_rng_stream) and
  * records the name for the trace header. False when out of memory. */
 bool ks_world_stream(ks_world *w, ks_rng *r, const char *name);
+
+/* The producer index of node n, or UINT32_MAX when n is no producer. */
+static inline uint32_t ks_world_producer_of(const ks_world *w, ks_node n)
+{
+    return ks_node_kind_of(&w->nodes, n) == KS_NODE_PRODUCER ? ks_node_index(&w->nodes, n)
+                                                              : UINT32_MAX;
+}
 
 /* Builds a world. Reports model-level problems with the scenario (things
  * this version cannot simulate) to diag and returns NULL. tr may be NULL. */

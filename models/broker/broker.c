@@ -13,6 +13,7 @@
 #include "models/world.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CONN_NONE UINT32_MAX
@@ -81,10 +82,37 @@ static void dispatch(ks_world *w, ks_broker *b)
     }
 }
 
+/* The broker's side of connection `conn`, made when its first request
+ * arrives. False when out of memory. */
+static bool ensure_conn(ks_world *w, uint32_t conn)
+{
+    if (conn < w->broker_conn_cap)
+        return true;
+    uint32_t cap = w->broker_conn_cap ? w->broker_conn_cap : 16u;
+    while (cap <= conn)
+        cap *= 2u;
+    ks_broker_conn *c = realloc(w->broker_conns, cap * sizeof *c);
+    if (!c)
+        return false;
+    for (uint32_t i = w->broker_conn_cap; i < cap; i++) {
+        memset(&c[i], 0, sizeof c[i]);
+        c[i].q_head = c[i].q_tail = KS_REQ_NONE;
+        c[i].next_waiting = CONN_NONE;
+    }
+    w->broker_conns = c;
+    w->broker_conn_cap = cap;
+    return true;
+}
+
 void ks_broker_on_arrive(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_broker *b = &w->brokers[broker];
     ks_request *q = &w->reqs.reqs[id];
+    if (!ensure_conn(w, q->conn)) {
+        w->out_of_memory = true;
+        ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+        return;
+    }
     ks_broker_conn *c = &w->broker_conns[q->conn];
     ks_time now = ks_sim_now(&w->sim);
     b->requests++;
@@ -101,7 +129,7 @@ void ks_broker_on_arrive(ks_world *w, uint32_t broker, uint32_t id)
     ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, now, KS_TR_ARRIVE)) {
         ks_trace_u64(tr, "broker", broker);
-        ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
+        ks_trace_str(tr, "producer", q->client_id);
         ks_trace_u64(tr, "request", q->correlation_id);
         ks_trace_u64(tr, "bytes", q->request_bytes);
         ks_trace_u64(tr, "queued", b->queued);
@@ -130,10 +158,8 @@ static void log_batch(ks_world *w, const ks_request *q, const ks_req_batch *rb, 
 {
     ks_plog_batch b = {.records = rb->records, .producer_id = q->producer_id,
                        .epoch = rb->epoch, .transactional = rb->transactional,
-                       .producer = q->producer, .batch = rb->batch_seq,
+                       .producer = ks_world_producer_of(w, q->client), .batch = rb->batch_seq,
                        .appended_ns = ks_sim_now(&w->sim)};
-    const ks_producer *p = &w->producers[q->producer];
-    const ks_batch *pb = &p->acc.batches[rb->batch];
     uint64_t *ids = w->log_ids;
     if (rb->records > w->log_ids_cap) {
         ids = realloc(w->log_ids, rb->records * sizeof *ids);
@@ -145,16 +171,13 @@ static void log_batch(ks_world *w, const ks_request *q, const ks_req_batch *rb, 
         w->log_ids = ids;
         w->log_ids_cap = rb->records;
     }
+    /* the records' ids travel in the batch (the application's event ids,
+     * as the seeds' eventId) */
     uint32_t n = 0;
-    if (rb->ids) {
-        for (; n < rb->records; n++)
-            ids[n] = rb->ids[n];
-    } else if (pb->state != KS_BATCH_FREE && pb->id == rb->batch_seq) {
-        for (uint32_t r = pb->rec_head; r != KS_NONE && n < rb->records; r = p->acc.recs[r].next)
-            ids[n++] = p->acc.recs[r].id;
-    }
+    for (; rb->ids && n < rb->records; n++)
+        ids[n] = rb->ids[n];
     while (n < rb->records)
-        ids[n++] = KS_PLOG_NO_RECORD; /* a late copy of a batch the producer let go */
+        ids[n++] = KS_PLOG_NO_RECORD;
     if (ks_plog_append(&part->log, &b, ids) < 0) {
         w->out_of_memory = true;
         ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
@@ -173,7 +196,7 @@ static void trace_append(ks_world *w, uint32_t broker, const ks_request *q, cons
     ks_trace_u64(tr, "broker", broker);
     ks_trace_str(tr, "topic", w->sc->topics[part->topic].name);
     ks_trace_u64(tr, "partition", part->index);
-    ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
+    ks_trace_str(tr, "producer", q->client_id);
     ks_trace_u64(tr, "request", q->correlation_id);
     ks_trace_u64(tr, "batch", rb->batch_seq);
     ks_trace_i64(tr, "offset", rb->base_offset);
@@ -203,7 +226,8 @@ static void append_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
     part->records += rb->records;
     part->batches++;
     w->brokers[broker].records += rb->records;
-    ks_checker_appended(w->checker, q->producer, rb->batch_seq, q->correlation_id,
+    ks_checker_appended(w->checker, ks_world_producer_of(w, q->client), rb->batch_seq,
+                        q->correlation_id,
                         rb->base_offset);
     trace_append(w, broker, q, rb, NULL, KS_NO_FAULT);
 }
@@ -212,7 +236,8 @@ static void append_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
 static void refuse_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb,
                          const char *why, int32_t fault)
 {
-    ks_checker_not_appended(w->checker, q->producer, rb->batch_seq, q->correlation_id, why);
+    ks_checker_not_appended(w->checker, ks_world_producer_of(w, q->client), rb->batch_seq,
+                            q->correlation_id, why);
     trace_append(w, broker, q, rb, why, fault);
 }
 
@@ -227,24 +252,23 @@ static void handle_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
         refuse_batch(w, broker, q, rb, ks_kerr_name(injected), fault);
         return;
     }
-    if (q->producer_id >= 0 && rb->transactional && !w->producers[q->producer].txn_kip890 &&
+    if (q->producer_id >= 0 && rb->transactional && !ks_request_tv2(q) &&
         w->sc->kafka_version >= KS_KV(3, 6, 0)) {
         /* KIP-890 part 1 (3.6+, transaction.partition.verification.enable):
          * the leader checks with the coordinator that the partition is in
          * the producer's ongoing transaction; ksim does not model that
          * round trip's latency. Produce v11 clients (3.8+) get
          * TRANSACTION_ABORTABLE, older ones INVALID_TXN_STATE. */
-        if (!ks_coord_verify(w, q->producer, q->producer_id, rb->epoch, rb->partition)) {
-            ks_kerr e = w->sc->kafka_version >= KS_KV(3, 8, 0) ? KS_KERR_TRANSACTION_ABORTABLE
-                                                               : KS_KERR_INVALID_TXN_STATE;
+        if (!ks_coord_verify(w, q->transactional_id, q->producer_id, rb->epoch, rb->partition)) {
+            ks_kerr e = q->version >= 11 ? KS_KERR_TRANSACTION_ABORTABLE : KS_KERR_INVALID_TXN_STATE;
             rb->error = e;
             refuse_batch(w, broker, q, rb, ks_kerr_name(e), KS_NO_FAULT);
             return;
         }
     }
-    if (q->producer_id >= 0 && rb->transactional && w->producers[q->producer].txn_kip890) {
+    if (q->producer_id >= 0 && rb->transactional && ks_request_tv2(q)) {
         /* KIP-890: the first transactional batch adds its partition */
-        ks_kerr e = ks_coord_implicit_add(w, q->producer, q->producer_id, rb->epoch, rb->partition);
+        ks_kerr e = ks_coord_implicit_add(w, q, rb->epoch, rb->partition);
         if (e != KS_KERR_NONE) {
             rb->error = e;
             refuse_batch(w, broker, q, rb, ks_kerr_name(e), KS_NO_FAULT);
@@ -307,10 +331,10 @@ void ks_broker_respond(ks_world *w, uint32_t broker, uint32_t id)
     if (lost >= 0) {
         /* lost on the way: the producer will not hear of it */
         if (q->api == KS_API_PRODUCE)
-            ks_checker_request_fate(w->checker, q->producer, q->correlation_id,
-                                    KS_FATE_RESPONSE_DROPPED, lost);
+            ks_checker_request_fate(w->checker, ks_world_producer_of(w, q->client),
+                                    q->correlation_id, KS_FATE_RESPONSE_DROPPED, lost);
         q->fate_known = true;
-        ks_producer_lost(&w->producers[q->producer], w, id);
+        ks_producer_lost(&w->producers[ks_world_producer_of(w, q->client)], w, id);
     } else {
         q->refs++; /* the response event */
         ks_event ev = {.kind = KS_EV_RESPONSE,
@@ -387,9 +411,9 @@ ks_time ks_broker_busy_ns(const ks_world *w, uint32_t broker)
 {
     ks_time busy = w->brokers[broker].busy_ns;
     ks_time now = ks_sim_now(&w->sim);
-    for (uint32_t i = 0; i < w->net.conn_count; i++) {
+    for (uint32_t i = 0; i < w->net.conn_count && i < w->broker_conn_cap; i++) {
         const ks_broker_conn *c = &w->broker_conns[i];
-        if (c->handling && w->net.conns[i].broker == broker)
+        if (c->handling && w->net.conns[i].server == broker)
             busy += now - c->handle_start_ns;
     }
     return busy;

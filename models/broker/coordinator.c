@@ -44,17 +44,13 @@ uint32_t ks_coord_broker(const ks_world *w, const char *transactional_id)
     return part % w->broker_count;
 }
 
-static const char *txn_id_of(const ks_world *w, uint32_t producer)
-{
-    return w->producers[producer].conf->config[KS_PCFG_TRANSACTIONAL_ID].s;
-}
-
-/* The metadata of a transactional.id, created on first use. Returns
+/* The metadata of the transactional.id a request names, created on first
+ * use with the transaction timeout the request carries. Returns
  * UINT32_MAX when out of memory. */
-static uint32_t find_txn(ks_world *w, uint32_t producer)
+static uint32_t find_txn(ks_world *w, const ks_request *q)
 {
     ks_coordinators *c = &w->coord;
-    const char *id = txn_id_of(w, producer);
+    const char *id = q->transactional_id;
     for (uint32_t i = 0; i < c->count; i++)
         if (strcmp(c->txns[i].meta.transactional_id, id) == 0)
             return i;
@@ -68,12 +64,12 @@ static uint32_t find_txn(ks_world *w, uint32_t producer)
     }
     ks_coord_txn *t = &c->txns[c->count];
     memset(t, 0, sizeof *t);
-    const ks_producer *p = &w->producers[producer];
-    ks_time timeout = p->conf->config[KS_PCFG_TRANSACTION_TIMEOUT_MS].i * KS_NS_PER_MS;
-    if (!ks_txn_meta_init(&t->meta, id, timeout))
+    if (!ks_txn_meta_init(&t->meta, id, q->txn_timeout_ns))
         return UINT32_MAX;
     t->broker = ks_coord_broker(w, id);
-    t->kip890 = p->txn_kip890;
+    /* the client's transaction version: TV2 clients send Produce v12 and
+     * EndTxn v5 ([K] KafkaApis.handleEndTxnRequest: version > 4 is TV_2) */
+    t->kip890 = ks_request_tv2(q);
     t->waiting_req = KS_REQ_NONE;
     t->offsets_consumer = -1;
     return c->count++;
@@ -160,19 +156,18 @@ static bool answer(ks_request *q, ks_kerr err)
 static bool init_producer_id(ks_world *w, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
-    if (!txn_id_of(w, q->producer)) {
+    if (!q->transactional_id) {
         /* the idempotent producer: a fresh id from the cluster's counter
          * ([K] ProducerIdManager hands out blocks of ids in order) */
         q->producer_id = w->next_producer_id++;
         q->epoch = 0;
         return answer(q, KS_KERR_NONE);
     }
-    uint32_t txn = find_txn(w, q->producer);
+    uint32_t txn = find_txn(w, q);
     if (txn == UINT32_MAX)
         return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
     ks_coord_txn *t = &w->coord.txns[txn];
-    const ks_producer *p = &w->producers[q->producer];
-    ks_time timeout = p->conf->config[KS_PCFG_TRANSACTION_TIMEOUT_MS].i * KS_NS_PER_MS;
+    ks_time timeout = q->txn_timeout_ns;
     if (timeout > w->sc->broker_config[KS_BCFG_TXN_MAX_TIMEOUT_MS].i * KS_NS_PER_MS)
         return answer(q, KS_KERR_INVALID_TRANSACTION_TIMEOUT); /* [K] handleInitProducerId */
     ks_txn_decision d = ks_txn_init_producer_id(&t->meta);
@@ -202,7 +197,7 @@ static bool init_producer_id(ks_world *w, uint32_t id)
 static bool add_partitions(ks_world *w, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
-    uint32_t txn = find_txn(w, q->producer);
+    uint32_t txn = find_txn(w, q);
     if (txn == UINT32_MAX)
         return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
     ks_coordinators *cs = &w->coord;
@@ -239,18 +234,18 @@ static bool add_partitions(ks_world *w, uint32_t id)
 static bool end_txn(ks_world *w, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
-    uint32_t txn = find_txn(w, q->producer);
+    uint32_t txn = find_txn(w, q);
     if (txn == UINT32_MAX)
         return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
     ks_coord_txn *t = &w->coord.txns[txn];
+    t->kip890 = t->kip890 || ks_request_tv2(q);
     ks_txn_decision d = ks_txn_end_txn(&t->meta, q->producer_id, q->epoch, q->commit, t->kip890);
-    const ks_producer *p = &w->producers[q->producer];
     if (d.write)
         t->offsets_consumer = -1;
-    if (d.write && q->commit && p->txn_offsets_consumer >= 0) {
+    if (d.write && q->commit && q->offsets_consumer >= 0) {
         /* the offsets sent to the transaction (AddOffsetsToTxn and
          * TxnOffsetCommit, which ksim folds into EndTxn) */
-        uint32_t n = w->consumers[p->txn_offsets_consumer].nparts;
+        uint32_t n = q->noffsets;
         if (n > t->offsets_cap) {
             int64_t *o = realloc(t->offsets, n * sizeof *o);
             if (!o)
@@ -258,8 +253,8 @@ static bool end_txn(ks_world *w, uint32_t id)
             t->offsets = o;
             t->offsets_cap = n;
         }
-        memcpy(t->offsets, p->txn_offsets, n * sizeof *t->offsets);
-        t->offsets_consumer = p->txn_offsets_consumer;
+        memcpy(t->offsets, q->offsets, n * sizeof *t->offsets);
+        t->offsets_consumer = q->offsets_consumer;
     }
     if (!d.write) {
         q->epoch = d.epoch >= 0 ? d.epoch : q->epoch;
@@ -277,7 +272,7 @@ bool ks_coord_handle(ks_world *w, uint32_t broker, uint32_t id)
     case KS_API_INIT_PRODUCER_ID:
         return init_producer_id(w, id);
     case KS_API_FIND_COORDINATOR:
-        q->node = ks_coord_broker(w, txn_id_of(w, q->producer));
+        q->node = ks_coord_broker(w, q->transactional_id);
         return answer(q, KS_KERR_NONE);
     case KS_API_ADD_PARTITIONS_TO_TXN:
         return add_partitions(w, id);
@@ -515,13 +510,14 @@ void ks_coord_on_event(ks_world *w, uint32_t txn, uint32_t tag, uint64_t arg)
     }
 }
 
-ks_kerr ks_coord_implicit_add(ks_world *w, uint32_t producer, int64_t producer_id, int16_t epoch,
-                              uint32_t partition)
+ks_kerr ks_coord_implicit_add(ks_world *w, const ks_request *q, int16_t epoch, uint32_t partition)
 {
-    uint32_t txn = find_txn(w, producer);
+    int64_t producer_id = q->producer_id;
+    uint32_t txn = find_txn(w, q);
     if (txn == UINT32_MAX)
         return KS_KERR_UNKNOWN_SERVER_ERROR;
     ks_coord_txn *t = &w->coord.txns[txn];
+    t->kip890 = true; /* Produce v12: the leader adds the partition */
     if (t->meta.producer_id != producer_id || t->meta.epoch != epoch)
         return KS_KERR_INVALID_PRODUCER_EPOCH;
     if (ks_txn_has_partition(&t->meta, partition))
@@ -545,11 +541,10 @@ ks_kerr ks_coord_implicit_add(ks_world *w, uint32_t producer, int64_t producer_i
     return KS_KERR_NONE;
 }
 
-bool ks_coord_verify(const ks_world *w, uint32_t producer, int64_t producer_id, int16_t epoch,
+bool ks_coord_verify(const ks_world *w, const char *id, int64_t producer_id, int16_t epoch,
                      uint32_t partition)
 {
     const ks_coordinators *c = &w->coord;
-    const char *id = txn_id_of(w, producer);
     for (uint32_t i = 0; i < c->count; i++) {
         const ks_txn_meta *m = &c->txns[i].meta;
         if (strcmp(m->transactional_id, id) != 0)

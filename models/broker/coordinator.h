@@ -43,6 +43,7 @@
 #define KS_COORDINATOR_H
 
 #include "models/broker/txn_state.h"
+#include "models/net/request.h"
 #include "models/kafka/errors.h"
 #include "sim/rng.h"
 #include "models/events.h"
@@ -97,12 +98,12 @@ bool ks_coord_handle(struct ks_world *w, uint32_t broker, uint32_t req);
 /* KIP-890: the leader of `partition` got a transactional batch of
  * (producer_id, epoch): adds the partition to the transaction. Returns
  * the error the batch is answered with (NONE to append). */
-ks_kerr ks_coord_implicit_add(struct ks_world *w, uint32_t producer, int64_t producer_id,
-                              int16_t epoch, uint32_t partition);
+ks_kerr ks_coord_implicit_add(struct ks_world *w, const ks_request *q, int16_t epoch,
+                              uint32_t partition);
 /* KIP-890 part 1: is `partition` in the ongoing transaction of
  * (producer_id, epoch)? */
-bool ks_coord_verify(const struct ks_world *w, uint32_t producer, int64_t producer_id, int16_t epoch,
-                     uint32_t partition);
+bool ks_coord_verify(const struct ks_world *w, const char *transactional_id, int64_t producer_id,
+                     int16_t epoch, uint32_t partition);
 /* KS_EV_TXN events. */
 void ks_coord_on_event(struct ks_world *w, uint32_t txn, uint32_t tag, uint64_t arg);
 

@@ -86,7 +86,7 @@ void ks_faults_on_window(ks_world *w, uint32_t i, bool open)
         w->faults.hits[i]++;
     if (c->type == KS_FAULT_CRASH_PRODUCER) {
         /* the process dies: nothing of this producer happens any more */
-        w->producers[c->producer].crashed = true;
+        w->node_down[ks_node_producer(&w->nodes, (uint32_t)c->producer)] = true;
     } else if (c->type == KS_FAULT_CRASH_CONSUMER) {
         ks_consumer_crash(&w->consumers[c->consumer], w, c->to_ns, c->forward_to);
     }
@@ -110,9 +110,9 @@ void ks_faults_on_window(ks_world *w, uint32_t i, bool open)
 static bool selects(const ks_world *w, uint32_t i, const ks_request *q)
 {
     const ks_fault_conf *c = &w->faults.conf[i];
-    if (c->producer >= 0 && (uint32_t)c->producer != q->producer)
+    if (c->producer >= 0 && (uint32_t)c->producer != ks_world_producer_of(w, q->client))
         return false;
-    if (c->broker >= 0 && (uint32_t)c->broker != q->broker)
+    if (c->broker >= 0 && (uint32_t)c->broker != q->server)
         return false;
     if (q->api != c->api)
         return false;
@@ -142,9 +142,9 @@ static bool link_hit(ks_world *w, uint32_t i, const ks_request *q, ks_time at)
     const ks_fault_conf *c = &w->faults.conf[i];
     if (at < c->from_ns || at >= c->to_ns)
         return false;
-    if (c->producer >= 0 && (uint32_t)c->producer != q->producer)
+    if (c->producer >= 0 && (uint32_t)c->producer != ks_world_producer_of(w, q->client))
         return false;
-    if (c->broker >= 0 && (uint32_t)c->broker != q->broker)
+    if (c->broker >= 0 && (uint32_t)c->broker != q->server)
         return false;
     if (c->type == KS_FAULT_LINK_DOWN)
         return true;
@@ -160,8 +160,8 @@ static void trace_strike(ks_world *w, uint32_t i, const ks_request *q, ks_time a
     if (!trace_fault(w, i, at))
         return;
     ks_trace *tr = w->trace;
-    ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
-    ks_trace_u64(tr, "broker", q->broker);
+    ks_trace_str(tr, "producer", q->client_id);
+    ks_trace_u64(tr, "broker", q->server);
     ks_trace_u64(tr, "request", q->correlation_id);
     if (q->api != KS_API_PRODUCE)
         ks_trace_str(tr, "api", ks_api_name(q->api));
@@ -215,8 +215,8 @@ int32_t ks_faults_append(ks_world *w, uint32_t req, ks_time at, ks_kerr *err,
         *partition = w->faults.partition[i];
         if (trace_fault(w, i, at)) {
             ks_trace *tr = w->trace;
-            ks_trace_str(tr, "producer", w->producers[q->producer].conf->id);
-            ks_trace_u64(tr, "broker", q->broker);
+            ks_trace_str(tr, "producer", q->client_id);
+            ks_trace_u64(tr, "broker", q->server);
             ks_trace_u64(tr, "request", q->correlation_id);
             ks_trace_str(tr, "what", "append");
             ks_trace_str(tr, "error", ks_kerr_name(*err));

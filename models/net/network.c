@@ -1,32 +1,53 @@
 /*
- * network.c - producer-broker links (see network.h).
+ * network.c - connections between nodes (see network.h).
  */
 #include "models/net/network.h"
 
 #include "models/world.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-bool ks_net_init(ks_net *n, ks_world *w)
+bool ks_net_init(ks_net *n, ks_world *w, uint32_t nodes, uint32_t brokers,
+                 const char *const *names)
 {
+    memset(n, 0, sizeof *n);
     const ks_scenario *sc = w->sc;
+    n->world = w;
     n->latency = sc->network.latency;
     n->bandwidth_bps = sc->network.bandwidth_bps;
-    n->brokers = sc->broker_count;
-    n->conn_count = sc->producer_count * sc->broker_count;
-    n->conns = calloc(n->conn_count, sizeof *n->conns);
-    if (!n->conns)
+    n->nodes = nodes;
+    n->brokers = brokers;
+    n->names = names;
+    n->conn_of = malloc((size_t)nodes * brokers * sizeof *n->conn_of);
+    if (!n->conn_of)
         return false;
-    n->world = w;
-    for (uint32_t p = 0; p < sc->producer_count; p++) {
-        for (uint32_t b = 0; b < sc->broker_count; b++) {
-            ks_net_conn *c = &n->conns[ks_net_conn_id(n, p, b)];
-            c->producer = p;
-            c->broker = b;
-        }
-    }
+    memset(n->conn_of, 0xff, (size_t)nodes * brokers * sizeof *n->conn_of);
     return true;
+}
+
+uint32_t ks_net_connect(ks_net *n, ks_node client, ks_node server)
+{
+    assert(client < n->nodes && server < n->brokers);
+    uint32_t *slot = &n->conn_of[(size_t)client * n->brokers + server];
+    if (*slot != UINT32_MAX)
+        return *slot;
+    if (n->conn_count == n->conn_cap) {
+        uint32_t cap = n->conn_cap ? n->conn_cap * 2u : 16u;
+        ks_net_conn *c = realloc(n->conns, cap * sizeof *c);
+        if (!c)
+            return UINT32_MAX;
+        n->conns = c;
+        n->conn_cap = cap;
+    }
+    ks_net_conn *c = &n->conns[n->conn_count];
+    memset(c, 0, sizeof *c);
+    c->client = client;
+    c->server = server;
+    *slot = n->conn_count;
+    return n->conn_count++;
 }
 
 /* Seeds a lane's stream the first time it carries a message. A stream's
@@ -35,9 +56,9 @@ bool ks_net_init(ks_net *n, ks_world *w)
 static void seed_lane(ks_net *n, const ks_net_conn *c, ks_net_dir dir, ks_net_lane *l)
 {
     static const char *const dir_names[2] = {"request", "response"};
-    char name[256]; /* producer ids are at most 100 characters */
-    snprintf(name, sizeof name, "net.%s.broker%u.%s", n->world->sc->producers[c->producer].id,
-             c->broker, dir_names[dir]);
+    char name[256]; /* node names are at most 100 characters */
+    snprintf(name, sizeof name, "net.%s.broker%u.%s", n->names[c->client], c->server,
+             dir_names[dir]);
     if (!ks_world_stream(n->world, &l->rng, name))
         ks_rng_stream(&l->rng, n->world->sc->seed, name); /* same draws, unlisted */
     l->seeded = true;
@@ -46,7 +67,9 @@ static void seed_lane(ks_net *n, const ks_net_conn *c, ks_net_dir dir, ks_net_la
 void ks_net_free(ks_net *n)
 {
     free(n->conns);
+    free(n->conn_of);
     n->conns = NULL;
+    n->conn_of = NULL;
 }
 
 /* Nanoseconds to serialise `bytes` at `bps`, rounded up. */

@@ -1,23 +1,24 @@
 /*
- * network.h - links between producers and brokers.
+ * network.h - the one network: connections between nodes.
  *
- * Owns: one connection per (producer, broker) pair, each with two
- * directions (requests and responses). A message's arrival time is its
- * send time, plus the time to put its bytes on the wire (bandwidth; a
- * direction sends one message at a time), plus the one-way latency drawn
- * from the direction's own random stream. Like a TCP connection, a
- * direction delivers in order: a message never arrives before the one
- * sent ahead of it.
+ * Owns: one connection per (client node, server broker) pair that talks,
+ * created when it first carries a message, each with two directions
+ * (requests and responses). A message's arrival time is its send time,
+ * plus the time to put its bytes on the wire (bandwidth; a direction
+ * sends one message at a time), plus the one-way latency drawn from the
+ * direction's own random stream "net.<client>.broker<b>.<request|response>".
+ * Like a TCP connection, a direction delivers in order: a message never
+ * arrives before the one sent ahead of it.
  *
- * Never: schedules events itself; the sender asks for an arrival time and
- * schedules the arrival.
+ * Never: schedules events itself or reads a node's state; the sender asks
+ * for an arrival time and schedules the arrival.
  */
 #ifndef KS_NETWORK_H
 #define KS_NETWORK_H
 
 #include "sim/dist.h"
 #include "sim/rng.h"
-#include "models/scenario.h"
+#include "models/net/node.h"
 #include "sim/sim.h"
 
 #include <stdint.h>
@@ -36,29 +37,31 @@ typedef struct ks_net_lane {
 } ks_net_lane;
 
 typedef struct ks_net_conn {
-    uint32_t producer, broker;
+    ks_node client, server;
     ks_net_lane lane[2];
 } ks_net_conn;
 
 typedef struct ks_net {
-    struct ks_world *world; /* for stream registration */
+    struct ks_world *world;  /* for stream registration */
     ks_dist latency;
-    uint64_t bandwidth_bps; /* 0 = unlimited */
-    uint32_t brokers;
-    uint32_t conn_count;
-    ks_net_conn *conns;     /* index = producer * brokers + broker */
+    uint64_t bandwidth_bps;  /* 0 = unlimited */
+    uint32_t nodes, brokers; /* clients are any node, servers brokers */
+    const char *const *names;/* per node: the name its streams carry */
+    uint32_t *conn_of;       /* [client * brokers + server]: connection or UINT32_MAX */
+    uint32_t conn_count, conn_cap;
+    ks_net_conn *conns;      /* in the order they were first used */
 } ks_net;
 
-/* Sets up every producer-broker connection. Each direction's stream,
- * "net.<producer id>.broker<b>.request" / ".response", is created when it
- * first carries a message. Returns false on allocation failure. */
-bool ks_net_init(ks_net *n, struct ks_world *w);
+/* Sets up a network of `nodes` nodes, the first `brokers` of them
+ * brokers, with `names` (kept, not copied) for the streams. Returns false
+ * on allocation failure. */
+bool ks_net_init(ks_net *n, struct ks_world *w, uint32_t nodes, uint32_t brokers,
+                 const char *const *names);
 void ks_net_free(ks_net *n);
 
-static inline uint32_t ks_net_conn_id(const ks_net *n, uint32_t producer, uint32_t broker)
-{
-    return producer * n->brokers + broker;
-}
+/* The connection between client and server (a broker), created on first
+ * use; UINT32_MAX when out of memory. */
+uint32_t ks_net_connect(ks_net *n, ks_node client, ks_node server);
 
 /* A message of `bytes` leaves on `dir` of connection `conn` at `now`:
  * returns when it arrives, and accounts for it. extra_ns is a delay a
@@ -67,6 +70,12 @@ static inline uint32_t ks_net_conn_id(const ks_net *n, uint32_t producer, uint32
  * back. *sent (if not NULL) receives when its last byte left the sender. */
 ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes,
                        ks_time extra_ns, bool lost, ks_time *sent);
+
+/* When direction dir of conn can start writing its next message. */
+static inline ks_time ks_net_wire_free(const ks_net *n, uint32_t conn, ks_net_dir dir)
+{
+    return n->conns[conn].lane[dir].wire_free_ns;
+}
 
 /* The connection was closed and is opened again: a new TCP connection,
  * whose messages owe nothing to the order of the old one's. */

@@ -1,5 +1,5 @@
 /*
- * request.h - produce requests in flight between a producer and a broker.
+ * request.h - requests in flight between two nodes, and their answers.
  *
  * Owns: the request record and its pool. Events carry a request's pool
  * index, never a pointer. A request lives from the moment the producer
@@ -10,6 +10,7 @@
 #define KS_REQUEST_H
 
 #include "models/kafka/errors.h"
+#include "models/net/node.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>
@@ -41,29 +42,51 @@ typedef struct ks_req_batch {
 
 typedef struct ks_request {
     ks_api api;
-    uint32_t producer;
-    uint32_t broker;
+    uint16_t version;       /* the API version the client speaks */
+    ks_node client;         /* who sent it (models/net/node.h) */
+    ks_node server;         /* who answers it */
+    const char *client_id;  /* request header: the client's name */
     uint32_t conn;
-    uint64_t correlation_id;/* per producer and API, from 1: the trace's "request" */
+    uint64_t correlation_id;/* per client and API, from 1: the trace's "request" */
     uint32_t first;         /* first ks_req_batch */
     uint32_t batches;
     uint32_t records;
     uint32_t request_bytes; /* on the wire, with protocol framing */
-    ks_time sent_ns;        /* the request left the producer */
+    ks_time sent_ns;        /* the request left the client */
     bool expects_response;  /* false with acks=0 */
-    uint32_t next;          /* broker queue link, or pool free list */
-    uint32_t pnext;         /* the producer's in-flight list */
+    uint32_t next;          /* server queue link, or pool free list */
+    uint32_t pnext;         /* the client's in-flight list */
+    /* the request body, as Kafka's carries it (what an API has no use for
+     * stays zero) */
+    const char *transactional_id; /* InitProducerId, AddPartitionsToTxn, EndTxn;
+                                     FindCoordinator: its key */
+    ks_time txn_timeout_ns; /* InitProducerId: transaction.timeout.ms */
     int64_t producer_id;    /* idempotence: or -1; InitProducerId: the answer */
     int16_t epoch;          /* InitProducerId, EndTxn (KIP-890): the answer */
-    ks_kerr error;          /* requests other than Produce: the answer's error */
     bool commit;            /* EndTxn: commit (else abort) */
+    int32_t offsets_consumer; /* EndTxn(commit): the consumer whose offsets
+                                 the transaction commits, or -1 (ksim folds
+                                 AddOffsetsToTxn and TxnOffsetCommit in) */
+    int64_t *offsets;       /* ... its positions (owned by the request) */
+    uint32_t noffsets;
+    /* the answer */
+    ks_kerr error;          /* requests other than Produce: the answer's error */
     uint32_t node;          /* FindCoordinator: the coordinator's broker */
     ks_time decided_ns;     /* EndTxn: when the coordinator wrote the decision */
-    uint32_t gen;           /* the producer's connection generation at send */
-    uint32_t refs;          /* holders: producer, broker path, response event */
-    bool arrived;           /* its response reached the producer */
+    /* the client's and the simulation's bookkeeping */
+    uint32_t gen;           /* the client's connection generation at send */
+    uint32_t refs;          /* holders: client, server path, response event */
+    bool arrived;           /* its response reached the client */
     bool fate_known;        /* the checker was told what became of it */
 } ks_request;
+
+/* Does the request come from a client of transaction version 2 (KIP-890
+ * part 2)? Such clients send Produce v12 and EndTxn v5. */
+static inline bool ks_request_tv2(const ks_request *q)
+{
+    return (q->api == KS_API_PRODUCE && q->version >= 12) ||
+           (q->api == KS_API_END_TXN && q->version >= 5);
+}
 
 typedef struct ks_request_pool {
     ks_request *reqs;

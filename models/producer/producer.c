@@ -82,7 +82,9 @@ static bool init_nodes(ks_producer *p, ks_world *w)
         p->leader[i] = w->partitions[p->first_partition + i].leader;
     for (uint32_t b = 0; b < p->brokers; b++) {
         ks_prod_node *n = &p->nodes[b];
-        n->conn = ks_net_conn_id(&w->net, p->index, b);
+        n->conn = ks_net_connect(&w->net, ks_node_producer(&w->nodes, p->index), b);
+        if (n->conn == UINT32_MAX)
+            return false;
         n->fifo_head = n->fifo_tail = KS_REQ_NONE;
         n->timeout_timer = KS_HANDLE_NONE;
         n->parts = calloc(max, sizeof *n->parts);
@@ -855,7 +857,7 @@ static void arrive(ks_producer *p, ks_world *w, uint64_t source, int32_t via)
 
 void ks_producer_forward(ks_producer *p, ks_world *w, uint64_t source, uint32_t consumer)
 {
-    if (p->crashed || p->config_error[0])
+    if (w->node_down[ks_node_producer(&w->nodes, p->index)] || p->config_error[0])
         return;
     arrive(p, w, source, (int32_t)consumer);
 }
@@ -1139,7 +1141,7 @@ void ks_producer_lost(ks_producer *p, ks_world *w, uint32_t req)
     if (!q->expects_response)
         return;
     ks_event ev = {.kind = KS_EV_TIMER,
-                   .owner = p->index, .tag = KS_TIMER_LOST, .arg = q->broker};
+                   .owner = p->index, .tag = KS_TIMER_LOST, .arg = q->server};
     ks_sim_schedule(&w->sim, ks_time_add(q->sent_ns, p->set.request_timeout_ns), &ev);
 }
 
@@ -1352,7 +1354,7 @@ static void fill_entry(ks_producer *p, ks_world *w, ks_req_batch *rb, uint32_t b
     rb->base_seq = -1;
     rb->base_offset = -1;
     rb->transactional = p->txn;
-    if (w->partitions[rb->partition].logged) {
+    if (w->record_ids) {
         /* the log keeps record ids: the request carries them, so that a
          * copy landing after the producer let the batch go is known */
         rb->ids = malloc((size_t)b->records * sizeof *rb->ids);
@@ -1452,6 +1454,54 @@ static void sender_cost(ks_producer *p, ks_request *q, ks_time now)
     q->sent_ns = p->sender_free_ns;
 }
 
+/* The version of `api` this producer's Kafka release speaks, as its
+ * ApiVersions exchange would settle it with a broker of the same release
+ * (the highest both know). What ksim's brokers read of it: Produce v11+
+ * may be answered TRANSACTION_ABORTABLE (3.8, KIP-890), Produce v12 and
+ * EndTxn v5 mean transaction version 2 (4.0, KIP-890 part 2) ([K]
+ * clients/src/main/resources/common/message/ProduceRequest.json,
+ * EndTxnRequest.json). */
+static uint16_t api_version(const ks_producer *p, const ks_world *w, ks_api api)
+{
+    ks_kafka_version v = w->sc->kafka_version;
+    switch (api) {
+    case KS_API_PRODUCE:
+        return p->txn_kip890       ? 12
+               : v >= KS_KV(3, 8, 0) ? 11
+               : v >= KS_KV(3, 7, 0) ? 10
+               : v >= KS_KV(2, 8, 0) ? 9
+               : v >= KS_KV(2, 4, 0) ? 8
+                                     : 7;
+    case KS_API_END_TXN:
+        return p->txn_kip890 ? 5 : v >= KS_KV(3, 8, 0) ? 4 : v >= KS_KV(2, 8, 0) ? 3 : 2;
+    case KS_API_INIT_PRODUCER_ID:
+        return v >= KS_KV(3, 8, 0) ? 5 : v >= KS_KV(2, 7, 0) ? 4 : v >= KS_KV(2, 5, 0) ? 3 : 1;
+    case KS_API_ADD_PARTITIONS_TO_TXN:
+        return v >= KS_KV(2, 8, 0) ? 3 : 2;
+    case KS_API_FIND_COORDINATOR:
+        return v >= KS_KV(3, 0, 0) ? 4 : 3;
+    case KS_API_WRITE_TXN_MARKERS:
+    case KS_API__COUNT:
+        break;
+    }
+    return 0;
+}
+
+/* The request header and routing: from this producer's node to
+ * `broker`, in the API version its Kafka release speaks, with the body
+ * fields every request of a transactional producer carries. */
+static void address(ks_producer *p, ks_world *w, ks_request *q, uint32_t broker)
+{
+    q->client = ks_node_producer(&w->nodes, p->index);
+    q->server = broker;
+    q->client_id = p->conf->id;
+    q->conn = p->nodes[broker].conn;
+    q->version = api_version(p, w, q->api);
+    q->transactional_id = p->conf->config[KS_PCFG_TRANSACTIONAL_ID].s;
+    q->txn_timeout_ns = p->conf->config[KS_PCFG_TRANSACTION_TIMEOUT_MS].i * KS_NS_PER_MS;
+    q->offsets_consumer = -1;
+}
+
 /* Sends InitProducerId to `broker`. InitProducerIdRequest: header +
  * client id + null transactional id + timeout + producer id and epoch
  * (-1); the response: header + error + producer id + epoch. */
@@ -1465,9 +1515,7 @@ static void send_init_producer_id(ks_producer *p, ks_world *w, uint32_t broker, 
     ks_prod_node *n = &p->nodes[broker];
     ks_request *q = &w->reqs.reqs[id];
     q->api = KS_API_INIT_PRODUCER_ID;
-    q->producer = p->index;
-    q->broker = broker;
-    q->conn = n->conn;
+    address(p, w, q, broker);
     q->correlation_id = ++p->api_requests[KS_API_INIT_PRODUCER_ID];
     q->expects_response = true;
     q->producer_id = -1;
@@ -1498,8 +1546,8 @@ static bool maybe_init_producer_id(ks_producer *p, ks_world *w, ks_time now, ks_
     uint32_t best = UINT32_MAX;
     for (uint32_t b = 0; b < p->brokers; b++) {
         const ks_prod_node *n = &p->nodes[b];
-        const ks_net_lane *lane = &w->net.conns[n->conn].lane[KS_NET_REQUEST];
-        ks_time when = lane->wire_free_ns > n->ready_at_ns ? lane->wire_free_ns : n->ready_at_ns;
+        ks_time wire = ks_net_wire_free(&w->net, n->conn, KS_NET_REQUEST);
+        ks_time when = wire > n->ready_at_ns ? wire : n->ready_at_ns;
         if (n->in_flight >= p->max_in_flight)
             continue;
         if (when > now) {
@@ -1530,10 +1578,8 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
     }
     ks_prod_node *n = &p->nodes[broker];
     ks_request *q = &w->reqs.reqs[id];
-    q->producer = p->index;
-    q->broker = broker;
-    q->conn = n->conn;
     q->api = KS_API_PRODUCE;
+    address(p, w, q, broker);
     q->correlation_id = ++p->api_requests[KS_API_PRODUCE]; /* from 1 */
     q->expects_response = p->acks != 0;
     q->producer_id = p->seq ? p->producer_id : -1;
@@ -1866,9 +1912,7 @@ static void send_txn_request(ks_producer *p, ks_world *w, uint32_t broker, ks_ap
     ks_prod_node *n = &p->nodes[broker];
     ks_request *q = &w->reqs.reqs[id];
     q->api = api;
-    q->producer = p->index;
-    q->broker = broker;
-    q->conn = n->conn;
+    address(p, w, q, broker);
     q->correlation_id = ++p->api_requests[api];
     q->expects_response = true;
     q->producer_id = p->producer_id;
@@ -1878,6 +1922,17 @@ static void send_txn_request(ks_producer *p, ks_world *w, uint32_t broker, ks_ap
     q->pnext = KS_REQ_NONE;
     const char *tid = p->conf->config[KS_PCFG_TRANSACTIONAL_ID].s;
     q->request_bytes = 30u + (uint32_t)strlen(p->client_id) + (uint32_t)strlen(tid);
+    if (api == KS_API_END_TXN && p->txn_commit && p->txn_offsets_consumer >= 0) {
+        /* the consumer's offsets ride in the transaction */
+        q->offsets = malloc(p->txn_noffsets * sizeof *q->offsets + 1);
+        if (!q->offsets) {
+            oom(w);
+            return;
+        }
+        memcpy(q->offsets, p->txn_offsets, p->txn_noffsets * sizeof *q->offsets);
+        q->noffsets = p->txn_noffsets;
+        q->offsets_consumer = p->txn_offsets_consumer;
+    }
     if (api == KS_API_ADD_PARTITIONS_TO_TXN) {
         uint32_t last = KS_REQ_NONE;
         for (uint32_t part = 0; part < p->partitions; part++) {
@@ -1907,8 +1962,8 @@ static uint32_t least_loaded(const ks_producer *p, const ks_world *w, ks_time no
     uint32_t best = UINT32_MAX;
     for (uint32_t b = 0; b < p->brokers; b++) {
         const ks_prod_node *n = &p->nodes[b];
-        const ks_net_lane *lane = &w->net.conns[n->conn].lane[KS_NET_REQUEST];
-        ks_time when = lane->wire_free_ns > n->ready_at_ns ? lane->wire_free_ns : n->ready_at_ns;
+        ks_time wire = ks_net_wire_free(&w->net, n->conn, KS_NET_REQUEST);
+        ks_time when = wire > n->ready_at_ns ? wire : n->ready_at_ns;
         if (n->in_flight >= p->max_in_flight)
             continue;
         if (when > now) {
@@ -1963,9 +2018,9 @@ static void txn_send_due(ks_producer *p, ks_world *w, ks_time now, ks_time *next
         if (broker == UINT32_MAX)
             return;
     } else if (n->in_flight >= p->max_in_flight || n->ready_at_ns > now ||
-               w->net.conns[n->conn].lane[KS_NET_REQUEST].wire_free_ns > now) {
+               ks_net_wire_free(&w->net, n->conn, KS_NET_REQUEST) > now) {
         ks_time when = n->ready_at_ns > now ? n->ready_at_ns
-                                            : w->net.conns[n->conn].lane[KS_NET_REQUEST].wire_free_ns;
+                                            : ks_net_wire_free(&w->net, n->conn, KS_NET_REQUEST);
         if (when > now && when < *next)
             *next = when;
         return;
@@ -2037,7 +2092,8 @@ static void txn_answered(ks_producer *p, ks_world *w, const ks_request *q)
 
 void ks_producer_send_offsets(ks_producer *p, ks_world *w, uint32_t consumer)
 {
-    if (!p->txn || p->crashed || p->txn_phase == KS_TXNC_FENCED)
+    if (!p->txn || w->node_down[ks_node_producer(&w->nodes, p->index)] ||
+        p->txn_phase == KS_TXNC_FENCED)
         return;
     const ks_consumer *c = &w->consumers[consumer];
     if (c->nparts > p->txn_offsets_cap) {
@@ -2050,6 +2106,7 @@ void ks_producer_send_offsets(ks_producer *p, ks_world *w, uint32_t consumer)
         p->txn_offsets_cap = c->nparts;
     }
     memcpy(p->txn_offsets, c->position, c->nparts * sizeof *p->txn_offsets);
+    p->txn_noffsets = c->nparts;
     p->txn_offsets_consumer = (int32_t)consumer;
     /* the records handed over may still wait for the application thread
      * (or for initTransactions): the transaction ends after them */
@@ -2207,14 +2264,14 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
         if (!p->node_ready[b])
             continue;
         ks_prod_node *n = &p->nodes[b];
-        const ks_net_lane *lane = &w->net.conns[n->conn].lane[KS_NET_REQUEST];
+        ks_time wire = ks_net_wire_free(&w->net, n->conn, KS_NET_REQUEST);
         bool slot = p->acks == 0 || n->in_flight < p->max_in_flight;
         /* NetworkClient sends on a connection only when the previous
          * request has been fully written (InFlightRequests.canSendMore). */
-        bool can = slot && lane->wire_free_ns <= now && n->ready_at_ns <= now;
+        bool can = slot && wire <= now && n->ready_at_ns <= now;
         n->ready_ns = now;
         if (!can) {
-            ks_time when = lane->wire_free_ns > n->ready_at_ns ? lane->wire_free_ns : n->ready_at_ns;
+            ks_time when = wire > n->ready_at_ns ? wire : n->ready_at_ns;
             if (slot && when < next)
                 next = when;
             continue; /* else a response will wake the sender */
@@ -2232,8 +2289,8 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
         /* More batches may be waiting: look again once this request is
          * on the wire (Sender polls with timeout 0 while nodes are ready). */
         if (count > 0 && node_has_batches(p, n)) {
-            ks_time again = lane->wire_free_ns > p->sender_free_ns ? lane->wire_free_ns
-                                                                   : p->sender_free_ns;
+            wire = ks_net_wire_free(&w->net, n->conn, KS_NET_REQUEST);
+            ks_time again = wire > p->sender_free_ns ? wire : p->sender_free_ns;
             if (again < now)
                 again = now;
             if (again < next)
@@ -2258,7 +2315,7 @@ static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
         ks_trace *tr = w->trace;
         if (tr && ks_trace_begin(tr, now, KS_TR_RESPONSE)) {
             ks_trace_str(tr, "producer", p->conf->id);
-            ks_trace_u64(tr, "broker", q->broker);
+            ks_trace_u64(tr, "broker", q->server);
             ks_trace_u64(tr, "request", q->correlation_id);
             if (q->api != KS_API_PRODUCE)
                 ks_trace_str(tr, "api", ks_api_name(q->api));
@@ -2292,7 +2349,7 @@ static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
 void ks_producer_on_response(ks_producer *p, ks_world *w, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
-    uint32_t broker = q->broker;
+    uint32_t broker = q->server;
     if (q->gen == p->nodes[broker].gen) {
         q->arrived = true;
         handle_arrived(p, w, broker);

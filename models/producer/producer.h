@@ -107,7 +107,6 @@ typedef struct ks_producer {
     ks_time pid_retry_at_ns;  /* after a failed InitProducerId */
     ks_seq_state *seq;        /* per partition, idempotent producers only */
     bool bump_required;       /* a local epoch bump is due (KIP-360) */
-    bool crashed;             /* crash.producer: its process is gone */
 
     /* transactions (transactional.id set; [K] TransactionManager) */
     bool txn;                 /* a transactional producer */
@@ -131,6 +130,7 @@ typedef struct ks_producer {
     bool txn_end_after_backlog;   /* ... once the records handed over are sent */
     int64_t *txn_offsets;     /* ... its positions then */
     uint32_t txn_offsets_cap;
+    uint32_t txn_noffsets;
     uint64_t txn_committed, txn_aborted;
     uint64_t *txn_ids;        /* the records sent in the current transaction */
     uint32_t *txn_parts;      /* ... and their partitions (world indices) */
