@@ -10,6 +10,7 @@
  */
 #include "models/broker/broker.h"
 
+#include "models/net/wire.h"
 #include "models/world.h"
 
 #include <assert.h>
@@ -315,31 +316,25 @@ void ks_broker_respond(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
     uint32_t conn = q->conn;
-    uint32_t resp_bytes = 24u; /* a small response: error and a few ids */
+    q->response_bytes = 24u; /* a small response: error and a few ids */
     if (q->api == KS_API_PRODUCE && q->first != KS_REQ_NONE) {
         const ks_partition *part = &w->partitions[w->reqs.entries[q->first].partition];
-        resp_bytes = response_bytes(w->sc->topics[part->topic].name, q->batches);
+        q->response_bytes = response_bytes(w->sc->topics[part->topic].name, q->batches);
     }
     ks_time leaves = ks_time_add(ks_sim_now(&w->sim), w->sc->broker_costs[broker].response_delay_ns);
-    ks_time delay = 0, sent;
-    int32_t lost = ks_faults_response(w, id, leaves, &delay);
-    ks_time arrival = ks_net_transit(&w->net, conn, KS_NET_RESPONSE, leaves, resp_bytes, delay,
-                                     lost >= 0, &sent);
-    ks_event done = {.kind = KS_EV_RESPONDED,
-                     .owner = conn, .tag = broker, .arg = id};
-    ks_sim_schedule(&w->sim, sent, &done);
-    if (lost >= 0) {
+    /* the connection takes its next request once this one is written */
+    ks_event done = {.kind = KS_EV_RESPONDED, .owner = conn, .tag = broker, .arg = id};
+    ks_sim_schedule(&w->sim, ks_net_sent_at(&w->net, conn, KS_NET_RESPONSE, leaves,
+                                            q->response_bytes),
+                    &done);
+    ks_sent s = ks_wire_response(w, id, leaves);
+    if (s.fault >= 0) {
         /* lost on the way: the producer will not hear of it */
         if (q->api == KS_API_PRODUCE)
             ks_checker_request_fate(w->checker, ks_world_producer_of(w, q->client),
-                                    q->correlation_id, KS_FATE_RESPONSE_DROPPED, lost);
+                                    q->correlation_id, KS_FATE_RESPONSE_DROPPED, s.fault);
         q->fate_known = true;
         ks_producer_lost(&w->producers[ks_world_producer_of(w, q->client)], w, id);
-    } else {
-        q->refs++; /* the response event */
-        ks_event ev = {.kind = KS_EV_RESPONSE,
-                       .owner = conn, .tag = broker, .arg = id};
-        ks_sim_schedule(&w->sim, arrival, &ev);
     }
 }
 

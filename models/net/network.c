@@ -82,6 +82,13 @@ static ks_time wire_ns(uint64_t bytes, uint64_t bps)
     return ns > (unsigned __int128)KS_TIME_MAX ? KS_TIME_MAX : (ks_time)ns;
 }
 
+ks_time ks_net_sent_at(const ks_net *n, uint32_t conn, ks_net_dir dir, ks_time at, uint64_t bytes)
+{
+    const ks_net_lane *l = &n->conns[conn].lane[dir];
+    ks_time start = at > l->wire_free_ns ? at : l->wire_free_ns;
+    return ks_time_add(start, wire_ns(bytes, n->bandwidth_bps));
+}
+
 ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes,
                        ks_time extra_ns, bool lost, ks_time *sent_out)
 {

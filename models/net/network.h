@@ -71,6 +71,10 @@ uint32_t ks_net_connect(ks_net *n, ks_node client, ks_node server);
 ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, uint64_t bytes,
                        ks_time extra_ns, bool lost, ks_time *sent);
 
+/* When a message of `bytes` leaving on dir at `at` would have left the
+ * sender entirely (what ks_net_transit will give as *sent). */
+ks_time ks_net_sent_at(const ks_net *n, uint32_t conn, ks_net_dir dir, ks_time at, uint64_t bytes);
+
 /* When direction dir of conn can start writing its next message. */
 static inline ks_time ks_net_wire_free(const ks_net *n, uint32_t conn, ks_net_dir dir)
 {

@@ -52,6 +52,7 @@ typedef struct ks_request {
     uint32_t batches;
     uint32_t records;
     uint32_t request_bytes; /* on the wire, with protocol framing */
+    uint32_t response_bytes;/* ... and its response's */
     ks_time sent_ns;        /* the request left the client */
     bool expects_response;  /* false with acks=0 */
     uint32_t next;          /* server queue link, or pool free list */

@@ -7,6 +7,7 @@
  */
 #include "models/producer/producer.h"
 
+#include "models/net/wire.h"
 #include "models/world.h"
 #include "sim/detmath.h"
 
@@ -1375,11 +1376,11 @@ static void put_on_wire(ks_producer *p, ks_world *w, uint32_t id, ks_time *arriv
                         ks_time *sent, bool *lost)
 {
     ks_request *q = &w->reqs.reqs[id];
-    ks_time delay = 0;
-    int32_t fault = ks_faults_request(w, id, q->sent_ns, &delay);
+    ks_sent s = ks_wire_request(w, id);
+    int32_t fault = s.fault;
     *lost = fault >= 0;
-    *arrival = ks_net_transit(&w->net, q->conn, KS_NET_REQUEST, q->sent_ns, q->request_bytes,
-                              delay, *lost, sent);
+    *arrival = s.arrival_ns;
+    *sent = s.sent_ns;
     for (uint32_t e = q->first; q->api == KS_API_PRODUCE && e != KS_REQ_NONE;
          e = w->reqs.entries[e].next) {
         const ks_req_batch *rb = &w->reqs.entries[e];
@@ -1421,12 +1422,6 @@ static void launch(ks_producer *p, ks_world *w, uint32_t broker, uint32_t id, ks
         ks_trace_u64(tr, "bytes", q->request_bytes);
         ks_trace_i64(tr, "arrive_t", lost ? -1 : arrival);
         ks_trace_end(tr);
-    }
-    if (!lost) {
-        q->refs++; /* the broker's hold, until its response is written */
-        ks_event ev = {.kind = KS_EV_ARRIVE,
-                       .owner = n->conn, .tag = broker, .arg = id};
-        ks_sim_schedule(&w->sim, arrival, &ev);
     }
     if (q->expects_response) {
         q->refs++; /* the producer's hold, until answered or given up */
