@@ -477,8 +477,11 @@ static void dispatch(ks_world *w, const ks_event *ev)
         break;
     case KS_EV_RESPONSE: {
         uint32_t id = (uint32_t)ev->arg;
-        ks_producer_on_response(&w->producers[ks_world_producer_of(w, w->reqs.reqs[id].client)], w,
-                                id);
+        ks_node client = w->reqs.reqs[id].client;
+        if (ks_node_kind_of(&w->nodes, client) == KS_NODE_BROKER)
+            ks_broker_on_response(w, client, id);
+        else
+            ks_producer_on_response(&w->producers[ks_world_producer_of(w, client)], w, id);
         break;
     }
     case KS_EV_FAULT:

@@ -322,9 +322,9 @@ static void test_transaction_commit(void **state)
         "│ offset 0 : record A  ← new │",
         "── EndTxn(COMMIT) ─",                                          /* 6 */
         "│ state : PrepareCommit  (was Ongoing)",
+        "transaction 1 of p1 is committed", /* answered at the decision */
         "── COMMIT marker ─", "▶ │ offset 1",
         "│ offset 1 : COMMIT marker (pid 1000)  ← new │",
-        "transaction 1 of p1 is committed",
         "│ state : CompleteCommit  (was PrepareCommit)",                 /* 7 */
         "c1's poll() returns record A (P0 offset 0)",
         "[RESULT]", "1 record, 1 marker, log end offset 2",

@@ -128,7 +128,10 @@ void ks_broker_on_arrive(ks_world *w, uint32_t broker, uint32_t id)
     if (b->queued > b->queue_len_max)
         b->queue_len_max = b->queued;
     ks_trace *tr = w->trace;
-    if (tr && ks_trace_begin(tr, now, KS_TR_ARRIVE)) {
+    /* "arrive" is of the producers' requests (docs/trace.md); markers have
+     * their "marker" lines */
+    if (tr && ks_node_kind_of(&w->nodes, q->client) == KS_NODE_PRODUCER &&
+        ks_trace_begin(tr, now, KS_TR_ARRIVE)) {
         ks_trace_u64(tr, "broker", broker);
         ks_trace_str(tr, "producer", q->client_id);
         ks_trace_u64(tr, "request", q->correlation_id);
@@ -328,14 +331,138 @@ void ks_broker_respond(ks_world *w, uint32_t broker, uint32_t id)
                                             q->response_bytes),
                     &done);
     ks_sent s = ks_wire_response(w, id, leaves);
-    if (s.fault >= 0) {
-        /* lost on the way: the producer will not hear of it */
+    if (s.fault < 0)
+        return;
+    /* lost on the way: the client will not hear of it */
+    switch (ks_node_kind_of(&w->nodes, q->client)) {
+    case KS_NODE_PRODUCER:
         if (q->api == KS_API_PRODUCE)
             ks_checker_request_fate(w->checker, ks_world_producer_of(w, q->client),
                                     q->correlation_id, KS_FATE_RESPONSE_DROPPED, s.fault);
         q->fate_known = true;
         ks_producer_lost(&w->producers[ks_world_producer_of(w, q->client)], w, id);
+        break;
+    case KS_NODE_BROKER:
+        ks_broker_lost(w, id); /* the server's hold stays until it is written */
+        break;
+    case KS_NODE_CONSUMER:
+        break;
     }
+}
+
+/* ---- WriteTxnMarkers: the leader's side ---------------------------------- */
+
+/* An ABORT marker ended a transaction in this log (its aborted index grew
+ * past `before`): the checker learns its records, the data batches of
+ * that producer id from the transaction's first offset. Their producer
+ * tells it too when it aborts itself, but not when it crashed or was
+ * fenced and the coordinator aborted for it. */
+static void note_aborted(ks_world *w, const ks_plog *l, uint32_t before)
+{
+    if (l->naborted == before || !l->keep_ids)
+        return;
+    const ks_aborted_txn *a = &l->aborted[l->naborted - 1];
+    const ks_plog_batch *b = ks_plog_find(l, a->first_offset);
+    for (; b && b < l->batches + l->count && b->base_offset < a->last_offset; b++)
+        if (!b->control && b->transactional && b->producer_id == a->producer_id)
+            ks_checker_aborted(w->checker, &l->ids[b->ids_at], b->records);
+}
+
+static void trace_marker(ks_world *w, const ks_request *q, const ks_partition *part, int64_t off)
+{
+    ks_trace *tr = w->trace;
+    if (!tr || !ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_MARKER))
+        return;
+    ks_trace_u64(tr, "broker", part->leader);
+    ks_trace_str(tr, "topic", w->sc->topics[part->topic].name);
+    ks_trace_u64(tr, "partition", part->index);
+    ks_trace_str(tr, "transactional_id", q->transactional_id);
+    ks_trace_i64(tr, "producer_id", q->producer_id);
+    ks_trace_i64(tr, "epoch", q->epoch);
+    ks_trace_str(tr, "type", q->commit ? "COMMIT" : "ABORT");
+    ks_trace_i64(tr, "offset", off);
+    ks_trace_i64(tr, "lso", ks_plog_lso(&part->log));
+    ks_trace_u64(tr, "request", q->correlation_id);
+    ks_trace_end(tr);
+}
+
+/* The leader appends each marker: one control record, one offset; the
+ * partition's producer state takes its epoch ([K] ProducerAppendInfo.
+ * appendEndTxnMarker). A marker sent again after a lost answer is
+ * appended again. */
+static void handle_write_txn_markers(ks_world *w, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    ks_marker m = q->commit ? KS_MARKER_COMMIT : KS_MARKER_ABORT;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        ks_partition *part = &w->partitions[w->reqs.entries[e].partition];
+        uint32_t aborted_before = part->log.naborted;
+        int64_t off = ks_plog_append_marker(&part->log, q->producer_id, q->epoch, m,
+                                            ks_sim_now(&w->sim));
+        if (off < 0 || !ks_ps_marker(&part->ps, q->producer_id, q->epoch)) {
+            w->out_of_memory = true;
+            ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+            return;
+        }
+        part->log_end_offset = part->log.leo;
+        note_aborted(w, &part->log, aborted_before);
+        trace_marker(w, q, part, off);
+    }
+    q->error = KS_KERR_NONE;
+}
+
+/* ---- the broker as a client of other brokers ------------------------------ */
+
+uint32_t ks_broker_new_request(ks_world *w, uint32_t from, uint32_t to, ks_api api,
+                               uint16_t version)
+{
+    uint32_t conn = ks_net_connect(&w->net, from, to);
+    uint32_t id = conn == UINT32_MAX ? KS_REQ_NONE : ks_request_alloc(&w->reqs);
+    if (id == KS_REQ_NONE) {
+        w->out_of_memory = true;
+        ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+        return KS_REQ_NONE;
+    }
+    ks_request *q = &w->reqs.reqs[id];
+    q->api = api;
+    q->version = version;
+    q->client = from;
+    q->server = to;
+    q->client_id = w->node_names[from];
+    q->conn = conn;
+    q->correlation_id = ++w->brokers[from].api_requests[api];
+    q->expects_response = true;
+    q->producer_id = -1;
+    q->offsets_consumer = -1;
+    q->pnext = KS_REQ_NONE;
+    return id;
+}
+
+void ks_broker_send(ks_world *w, uint32_t from, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    (void)from;
+    q->sent_ns = ks_sim_now(&w->sim);
+    q->refs++; /* the sender's hold, until answered or given up */
+    ks_sent s = ks_wire_request(w, id);
+    if (s.fault >= 0)
+        ks_broker_lost(w, id);
+}
+
+void ks_broker_lost(ks_world *w, uint32_t id)
+{
+    if (w->reqs.reqs[id].api == KS_API_WRITE_TXN_MARKERS)
+        ks_coord_markers_lost(w, id);
+    ks_request_unref(&w->reqs, id); /* the sender gives it up */
+}
+
+void ks_broker_on_response(ks_world *w, uint32_t broker, uint32_t id)
+{
+    (void)broker;
+    if (w->reqs.reqs[id].api == KS_API_WRITE_TXN_MARKERS)
+        ks_coord_markers_answered(w, id);
+    ks_request_unref(&w->reqs, id); /* the response event's hold */
+    ks_request_unref(&w->reqs, id); /* the sender's hold */
 }
 
 /* Handles a produce request: each batch is appended or refused. */
@@ -369,7 +496,9 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
         /* the coordinator may answer later, once its log write is done */
         now_answer = ks_coord_handle(w, broker, id);
         break;
-    case KS_API_WRITE_TXN_MARKERS: /* inter-broker: never on a producer's connection */
+    case KS_API_WRITE_TXN_MARKERS:
+        handle_write_txn_markers(w, id);
+        break;
     case KS_API__COUNT:
         break;
     }

@@ -59,6 +59,7 @@ typedef struct ks_broker {
     ks_time busy_ns;               /* handling time of finished requests,
                                       summed over threads */
     uint32_t queue_len_max;        /* most requests queued at once */
+    uint64_t api_requests[KS_API__COUNT]; /* requests it sent as a client, per API */
     uint32_t queued;
 } ks_broker;
 
@@ -70,6 +71,18 @@ void ks_broker_on_responded(struct ks_world *w, uint32_t broker, uint32_t conn, 
 /* Writes the response to request `req` now (the coordinator answers
  * some requests after its log write). */
 void ks_broker_respond(struct ks_world *w, uint32_t broker, uint32_t req);
+/* The broker as a client of another broker (markers, verification): a new
+ * request of `api` from broker `from` to broker `to`, numbered per API
+ * from 1; KS_REQ_NONE when out of memory (the run is stopped). */
+uint32_t ks_broker_new_request(struct ks_world *w, uint32_t from, uint32_t to, ks_api api,
+                               uint16_t version);
+/* Sends it now; a request a fault loses is given up (ks_broker_lost). */
+void ks_broker_send(struct ks_world *w, uint32_t from, uint32_t id);
+/* A request the broker sent, or its answer, was lost: its sender's role
+ * decides what to do (markers go again after request.timeout.ms). */
+void ks_broker_lost(struct ks_world *w, uint32_t id);
+/* The answer to a request the broker sent reached it. */
+void ks_broker_on_response(struct ks_world *w, uint32_t broker, uint32_t id);
 /* Handler time up to now, including requests still being handled. */
 ks_time ks_broker_busy_ns(const struct ks_world *w, uint32_t broker);
 

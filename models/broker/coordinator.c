@@ -286,110 +286,126 @@ bool ks_coord_handle(ks_world *w, uint32_t broker, uint32_t id)
     return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
 }
 
-static void marker_stream(ks_world *w)
+/* WriteTxnMarkersRequest v1: header + client id, then one marker:
+ * producer id (8), epoch (2), result (1), coordinator epoch (4), one
+ * topic (name) with its partitions (4 each); the response: header and an
+ * error per partition ([K] WriteTxnMarkersRequest.json). */
+static void marker_sizes(ks_world *w, ks_request *q, const char *topic)
 {
-    ks_coordinators *c = &w->coord;
-    if (!c->rng_ready) {
-        if (!ks_world_stream(w, &c->rng, "coordinator.markers"))
-            ks_rng_stream(&c->rng, w->sc->seed, "coordinator.markers");
-        c->rng_ready = true;
-    }
+    q->request_bytes = 40u + (uint32_t)strlen(q->client_id) + (uint32_t)strlen(topic) +
+                       4u * q->batches;
+    q->response_bytes = 24u + (uint32_t)strlen(topic) + 6u * q->batches;
+    (void)w;
 }
 
-/* Sends (or sends again) the WriteTxnMarkers request for one partition
- * to its leader ([K] TransactionMarkerChannelManager: one inter-broker
- * request, resent until it is answered). A request a fault loses is sent
- * again after the broker's request.timeout.ms. */
-static void send_marker(ks_world *w, uint32_t txn, uint32_t pidx)
+/* Sends one WriteTxnMarkers request to broker `leader` for the
+ * transaction's partitions it leads ([K] TransactionMarkerChannelManager:
+ * the markers of a transaction are queued per destination broker and
+ * sent by the coordinator's inter-broker send thread). Returns false when
+ * out of memory. */
+static bool send_marker_request(ks_world *w, uint32_t txn, uint32_t leader, const uint32_t *parts,
+                                uint32_t n)
 {
-    ks_coordinators *c = &w->coord;
-    marker_stream(w);
-    ks_time now = ks_sim_now(&w->sim), delay = 0;
-    uint64_t number = ++c->marker_requests;
-    uint32_t leader = w->partitions[pidx].leader;
-    int32_t lost = ks_faults_marker(w, leader, pidx, number, false, now, &delay);
-    if (lost >= 0) {
-        ks_time timeout = w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i * KS_NS_PER_MS;
-        schedule(w, txn, KS_COORD_MARKER_RETRY, pidx, ks_time_add(now, timeout));
-        return;
+    ks_coord_txn *t = &w->coord.txns[txn];
+    uint32_t id = ks_broker_new_request(w, t->broker, leader, KS_API_WRITE_TXN_MARKERS, 1);
+    if (id == KS_REQ_NONE)
+        return false;
+    uint32_t last = KS_REQ_NONE;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t e = ks_request_add_batch(&w->reqs, id, &last);
+        if (e == KS_REQ_NONE)
+            return false;
+        w->reqs.entries[e].partition = parts[k];
     }
-    ks_time lat = ks_time_add(ks_dist_draw(&w->net.latency, &c->rng), delay);
-    schedule(w, txn, KS_COORD_MARKER, pidx | (number << 32), ks_time_add(now, lat));
+    ks_request *q = &w->reqs.reqs[id];
+    q->producer_id = t->marker_pid;
+    q->epoch = t->marker_epoch;
+    q->commit = t->marker_commit;
+    q->transactional_id = t->meta.transactional_id; /* for the trace only */
+    q->owner = txn;
+    marker_sizes(w, q, w->sc->topics[w->partitions[parts[0]].topic].name);
+    ks_broker_send(w, t->broker, id);
+    return true;
 }
 
-/* One marker leaves for each partition of the transaction. */
+/* The transaction's markers leave, one request per leader. */
 static void send_markers(ks_world *w, uint32_t txn)
 {
     ks_coord_txn *t = &w->coord.txns[txn];
+    ks_coordinators *c = &w->coord;
     t->marker_commit = t->meta.state == KS_TXN_PREPARE_COMMIT;
     t->marker_pid = t->meta.producer_id;
     t->marker_epoch = t->meta.epoch;
     t->markers_pending = t->meta.npartitions;
-    for (uint32_t k = 0; k < t->meta.npartitions; k++)
-        send_marker(w, txn, t->meta.partitions[k]);
+    if (t->meta.npartitions > c->scratch_cap) {
+        uint32_t *a = realloc(c->scratch, t->meta.npartitions * sizeof *a);
+        if (!a)
+            goto oom;
+        c->scratch = a;
+        c->scratch_cap = t->meta.npartitions;
+    }
+    for (uint32_t b = 0; b < w->broker_count; b++) {
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < t->meta.npartitions; k++)
+            if (w->partitions[t->meta.partitions[k]].leader == b)
+                c->scratch[n++] = t->meta.partitions[k];
+        if (n > 0 && !send_marker_request(w, txn, b, c->scratch, n))
+            goto oom;
+    }
     if (t->markers_pending == 0) {
         ks_txn_decision d = ks_txn_complete(&t->meta);
         start_write(w, txn, &d, KS_REQ_NONE);
     }
+    return;
+oom:
+    w->out_of_memory = true;
+    ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
 }
 
-/* An ABORT marker ended a transaction in this log (its aborted index grew
- * past `before`): the checker learns its records, the data batches of
- * that producer id from the transaction's first offset. Their producer
- * tells it too when it aborts itself, but not when it crashed or was
- * fenced and the coordinator aborted for it. */
-static void note_aborted(ks_world *w, const ks_plog *l, uint32_t before)
+void ks_coord_markers_answered(ks_world *w, uint32_t req)
 {
-    if (l->naborted == before || !l->keep_ids)
-        return;
-    const ks_aborted_txn *a = &l->aborted[l->naborted - 1];
-    const ks_plog_batch *b = ks_plog_find(l, a->first_offset);
-    for (; b && b < l->batches + l->count && b->base_offset < a->last_offset; b++)
-        if (!b->control && b->transactional && b->producer_id == a->producer_id)
-            ks_checker_aborted(w->checker, &l->ids[b->ids_at], b->records);
+    const ks_request *q = &w->reqs.reqs[req];
+    ks_coord_txn *t = &w->coord.txns[q->owner];
+    assert(t->markers_pending >= q->batches);
+    t->markers_pending -= q->batches;
+    if (t->markers_pending == 0) {
+        ks_txn_decision d = ks_txn_complete(&t->meta);
+        if (d.write)
+            start_write(w, q->owner, &d, KS_REQ_NONE);
+    }
 }
 
-/* The leader appends the marker: one control record, one offset; the
- * partition's producer state takes its epoch ([K] ProducerAppendInfo.
- * appendEndTxnMarker). A marker sent again after a lost answer is
- * appended again. */
-static void on_marker(ks_world *w, uint32_t txn, uint32_t pidx, uint64_t number)
+/* A marker request or its answer was lost: after the broker's
+ * request.timeout.ms the same markers go again, in a new request. */
+void ks_coord_markers_lost(ks_world *w, uint32_t req)
 {
-    ks_coord_txn *t = &w->coord.txns[txn];
-    ks_partition *part = &w->partitions[pidx];
-    ks_marker m = t->marker_commit ? KS_MARKER_COMMIT : KS_MARKER_ABORT;
-    uint32_t aborted_before = part->log.naborted;
-    int64_t off = ks_plog_append_marker(&part->log, t->marker_pid, t->marker_epoch, m,
-                                        ks_sim_now(&w->sim));
-    if (off < 0 || !ks_ps_marker(&part->ps, t->marker_pid, t->marker_epoch)) {
-        w->out_of_memory = true;
-        ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+    ks_request *q = &w->reqs.reqs[req];
+    q->refs++; /* the retry's hold */
+    ks_time timeout = w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i * KS_NS_PER_MS;
+    schedule(w, q->owner, KS_COORD_MARKER_RETRY, req, ks_time_add(q->sent_ns, timeout));
+}
+
+static void resend_markers(ks_world *w, uint32_t req)
+{
+    const ks_request *q = &w->reqs.reqs[req];
+    ks_coordinators *c = &w->coord;
+    uint32_t n = 0;
+    if (q->batches > c->scratch_cap) {
+        uint32_t *a = realloc(c->scratch, q->batches * sizeof *a);
+        if (!a)
+            goto oom;
+        c->scratch = a;
+        c->scratch_cap = q->batches;
+    }
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next)
+        c->scratch[n++] = w->reqs.entries[e].partition;
+    uint32_t txn = q->owner, leader = q->server;
+    ks_request_unref(&w->reqs, req);
+    if (send_marker_request(w, txn, leader, c->scratch, n))
         return;
-    }
-    part->log_end_offset = part->log.leo;
-    note_aborted(w, &part->log, aborted_before);
-    ks_trace *tr = w->trace;
-    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_MARKER)) {
-        ks_trace_u64(tr, "broker", part->leader);
-        ks_trace_str(tr, "topic", w->sc->topics[part->topic].name);
-        ks_trace_u64(tr, "partition", part->index);
-        ks_trace_str(tr, "transactional_id", t->meta.transactional_id);
-        ks_trace_i64(tr, "producer_id", t->marker_pid);
-        ks_trace_i64(tr, "epoch", t->marker_epoch);
-        ks_trace_str(tr, "type", t->marker_commit ? "COMMIT" : "ABORT");
-        ks_trace_i64(tr, "offset", off);
-        ks_trace_i64(tr, "lso", ks_plog_lso(&part->log));
-        ks_trace_u64(tr, "request", number);
-        ks_trace_end(tr);
-    }
-    ks_time now = ks_sim_now(&w->sim), delay = 0;
-    if (ks_faults_marker(w, part->leader, pidx, number, true, now, &delay) >= 0) {
-        ks_time timeout = w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i * KS_NS_PER_MS;
-        schedule(w, txn, KS_COORD_MARKER_RETRY, pidx, ks_time_add(now, timeout));
-        return;
-    }
-    ks_time lat = ks_time_add(ks_dist_draw(&w->net.latency, &w->coord.rng), delay);
-    schedule(w, txn, KS_COORD_MARKER_ACK, pidx, ks_time_add(now, lat));
+oom:
+    w->out_of_memory = true;
+    ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
 }
 
 static const char *why_written(ks_txn_state from, ks_txn_state s)
@@ -486,22 +502,9 @@ void ks_coord_on_event(ks_world *w, uint32_t txn, uint32_t tag, uint64_t arg)
     case KS_COORD_WRITTEN:
         on_written(w, txn);
         break;
-    case KS_COORD_MARKER:
-        on_marker(w, txn, (uint32_t)(arg & 0xffffffffu), arg >> 32);
-        break;
     case KS_COORD_MARKER_RETRY:
-        send_marker(w, txn, (uint32_t)arg);
+        resend_markers(w, (uint32_t)arg);
         break;
-    case KS_COORD_MARKER_ACK: {
-        ks_coord_txn *t = &w->coord.txns[txn];
-        assert(t->markers_pending > 0);
-        if (--t->markers_pending == 0) {
-            ks_txn_decision d = ks_txn_complete(&t->meta);
-            if (d.write)
-                start_write(w, txn, &d, KS_REQ_NONE);
-        }
-        break;
-    }
     case KS_COORD_SCAN:
         on_scan(w);
         break;

@@ -19,11 +19,13 @@
  *                     coordinator's decision, written to the log first;
  *   AddPartitionsToTxn, EndTxn  likewise;
  *   markers           after PrepareCommit/PrepareAbort is written (the
- *                     client is answered then), one WriteTxnMarkers to
- *                     each partition's leader (one network latency each
- *                     way, drawn from the coordinator's stream); the
- *                     leader appends a control record; when every leader
- *                     has answered, CompleteCommit/CompleteAbort is
+ *                     client is answered then), one WriteTxnMarkers
+ *                     request to each leader of the transaction's
+ *                     partitions, over the network like any request
+ *                     (models/broker/broker.h, the broker as a client);
+ *                     the leader handles it on its request threads and
+ *                     appends a control record per partition; when every
+ *                     leader has answered, CompleteCommit/CompleteAbort is
  *                     written; a marker request or answer lost to a
  *                     fault ("api": "WriteTxnMarkers") is sent again after
  *                     the broker's request.timeout.ms;
@@ -75,11 +77,8 @@ typedef struct ks_coord_txn {
 typedef struct ks_coordinators {
     ks_coord_txn *txns;
     uint32_t count, cap;
-    ks_rng rng;                 /* marker latencies: "coordinator.markers" */
-    uint64_t marker_requests;   /* WriteTxnMarkers sent, retries included */
     uint32_t *scratch;          /* a request's partitions, before its decision */
     uint32_t scratch_cap;
-    bool rng_ready;
     ks_handle scan;             /* the timeout scan, while a transaction is Ongoing */
     ks_time scan_at;
     ks_time scan_interval_ns;
@@ -104,13 +103,16 @@ ks_kerr ks_coord_implicit_add(struct ks_world *w, const ks_request *q, int16_t e
  * (producer_id, epoch)? */
 bool ks_coord_verify(const struct ks_world *w, const char *transactional_id, int64_t producer_id,
                      int16_t epoch, uint32_t partition);
+/* The answer to WriteTxnMarkers request `req` reached the coordinator. */
+void ks_coord_markers_answered(struct ks_world *w, uint32_t req);
+/* ... or the request or its answer was lost. */
+void ks_coord_markers_lost(struct ks_world *w, uint32_t req);
 /* KS_EV_TXN events. */
 void ks_coord_on_event(struct ks_world *w, uint32_t txn, uint32_t tag, uint64_t arg);
 
 #define KS_COORD_WRITTEN 1u     /* a log write is done */
-#define KS_COORD_MARKER 2u      /* a marker reaches a leader (arg: partition) */
-#define KS_COORD_MARKER_ACK 3u  /* its answer reaches the coordinator */
 #define KS_COORD_SCAN 4u        /* the timeout scan */
-#define KS_COORD_MARKER_RETRY 5u /* a marker's request or answer was lost: send it again */
+#define KS_COORD_MARKER_RETRY 5u /* a marker request or its answer was lost: send it again
+                                    (arg: the lost request) */
 
 #endif

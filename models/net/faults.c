@@ -142,6 +142,10 @@ static bool link_hit(ks_world *w, uint32_t i, const ks_request *q, ks_time at)
     const ks_fault_conf *c = &w->faults.conf[i];
     if (at < c->from_ns || at >= c->to_ns)
         return false;
+    /* link faults are of the clients' links; the brokers' own links are
+     * left to the replication faults to come */
+    if (ks_node_kind_of(&w->nodes, q->client) == KS_NODE_BROKER)
+        return false;
     if (c->producer >= 0 && (uint32_t)c->producer != ks_world_producer_of(w, q->client))
         return false;
     if (c->broker >= 0 && (uint32_t)c->broker != q->server)
@@ -160,7 +164,8 @@ static void trace_strike(ks_world *w, uint32_t i, const ks_request *q, ks_time a
     if (!trace_fault(w, i, at))
         return;
     ks_trace *tr = w->trace;
-    ks_trace_str(tr, "producer", q->client_id);
+    if (ks_node_kind_of(&w->nodes, q->client) == KS_NODE_PRODUCER)
+        ks_trace_str(tr, "producer", q->client_id);
     ks_trace_u64(tr, "broker", q->server);
     ks_trace_u64(tr, "request", q->correlation_id);
     if (q->api != KS_API_PRODUCE)
@@ -223,40 +228,6 @@ int32_t ks_faults_append(ks_world *w, uint32_t req, ks_time at, ks_kerr *err,
             ks_trace_end(tr);
         }
         return (int32_t)i;
-    }
-    return KS_NO_FAULT;
-}
-
-int32_t ks_faults_marker(ks_world *w, uint32_t leader, uint32_t partition, uint64_t number,
-                         bool response, ks_time at, ks_time *delay_ns)
-{
-    ks_fault_type drop = response ? KS_FAULT_DROP_RESPONSE : KS_FAULT_DROP_REQUEST;
-    ks_fault_type delay = response ? KS_FAULT_DELAY_RESPONSE : KS_FAULT_DELAY_REQUEST;
-    for (uint32_t i = 0; i < w->faults.n; i++) {
-        const ks_fault_conf *c = &w->faults.conf[i];
-        if ((c->type != drop && c->type != delay) || c->api != KS_API_WRITE_TXN_MARKERS)
-            continue;
-        if (w->faults.hits[i] >= c->count || at < c->after_ns)
-            continue;
-        if ((c->broker >= 0 && (uint32_t)c->broker != leader) ||
-            (w->faults.partition[i] != UINT32_MAX && w->faults.partition[i] != partition) ||
-            (c->request >= 0 && (uint64_t)c->request != number))
-            continue;
-        w->faults.hits[i]++;
-        if (c->type == delay)
-            *delay_ns = ks_time_add(*delay_ns, c->delay_ns);
-        if (trace_fault(w, i, at)) {
-            ks_trace *tr = w->trace;
-            ks_trace_u64(tr, "broker", leader);
-            ks_trace_u64(tr, "request", number);
-            ks_trace_str(tr, "api", ks_api_name(KS_API_WRITE_TXN_MARKERS));
-            ks_trace_str(tr, "what", response ? "response" : "request");
-            if (c->type == delay)
-                ks_trace_i64(tr, "delay_ns", c->delay_ns);
-            ks_trace_end(tr);
-        }
-        if (c->type == drop)
-            return (int32_t)i;
     }
     return KS_NO_FAULT;
 }

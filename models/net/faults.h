@@ -53,13 +53,6 @@ int32_t ks_faults_response(struct ks_world *w, uint32_t req, ks_time at, ks_time
  * (UINT32_MAX: every batch) say how. */
 int32_t ks_faults_append(struct ks_world *w, uint32_t req, ks_time at, ks_kerr *err,
                          uint32_t *partition);
-/* A WriteTxnMarkers request (number: the coordinators' count, from 1,
- * retries included) to `leader` for world partition `partition`, or its
- * response (`response`), leaves at `at`: the fault that loses it, or
- * KS_NO_FAULT; delays add to *delay_ns. Matches faults with "api":
- * "WriteTxnMarkers" by broker (the leader), partition and request. */
-int32_t ks_faults_marker(struct ks_world *w, uint32_t leader, uint32_t partition, uint64_t number,
-                         bool response, ks_time at, ks_time *delay_ns);
 /* When the pause of a broker / producer that holds at `at` ends, or 0 if
  * none holds. */
 ks_time ks_faults_broker_paused(const struct ks_world *w, uint32_t broker, ks_time at);

@@ -75,6 +75,8 @@ typedef struct ks_request {
     uint32_t node;          /* FindCoordinator: the coordinator's broker */
     ks_time decided_ns;     /* EndTxn: when the coordinator wrote the decision */
     /* the client's and the simulation's bookkeeping */
+    uint32_t owner;         /* the client's: what it sent it for (a coordinator's
+                               transaction, a leader's produce request) */
     uint32_t gen;           /* the client's connection generation at send */
     uint32_t refs;          /* holders: client, server path, response event */
     bool arrived;           /* its response reached the client */
