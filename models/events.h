@@ -18,6 +18,7 @@
  *   fault      fault        1 opens / 0 closes   -    (a daemon)
  *   consumer   consumer     KS_CONSUMER_*        generation
  *   txn        transaction  KS_COORD_*           per tag
+ *   broker     broker       KS_BROKER_*          per tag
  */
 #ifndef KS_EVENTS_H
 #define KS_EVENTS_H
@@ -36,7 +37,8 @@
     X(RESPONSE, "response")      \
     X(FAULT, "fault")            \
     X(CONSUMER, "consumer")      \
-    X(TXN, "txn")
+    X(TXN, "txn")                \
+    X(BROKER, "broker")
 
 typedef enum ks_event_kind {
 #define X(e, name) KS_EV_##e,

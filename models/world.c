@@ -428,6 +428,9 @@ static bool defer_if_paused(ks_world *w, const ks_event *ev)
     case KS_EV_TXN:
     case KS_EV__COUNT:
         break;
+    case KS_EV_BROKER:
+        until = ks_faults_broker_paused(w, ev->owner, now);
+        break;
     }
     if (producer >= 0 && w->node_down[ks_node_producer(&w->nodes, (uint32_t)producer)])
         return true; /* its process is gone: the event goes nowhere */
@@ -493,6 +496,9 @@ static void dispatch(ks_world *w, const ks_event *ev)
         break;
     case KS_EV_TXN:
         ks_coord_on_event(w, ev->owner, ev->tag, ev->arg);
+        break;
+    case KS_EV_BROKER:
+        ks_broker_on_event(w, ev->owner, ev->tag, ev->arg);
         break;
     case KS_EV__COUNT:
         break;

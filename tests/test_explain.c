@@ -325,8 +325,8 @@ static void test_transaction_commit(void **state)
         "transaction 1 of p1 is committed", /* answered at the decision */
         "── COMMIT marker ─", "▶ │ offset 1",
         "│ offset 1 : COMMIT marker (pid 1000)  ← new │",
+        "c1's poll() returns record A (P0 offset 0)", /* the marker is below the LSO */
         "│ state : CompleteCommit  (was PrepareCommit)",                 /* 7 */
-        "c1's poll() returns record A (P0 offset 0)",
         "[RESULT]", "1 record, 1 marker, log end offset 2",
         "tx-1: CompleteCommit (PID 1000, epoch 0)"};
     assert_in_order(r.out, steps, sizeof steps / sizeof *steps);

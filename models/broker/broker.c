@@ -247,37 +247,13 @@ static void refuse_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
 
 /* One batch of a produce request: an injected error, the idempotent
  * producer checks (models/broker/producer_state.h), then the append. */
-static void handle_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb,
-                         ks_kerr injected, int32_t fault)
+static void handle_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb)
 {
     ks_partition *part = &w->partitions[rb->partition];
+    ks_kerr injected = rb->error;
     if (injected != KS_KERR_NONE && injected != KS_KERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND) {
-        rb->error = injected;
-        refuse_batch(w, broker, q, rb, ks_kerr_name(injected), fault);
+        refuse_batch(w, broker, q, rb, ks_kerr_name(injected), rb->fault);
         return;
-    }
-    if (q->producer_id >= 0 && rb->transactional && !ks_request_tv2(q) &&
-        w->sc->kafka_version >= KS_KV(3, 6, 0)) {
-        /* KIP-890 part 1 (3.6+, transaction.partition.verification.enable):
-         * the leader checks with the coordinator that the partition is in
-         * the producer's ongoing transaction; ksim does not model that
-         * round trip's latency. Produce v11 clients (3.8+) get
-         * TRANSACTION_ABORTABLE, older ones INVALID_TXN_STATE. */
-        if (!ks_coord_verify(w, q->transactional_id, q->producer_id, rb->epoch, rb->partition)) {
-            ks_kerr e = q->version >= 11 ? KS_KERR_TRANSACTION_ABORTABLE : KS_KERR_INVALID_TXN_STATE;
-            rb->error = e;
-            refuse_batch(w, broker, q, rb, ks_kerr_name(e), KS_NO_FAULT);
-            return;
-        }
-    }
-    if (q->producer_id >= 0 && rb->transactional && ks_request_tv2(q)) {
-        /* KIP-890: the first transactional batch adds its partition */
-        ks_kerr e = ks_coord_implicit_add(w, q, rb->epoch, rb->partition);
-        if (e != KS_KERR_NONE) {
-            rb->error = e;
-            refuse_batch(w, broker, q, rb, ks_kerr_name(e), KS_NO_FAULT);
-            return;
-        }
     }
     if (q->producer_id >= 0) {
         int32_t last_seq = (int32_t)(((int64_t)rb->base_seq + rb->records - 1) % 2147483648LL);
@@ -411,6 +387,8 @@ static void handle_write_txn_markers(ks_world *w, uint32_t id)
     q->error = KS_KERR_NONE;
 }
 
+static void produce_verified(ks_world *w, uint32_t broker, uint32_t vreq);
+
 /* ---- the broker as a client of other brokers ------------------------------ */
 
 uint32_t ks_broker_new_request(ks_world *w, uint32_t from, uint32_t to, ks_api api,
@@ -451,32 +429,187 @@ void ks_broker_send(ks_world *w, uint32_t from, uint32_t id)
 
 void ks_broker_lost(ks_world *w, uint32_t id)
 {
-    if (w->reqs.reqs[id].api == KS_API_WRITE_TXN_MARKERS)
+    ks_request *q = &w->reqs.reqs[id];
+    if (q->api == KS_API_WRITE_TXN_MARKERS) {
         ks_coord_markers_lost(w, id);
+    } else if (q->api == KS_API_ADD_PARTITIONS_TO_TXN) {
+        /* the verification times out after request.timeout.ms */
+        q->refs++; /* the timeout's hold */
+        ks_time timeout = w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i * KS_NS_PER_MS;
+        ks_event ev = {.kind = KS_EV_BROKER, .owner = q->client, .tag = KS_BROKER_VERIFY_TIMEOUT,
+                       .arg = id};
+        ks_sim_schedule(&w->sim, ks_time_add(q->sent_ns, timeout), &ev);
+    }
     ks_request_unref(&w->reqs, id); /* the sender gives it up */
 }
 
 void ks_broker_on_response(ks_world *w, uint32_t broker, uint32_t id)
 {
-    (void)broker;
     if (w->reqs.reqs[id].api == KS_API_WRITE_TXN_MARKERS)
         ks_coord_markers_answered(w, id);
+    else if (w->reqs.reqs[id].api == KS_API_ADD_PARTITIONS_TO_TXN)
+        produce_verified(w, broker, id);
     ks_request_unref(&w->reqs, id); /* the response event's hold */
     ks_request_unref(&w->reqs, id); /* the sender's hold */
 }
 
-/* Handles a produce request: each batch is appended or refused. */
-static void handle_produce(ks_world *w, uint32_t broker, uint32_t id)
+/* ---- Produce: the leader's side -------------------------------------------- */
+
+/* Does batch rb need the coordinator's word before it is appended? Since
+ * 3.6 (KIP-890 part 1, transaction.partition.verification.enable) the
+ * leader verifies a transactional batch whose producer has no ongoing
+ * transaction in the partition; under transaction version 2 the same
+ * request adds the partition to the transaction (part 2) ([K]
+ * ReplicaManager.appendRecords, UnifiedLog.maybeStartTransactionVerification). */
+static bool needs_verification(const ks_world *w, const ks_request *q, const ks_req_batch *rb)
+{
+    if (q->producer_id < 0 || !rb->transactional || !q->transactional_id)
+        return false;
+    if (rb->error != KS_KERR_NONE && rb->error != KS_KERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND)
+        return false; /* refused anyway */
+    if (!ks_request_tv2(q) && w->sc->kafka_version < KS_KV(3, 6, 0))
+        return false;
+    return !ks_plog_txn_ongoing(&w->partitions[rb->partition].log, q->producer_id);
+}
+
+/* The error a produce batch gets when the coordinator's verification
+ * answered `e` ([K] AddPartitionsToTxnManager, ReplicaManager.
+ * postVerificationCallback): a fenced producer gets INVALID_PRODUCER_EPOCH;
+ * a partition not in the transaction TRANSACTION_ABORTABLE, or
+ * INVALID_TXN_STATE for clients before Produce v11; retriable trouble at
+ * the coordinator NOT_ENOUGH_REPLICAS, which every client retries. */
+static ks_kerr verification_error(const ks_request *produce, ks_kerr e)
+{
+    if (e == KS_KERR_PRODUCER_FENCED)
+        return KS_KERR_INVALID_PRODUCER_EPOCH;
+    if (e == KS_KERR_TRANSACTION_ABORTABLE)
+        return produce->version >= 11 ? KS_KERR_TRANSACTION_ABORTABLE : KS_KERR_INVALID_TXN_STATE;
+    if (e == KS_KERR_CONCURRENT_TRANSACTIONS || e == KS_KERR_NETWORK_EXCEPTION)
+        return KS_KERR_NOT_ENOUGH_REPLICAS;
+    return e;
+}
+
+/* The verification's answer for the batch's partition: NONE when the
+ * partition was not asked about. */
+static ks_kerr verified(const ks_world *w, uint32_t vreq, uint32_t partition)
+{
+    if (vreq == KS_REQ_NONE)
+        return KS_KERR_NONE;
+    const ks_request *vq = &w->reqs.reqs[vreq];
+    for (uint32_t e = vq->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        const ks_req_batch *rb = &w->reqs.entries[e];
+        if (rb->partition == partition)
+            return rb->error != KS_KERR_NONE ? rb->error : vq->error;
+    }
+    return KS_KERR_NONE;
+}
+
+/* Every batch of produce request `id`, in order, is appended or refused;
+ * vreq is the verification answered for it, or KS_REQ_NONE. */
+static void append_all(ks_world *w, uint32_t broker, uint32_t id, uint32_t vreq)
+{
+    const ks_request *q = &w->reqs.reqs[id];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        ks_req_batch *rb = &w->reqs.entries[e];
+        ks_kerr v = verified(w, vreq, rb->partition);
+        if (v != KS_KERR_NONE) {
+            rb->error = verification_error(q, v);
+            refuse_batch(w, broker, q, rb, ks_kerr_name(rb->error), KS_NO_FAULT);
+            continue;
+        }
+        handle_batch(w, broker, q, rb);
+    }
+}
+
+/* AddPartitionsToTxnRequest v4 (verifyOnly) / v5: header + client id +
+ * one transaction: transactional id, producer id (8), epoch (2), verify
+ * (1), one topic with its partitions (4 each); the response: header and
+ * an error per partition ([K] AddPartitionsToTxnRequest.json). */
+static bool send_verification(ks_world *w, uint32_t broker, uint32_t id)
+{
+    const ks_request *q = &w->reqs.reqs[id];
+    bool tv2 = ks_request_tv2(q);
+    uint32_t coord = ks_coord_broker(w, q->transactional_id);
+    uint32_t v = ks_broker_new_request(w, broker, coord, KS_API_ADD_PARTITIONS_TO_TXN,
+                                       tv2 ? 5 : 4);
+    if (v == KS_REQ_NONE)
+        return false;
+    q = &w->reqs.reqs[id];
+    ks_request *vq = &w->reqs.reqs[v];
+    vq->transactional_id = q->transactional_id;
+    vq->producer_id = q->producer_id;
+    vq->verify_only = !tv2;
+    vq->owner = id;
+    uint32_t last = KS_REQ_NONE;
+    const char *topic = "";
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        const ks_req_batch *rb = &w->reqs.entries[e];
+        if (!needs_verification(w, q, rb))
+            continue;
+        vq->epoch = rb->epoch;
+        topic = w->sc->topics[w->partitions[rb->partition].topic].name;
+        uint32_t ve = ks_request_add_batch(&w->reqs, v, &last);
+        if (ve == KS_REQ_NONE)
+            return false;
+        vq = &w->reqs.reqs[v];
+        q = &w->reqs.reqs[id];
+        w->reqs.entries[ve].partition = rb->partition;
+    }
+    vq->request_bytes = 40u + (uint32_t)strlen(vq->client_id) +
+                        (uint32_t)strlen(vq->transactional_id) + (uint32_t)strlen(topic) +
+                        4u * vq->batches;
+    vq->response_bytes = 24u + (uint32_t)strlen(topic) + 6u * vq->batches;
+    ks_broker_send(w, broker, v);
+    return true;
+}
+
+/* Handles a produce request: an injected error for its batches first,
+ * then, when some batch needs the coordinator's verification, the request
+ * waits for it (its connection stays muted; ks_broker_on_response goes
+ * on); else each batch is appended or refused now. Returns true when it
+ * is done now. */
+static bool handle_produce(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
     ks_kerr injected = KS_KERR_NONE;
     uint32_t struck = UINT32_MAX;
     int32_t fault = ks_faults_append(w, id, ks_sim_now(&w->sim), &injected, &struck);
+    bool verify = false;
     for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
         ks_req_batch *rb = &w->reqs.entries[e];
         bool hit = fault >= 0 && (struck == UINT32_MAX || struck == rb->partition);
-        handle_batch(w, broker, q, rb, hit ? injected : KS_KERR_NONE, hit ? fault : KS_NO_FAULT);
+        rb->error = hit ? injected : KS_KERR_NONE;
+        rb->fault = hit ? fault : KS_NO_FAULT;
+        verify = verify || needs_verification(w, q, rb);
     }
+    if (verify && send_verification(w, broker, id))
+        return false;
+    append_all(w, broker, id, KS_REQ_NONE);
+    return true;
+}
+
+/* The produce request `id` is done: its response leaves (acks=0: none;
+ * the connection takes its next request). */
+static void produce_done(ks_world *w, uint32_t broker, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    if (q->expects_response) {
+        ks_broker_respond(w, broker, id);
+        return;
+    }
+    uint32_t conn = q->conn;
+    ks_request_unref(&w->reqs, id);
+    ks_broker_on_responded(w, broker, conn, KS_REQ_NONE);
+}
+
+/* The coordinator answered the verification `vreq` (or it was lost:
+ * every partition then has NETWORK_EXCEPTION): the produce request it was
+ * for is appended or refused, and answered. */
+static void produce_verified(ks_world *w, uint32_t broker, uint32_t vreq)
+{
+    uint32_t id = w->reqs.reqs[vreq].owner;
+    append_all(w, broker, id, vreq);
+    produce_done(w, broker, id);
 }
 
 void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
@@ -487,7 +620,7 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
     bool now_answer = true;
     switch (q->api) {
     case KS_API_PRODUCE:
-        handle_produce(w, broker, id);
+        now_answer = handle_produce(w, broker, id);
         break;
     case KS_API_INIT_PRODUCER_ID:
     case KS_API_FIND_COORDINATOR:
@@ -507,15 +640,18 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
     c->handling = false;
     b->busy_ns += now - c->handle_start_ns;
     b->busy_threads--;
+    /* The thread is free now; the connection stays muted until the
+     * response has been written (or, with acks=0, the request is done). */
+    if (!now_answer) {
+        dispatch(w, b);
+        return;
+    }
     if (!q->expects_response) {
         ks_request_unref(&w->reqs, id); /* acks=0: nothing to answer */
         ks_broker_on_responded(w, broker, conn, KS_REQ_NONE);
         return;
     }
-    /* The thread is free now; the connection stays muted until the
-     * response has been written. */
-    if (now_answer)
-        ks_broker_respond(w, broker, id);
+    ks_broker_respond(w, broker, id);
     dispatch(w, b);
 }
 
@@ -529,6 +665,18 @@ void ks_broker_on_responded(ks_world *w, uint32_t broker, uint32_t conn, uint32_
     if (c->q_head != KS_REQ_NONE)
         wait_for_thread(w, b, conn);
     dispatch(w, b);
+}
+
+void ks_broker_on_event(ks_world *w, uint32_t broker, uint32_t tag, uint64_t arg)
+{
+    if (tag != KS_BROKER_VERIFY_TIMEOUT)
+        return;
+    uint32_t vreq = (uint32_t)arg;
+    ks_request *vq = &w->reqs.reqs[vreq];
+    for (uint32_t e = vq->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next)
+        w->reqs.entries[e].error = KS_KERR_NETWORK_EXCEPTION;
+    produce_verified(w, broker, vreq);
+    ks_request_unref(&w->reqs, vreq); /* the timeout's hold */
 }
 
 ks_time ks_broker_busy_ns(const ks_world *w, uint32_t broker)

@@ -81,6 +81,9 @@ void ks_broker_send(struct ks_world *w, uint32_t from, uint32_t id);
 /* A request the broker sent, or its answer, was lost: its sender's role
  * decides what to do (markers go again after request.timeout.ms). */
 void ks_broker_lost(struct ks_world *w, uint32_t id);
+/* KS_EV_BROKER events: a broker's own timers. */
+void ks_broker_on_event(struct ks_world *w, uint32_t broker, uint32_t tag, uint64_t arg);
+#define KS_BROKER_VERIFY_TIMEOUT 1u /* a lost verification (arg: its request) */
 /* The answer to a request the broker sent reached it. */
 void ks_broker_on_response(struct ks_world *w, uint32_t broker, uint32_t id);
 /* Handler time up to now, including requests still being handled. */

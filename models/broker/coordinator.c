@@ -231,6 +231,49 @@ static bool add_partitions(ks_world *w, uint32_t id)
     return false;
 }
 
+/* The metadata of a transactional.id, or NULL when the coordinator has
+ * none. */
+static const ks_coord_txn *lookup(const ks_world *w, const char *id)
+{
+    const ks_coordinators *c = &w->coord;
+    for (uint32_t i = 0; id && i < c->count; i++)
+        if (strcmp(c->txns[i].meta.transactional_id, id) == 0)
+            return &c->txns[i];
+    return NULL;
+}
+
+/* AddPartitionsToTxn v4 with verifyOnly, from a partition leader: is
+ * each partition in the ongoing transaction of (producer id, epoch)?
+ * Answered at once, without a write ([K] TransactionCoordinator.
+ * handleVerifyPartitionsInTransaction). */
+/* A leader adds a partition for a client of transaction version 2. */
+static void mark_tv2(ks_world *w, const ks_request *q)
+{
+    uint32_t txn = find_txn(w, q);
+    if (txn != UINT32_MAX)
+        w->coord.txns[txn].kip890 = true;
+}
+
+static bool verify_partitions(ks_world *w, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    const ks_coord_txn *t = lookup(w, q->transactional_id);
+    ks_kerr all = KS_KERR_NONE;
+    if (!t || t->meta.producer_id != q->producer_id)
+        all = KS_KERR_INVALID_PRODUCER_ID_MAPPING;
+    else if (t->meta.epoch != q->epoch)
+        all = KS_KERR_PRODUCER_FENCED;
+    else if (t->meta.state == KS_TXN_PREPARE_COMMIT || t->meta.state == KS_TXN_PREPARE_ABORT)
+        all = KS_KERR_CONCURRENT_TRANSACTIONS;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        ks_req_batch *rb = &w->reqs.entries[e];
+        rb->error = all != KS_KERR_NONE                           ? all
+                    : ks_txn_has_partition(&t->meta, rb->partition) ? KS_KERR_NONE
+                                                                    : KS_KERR_TRANSACTION_ABORTABLE;
+    }
+    return answer(q, KS_KERR_NONE);
+}
+
 static bool end_txn(ks_world *w, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
@@ -275,6 +318,12 @@ bool ks_coord_handle(ks_world *w, uint32_t broker, uint32_t id)
         q->node = ks_coord_broker(w, q->transactional_id);
         return answer(q, KS_KERR_NONE);
     case KS_API_ADD_PARTITIONS_TO_TXN:
+        /* v4+ come from partition leaders: verification (3.6+), or the
+         * implicit add of transaction version 2 (KIP-890) */
+        if (q->verify_only)
+            return verify_partitions(w, id);
+        if (q->version >= 4)
+            mark_tv2(w, q);
         return add_partitions(w, id);
     case KS_API_END_TXN:
         return end_txn(w, id);
@@ -450,8 +499,10 @@ static void on_written(ks_world *w, uint32_t txn)
     bool ok = ks_txn_apply(&t->meta, &d, fresh, ks_sim_now(&w->sim));
     assert(ok);
     (void)ok;
-    trace_txn(w, t, from, why_written(from, t->meta.state));
     uint32_t req = t->waiting_req;
+    bool implicit = req != KS_REQ_NONE && w->reqs.reqs[req].api == KS_API_ADD_PARTITIONS_TO_TXN &&
+                    w->reqs.reqs[req].version >= 4;
+    trace_txn(w, t, from, implicit ? "first produce (KIP-890)" : why_written(from, t->meta.state));
     t->waiting_req = KS_REQ_NONE;
     if (req != KS_REQ_NONE) {
         ks_request *q = &w->reqs.reqs[req];
@@ -511,49 +562,4 @@ void ks_coord_on_event(ks_world *w, uint32_t txn, uint32_t tag, uint64_t arg)
     default:
         break;
     }
-}
-
-ks_kerr ks_coord_implicit_add(ks_world *w, const ks_request *q, int16_t epoch, uint32_t partition)
-{
-    int64_t producer_id = q->producer_id;
-    uint32_t txn = find_txn(w, q);
-    if (txn == UINT32_MAX)
-        return KS_KERR_UNKNOWN_SERVER_ERROR;
-    ks_coord_txn *t = &w->coord.txns[txn];
-    t->kip890 = true; /* Produce v12: the leader adds the partition */
-    if (t->meta.producer_id != producer_id || t->meta.epoch != epoch)
-        return KS_KERR_INVALID_PRODUCER_EPOCH;
-    if (ks_txn_has_partition(&t->meta, partition))
-        return KS_KERR_NONE;
-    ks_txn_decision d = ks_txn_add_partitions(&t->meta, producer_id, epoch, &partition, 1);
-    if (d.error != KS_KERR_NONE)
-        return d.error;
-    if (!d.write)
-        return KS_KERR_NONE;
-    /* applied at once: ksim does not model the leader's round trip to
-     * the coordinator (KIP-890 part 2) */
-    ks_txn_state from = t->meta.state;
-    if (!ks_txn_add_partition(&t->meta, partition))
-        return KS_KERR_UNKNOWN_SERVER_ERROR;
-    bool ok = ks_txn_apply(&t->meta, &d, -1, ks_sim_now(&w->sim));
-    assert(ok);
-    (void)ok;
-    if (from != t->meta.state)
-        trace_txn(w, t, from, "first produce (KIP-890)");
-    arm_scan(w);
-    return KS_KERR_NONE;
-}
-
-bool ks_coord_verify(const ks_world *w, const char *id, int64_t producer_id, int16_t epoch,
-                     uint32_t partition)
-{
-    const ks_coordinators *c = &w->coord;
-    for (uint32_t i = 0; i < c->count; i++) {
-        const ks_txn_meta *m = &c->txns[i].meta;
-        if (strcmp(m->transactional_id, id) != 0)
-            continue;
-        return m->state == KS_TXN_ONGOING && m->producer_id == producer_id && m->epoch == epoch &&
-               ks_txn_has_partition(m, partition);
-    }
-    return false;
 }

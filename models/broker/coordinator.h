@@ -94,15 +94,6 @@ uint32_t ks_coord_broker(const struct ks_world *w, const char *transactional_id)
  * it is answered now; false when the coordinator answers later
  * (ks_broker_respond). */
 bool ks_coord_handle(struct ks_world *w, uint32_t broker, uint32_t req);
-/* KIP-890: the leader of `partition` got a transactional batch of
- * (producer_id, epoch): adds the partition to the transaction. Returns
- * the error the batch is answered with (NONE to append). */
-ks_kerr ks_coord_implicit_add(struct ks_world *w, const ks_request *q, int16_t epoch,
-                              uint32_t partition);
-/* KIP-890 part 1: is `partition` in the ongoing transaction of
- * (producer_id, epoch)? */
-bool ks_coord_verify(const struct ks_world *w, const char *transactional_id, int64_t producer_id,
-                     int16_t epoch, uint32_t partition);
 /* The answer to WriteTxnMarkers request `req` reached the coordinator. */
 void ks_coord_markers_answered(struct ks_world *w, uint32_t req);
 /* ... or the request or its answer was lost. */

@@ -458,3 +458,11 @@ uint32_t ks_plog_fetch(const ks_plog *l, int64_t from, ks_isolation iso, uint32_
     *next = f.next;
     return f.n;
 }
+
+bool ks_plog_txn_ongoing(const ks_plog *l, int64_t pid)
+{
+    for (uint32_t i = 0; i < l->nopen; i++)
+        if (l->open[i].producer_id == pid)
+            return true;
+    return false;
+}

@@ -95,6 +95,10 @@ typedef struct ks_plog {
     uint32_t nunrepl, unrepl_cap;
 } ks_plog;
 
+/* Has producer id pid a transaction ongoing here (transactional data and
+ * no marker yet)? ([K] UnifiedLog.hasOngoingTransaction) */
+bool ks_plog_txn_ongoing(const ks_plog *l, int64_t pid);
+
 /* keep_ids: store every data record's id (consumers and the checker read
  * them); without, only batches are kept. */
 void ks_plog_init(ks_plog *l, bool keep_ids);

@@ -33,7 +33,9 @@ typedef struct ks_req_batch {
     int16_t epoch;          /* idempotence: producer epoch, or -1 */
     int32_t base_seq;       /* idempotence: base sequence, or -1 */
     int64_t base_offset;    /* -1 until appended */
-    ks_kerr error;          /* the leader's answer for this batch */
+    ks_kerr error;          /* the leader's answer for this batch (an injected
+                               error, until it is handled) */
+    int32_t fault;          /* the fault that injected it, or -1 */
     bool transactional;     /* part of a transaction */
     uint64_t *ids;          /* its records' ids, when partition logs are kept
                                (owned by the entry; NULL otherwise) */
@@ -65,6 +67,7 @@ typedef struct ks_request {
     int64_t producer_id;    /* idempotence: or -1; InitProducerId: the answer */
     int16_t epoch;          /* InitProducerId, EndTxn (KIP-890): the answer */
     bool commit;            /* EndTxn: commit (else abort) */
+    bool verify_only;       /* AddPartitionsToTxn v4+ from a leader: only verify */
     int32_t offsets_consumer; /* EndTxn(commit): the consumer whose offsets
                                  the transaction commits, or -1 (ksim folds
                                  AddOffsetsToTxn and TxnOffsetCommit in) */
