@@ -1530,13 +1530,17 @@ static void load_consumer(loader *L, json_t *o, ks_scenario *sc, uint32_t i)
     static const char *const keys[] = {"id", "topic", "partitions", "isolation.level",
                                        "group.id", "start.ms", "poll.interval.ms",
                                        "max.poll.records", "process.us", "commit",
-                                       "forward.to", NULL};
+                                       "forward.to", "fetch.max.wait.ms", "auto.offset.reset",
+                                       NULL};
     static const char *const isolation_names[] = {"read_uncommitted", "read_committed"};
+    static const char *const reset_names[] = {"latest", "earliest"};
     ks_consumer_conf *c = &sc->consumers[i];
     c->forward_to = -1;
     c->poll_interval_ns = 10 * KS_NS_PER_MS;
     c->max_poll_records = 500;
     c->process_ns = 0;
+    c->fetch_max_wait_ns = 500 * KS_NS_PER_MS; /* [K] ConsumerConfig: fetch.max.wait.ms */
+    c->reset_earliest = false;                 /* auto.offset.reset: latest */
     check_keys(L, o, keys, NULL);
     const char *id = NULL;
     char defid[24];
@@ -1567,6 +1571,14 @@ static void load_consumer(loader *L, json_t *o, ks_scenario *sc, uint32_t i)
     get_ms(L, o, "start.ms", false, &c->start_ns);
     get_ms(L, o, "poll.interval.ms", false, &c->poll_interval_ns);
     get_u32(L, o, "max.poll.records", 1, 1000000, &c->max_poll_records);
+    get_ms(L, o, "fetch.max.wait.ms", false, &c->fetch_max_wait_ns);
+    json_t *reset = member(o, "auto.offset.reset");
+    if (reset) {
+        size_t m = ks_jpath_key(&L->path, "auto.offset.reset");
+        if (check_choice(L, reset, reset_names, 2, &ch))
+            c->reset_earliest = ch == 1;
+        ks_jpath_restore(&L->path, m);
+    }
     double us;
     if (get_real(L, o, "process.us", 0.0, false, 1e9, &us))
         c->process_ns = ks_round_i64(us * 1e3);
@@ -1642,17 +1654,18 @@ const char *ks_fault_type_name(ks_fault_type t)
 /* The keys each fault type takes, besides "type" and "note". */
 static const char *const *fault_keys(ks_fault_type t)
 {
-    static const char *const targeted[] = {"type", "note", "producer", "broker", "partition",
-                                           "api", "request", "after.ms", "count", NULL};
-    static const char *const delayed[] = {"type", "note", "producer", "broker", "partition",
-                                          "api", "request", "after.ms", "count", "delay.ms",
-                                          NULL};
+    static const char *const targeted[] = {"type", "note", "producer", "consumer", "broker",
+                                           "partition", "api", "request", "after.ms", "count",
+                                           NULL};
+    static const char *const delayed[] = {"type", "note", "producer", "consumer", "broker",
+                                          "partition", "api", "request", "after.ms", "count",
+                                          "delay.ms", NULL};
     static const char *const failing[] = {"type", "note", "producer", "broker", "partition",
                                           "request", "after.ms", "count", "error", NULL};
-    static const char *const loss[] = {"type", "note", "producer", "broker", "probability",
+    static const char *const loss[] = {"type", "note", "producer", "consumer", "broker",
+                                       "probability", "from.ms", "to.ms", NULL};
+    static const char *const link[] = {"type", "note", "producer", "consumer", "broker",
                                        "from.ms", "to.ms", NULL};
-    static const char *const link[] = {"type", "note", "producer", "broker", "from.ms",
-                                       "to.ms", NULL};
     static const char *const pause_b[] = {"type", "note", "broker", "from.ms", "to.ms", NULL};
     static const char *const pause_p[] = {"type", "note", "producer", "from.ms", "to.ms", NULL};
     static const char *const crash_p[] = {"type", "note", "producer", "at.ms", NULL};
@@ -1772,6 +1785,22 @@ static void fault_crash_consumer(loader *L, json_t *o, const ks_scenario *sc, ks
     }
 }
 
+/* "consumer": a message fault that strikes only that consumer's requests
+ * or their answers (crash.consumer names its consumer itself). */
+static void fault_client_consumer(loader *L, json_t *o, const ks_scenario *sc, ks_fault_conf *f)
+{
+    const char *id;
+    if (f->type == KS_FAULT_CRASH_CONSUMER || !get_string(L, o, "consumer", false, &id))
+        return;
+    size_t m = ks_jpath_key(&L->path, "consumer");
+    if (f->producer >= 0)
+        err(L, "a fault strikes one client's messages: name a producer or a consumer, not both");
+    else
+        f->consumer = find_client(L, "consumer", id, sc->consumers ? &sc->consumers[0].id : NULL,
+                                  sizeof(ks_consumer_conf), sc->consumer_count);
+    ks_jpath_restore(&L->path, m);
+}
+
 /* "api": the requests a targeted fault looks at (default Produce). */
 static void fault_api(loader *L, json_t *o, ks_fault_conf *f)
 {
@@ -1790,8 +1819,9 @@ static void fault_api(loader *L, json_t *o, ks_fault_conf *f)
         if (sug)
             err(L, "unknown API \"%s\" (did you mean \"%s\"?)", name, sug);
         else
-            err(L, "unknown API \"%s\": one of Produce, InitProducerId, FindCoordinator, "
-                   "AddPartitionsToTxn, EndTxn, WriteTxnMarkers",
+            err(L, "unknown API \"%s\": one of Produce, Fetch, ListOffsets, Metadata, "
+                   "OffsetCommit, OffsetFetch, FindCoordinator, InitProducerId, "
+                   "AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn, WriteTxnMarkers",
                 name);
     }
     ks_jpath_restore(&L->path, m);
@@ -1875,6 +1905,7 @@ static void load_fault(loader *L, json_t *o, ks_scenario *sc, ks_fault_conf *f)
     if (get_string(L, o, "note", false, &note))
         f->note = ks_strdup(note);
     fault_producer(L, o, sc, f);
+    fault_client_consumer(L, o, sc, f);
     if (member(o, "broker")) {
         uint32_t b;
         if (get_u32(L, o, "broker", 0, sc->broker_count - 1, &b))

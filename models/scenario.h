@@ -248,6 +248,8 @@ typedef struct ks_consumer_conf {
     ks_time process_ns;        /* the application's time per record */
     ks_commit_mode commit;
     int32_t forward_to;        /* consume-transform-produce: producer index, or -1 */
+    ks_time fetch_max_wait_ns; /* fetch.max.wait.ms: how long a leader holds an empty fetch */
+    bool reset_earliest;       /* auto.offset.reset: earliest (else latest) */
 } ks_consumer_conf;
 
 /* Broker costs (docs/scenario.md, "cost model"). */

@@ -180,6 +180,9 @@ static json_t *consumers_json(const ks_scenario *sc)
         json_object_set_new(o, "start.ms", ms_value(c->start_ns));
         json_object_set_new(o, "poll.interval.ms", ms_value(c->poll_interval_ns));
         json_object_set_new(o, "max.poll.records", json_integer(c->max_poll_records));
+        json_object_set_new(o, "fetch.max.wait.ms", ms_value(c->fetch_max_wait_ns));
+        json_object_set_new(o, "auto.offset.reset",
+                            json_string(c->reset_earliest ? "earliest" : "latest"));
         json_object_set_new(o, "process.us", number_value((double)c->process_ns / 1e3));
         json_object_set_new(o, "commit", json_string(ks_commit_mode_name(c->commit)));
         if (c->forward_to >= 0)

@@ -163,7 +163,7 @@ static json_t *consumers_json(const ks_world *w)
                                                                 : "read_uncommitted"));
         json_object_set_new(j, "polls", json_integer((json_int_t)c->polls));
         json_object_set_new(j, "records", json_integer((json_int_t)c->records));
-        json_object_set_new(j, "read_aborted", json_integer((json_int_t)c->read_aborted));
+        json_object_set_new(j, "read_aborted", json_integer((json_int_t)ks_checker_read_aborted(w->checker, c->index)));
         json_object_set_new(j, "commits", json_integer((json_int_t)c->commits));
         json_object_set_new(j, "crashes", json_integer((json_int_t)c->crashes));
         json_object_set_new(j, "restarts", json_integer((json_int_t)c->restarts));

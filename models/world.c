@@ -156,7 +156,8 @@ static bool build(ks_world *w, const ks_scenario *sc)
         ks_plog_init(&w->partitions[i].log, true);
     }
     w->next_producer_id = sc->first_producer_id;
-    if (!ks_faults_init(&w->faults, w) || !ks_coord_init(&w->coord, w))
+    if (!ks_faults_init(&w->faults, w) || !ks_coord_init(&w->coord, w) ||
+        !ks_groups_init(&w->groups, w))
         return false;
     w->producer_count = sc->producer_count;
     w->producers = calloc(sc->producer_count, sizeof *w->producers);
@@ -225,6 +226,7 @@ void ks_world_free(ks_world *w)
     free(w->log_ids);
     ks_faults_free(&w->faults);
     ks_coord_free(&w->coord);
+    ks_groups_free(&w->groups);
     free(w->brokers);
     free(w->node_down);
     for (uint32_t i = 0; w->node_names && i < ks_nodes_count(&w->nodes); i++)
@@ -354,10 +356,6 @@ static void admin(ks_world *w, uint32_t i)
         ks_trace_u64(tr, "partitions", op->total);
         ks_trace_end(tr);
     }
-    /* metadata.max.age.ms 0: producers of the topic see it at once */
-    for (uint32_t j = 0; j < w->producer_count; j++)
-        if (w->producers[j].topic == op->topic && w->producers[j].metadata_max_age_ns <= 0)
-            ks_producer_on_metadata(&w->producers[j], w);
 }
 
 static void on_timer(ks_world *w, const ks_event *t)
@@ -481,16 +479,25 @@ static void dispatch(ks_world *w, const ks_event *ev)
     case KS_EV_RESPONSE: {
         uint32_t id = (uint32_t)ev->arg;
         ks_node client = w->reqs.reqs[id].client;
-        if (ks_node_kind_of(&w->nodes, client) == KS_NODE_BROKER)
+        switch (ks_node_kind_of(&w->nodes, client)) {
+        case KS_NODE_BROKER:
             ks_broker_on_response(w, client, id);
-        else
+            break;
+        case KS_NODE_PRODUCER:
             ks_producer_on_response(&w->producers[ks_world_producer_of(w, client)], w, id);
+            break;
+        case KS_NODE_CONSUMER:
+            ks_consumer_on_response(&w->consumers[ks_node_index(&w->nodes, client)], w, id);
+            break;
+        }
         break;
     }
     case KS_EV_FAULT:
         ks_faults_on_window(w, ev->owner, ev->tag != 0);
         break;
     case KS_EV_CONSUMER:
+        if (ev->tag == KS_CONSUMER_RESTART)
+            w->node_down[ks_node_consumer(&w->nodes, ev->owner)] = false; /* a new process */
         ks_consumer_on_event(&w->consumers[ev->owner], w, ev->tag,
                              ev->arg);
         break;
@@ -522,12 +529,6 @@ void ks_world_run(ks_world *w)
     ks_event ev;
     bool debug = w->trace && ks_trace_on(w->trace, KS_TR_EVENT);
     for (;;) {
-        /* Only daemons left: the run would end here. A consumer with
-         * records still to read turns its next poll into an ordinary
-         * event, and the run goes on (models/consumer/consumer.h). */
-        if (w->sim.live == w->sim.live_daemon)
-            for (uint32_t i = 0; i < w->consumer_count; i++)
-                ks_consumer_wake(&w->consumers[i], w);
         if (!ks_sim_next(&w->sim, &ev))
             break;
         if (debug)

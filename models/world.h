@@ -13,6 +13,7 @@
 #include "models/broker/broker.h"
 #include "models/consumer/consumer.h"
 #include "models/broker/coordinator.h"
+#include "models/broker/groups.h"
 #include "models/net/faults.h"
 #include "models/metrics.h"
 #include "models/net/network.h"
@@ -52,6 +53,7 @@ typedef struct ks_world {
     ks_faults faults;
     ks_checker *checker;
     ks_coordinators coord;
+    ks_groups groups;
     json_t *delivery;             /* the checker's verdicts, after the run */
     char **partition_names;       /* "events-0", for the checker */
     const char **producer_names;

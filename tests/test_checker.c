@@ -592,12 +592,12 @@ static void test_aborted_and_zombie_reads(void **state)
     ks_checker_aborted(c, aborted, 2);
     uint64_t zombie[] = {13};
     ks_checker_zombie(c, zombie, 1);
-    ks_checker_read(c, 0, 10, true, 0);  /* aborted read */
-    ks_checker_read(c, 0, 11, false, 0); /* read_uncommitted: fine */
-    ks_checker_read(c, 1, 12, true, 0);  /* aborted read */
-    ks_checker_read(c, 1, 13, true, 0);  /* zombie write visible */
-    ks_checker_read(c, 1, 14, true, 0);  /* a good read */
-    ks_checker_read(c, 0, 10, true, 0);  /* the same read twice counts once */
+    ks_checker_read(c, 0, 10, true, true, 0);  /* aborted read */
+    ks_checker_read(c, 0, 11, false, true, 0); /* read_uncommitted: fine */
+    ks_checker_read(c, 1, 12, true, true, 0);  /* aborted read */
+    ks_checker_read(c, 1, 13, true, true, 0);  /* zombie write visible */
+    ks_checker_read(c, 1, 14, true, true, 0);  /* a good read */
+    ks_checker_read(c, 0, 10, true, true, 0);  /* the same read twice counts once */
     json_t *s = ks_checker_finish(c);
     assert_int_equal(count_of(s, "aborted_read"), 2);
     assert_int_equal(count_of(s, "zombie_write_visible"), 1);
@@ -607,7 +607,7 @@ static void test_aborted_and_zombie_reads(void **state)
     ks_checker_free(c);
 
     c = new_checker(); /* not watching: no read verdicts at all */
-    ks_checker_read(c, 0, 10, true, 0);
+    ks_checker_read(c, 0, 10, true, true, 0);
     ks_checker_aborted(c, failed, 1);
     s = ks_checker_finish(c);
     assert_null(json_object_get(s, "aborted_read"));
@@ -635,10 +635,10 @@ static void test_torn_and_precommitted(void **state)
     uint64_t t3[] = {6};
     uint32_t p3[] = {0};
     ks_checker_txn_committed(c, 1, 2, 300, t3, p3, 1);
-    ks_checker_read(c, 0, 1, true, 150);
-    ks_checker_read(c, 0, 2, true, 150); /* t1 whole (record 3 not judged) */
-    ks_checker_read(c, 0, 4, true, 250); /* t2 torn: 5 never read */
-    ks_checker_read(c, 0, 6, true, 299); /* t3 read before its decision */
+    ks_checker_read(c, 0, 1, true, true, 150);
+    ks_checker_read(c, 0, 2, true, true, 150); /* t1 whole (record 3 not judged) */
+    ks_checker_read(c, 0, 4, true, true, 250); /* t2 torn: 5 never read */
+    ks_checker_read(c, 0, 6, true, true, 299); /* t3 read before its decision */
     json_t *s = ks_checker_finish(c);
     assert_int_equal(count_of(s, "torn_transaction"), 2);
     assert_int_equal(count_of(s, "precommitted_read"), 1);
@@ -665,16 +665,16 @@ static void test_processed_twice(void **state)
     ks_checker_forward(c, 15, 3);
     uint64_t aborted[] = {13};
     ks_checker_aborted(c, aborted, 1);
-    ks_checker_read(c, 0, 11, false, 5); /* read_uncommitted: counts too */
-    ks_checker_read(c, 0, 10, false, 6);
-    ks_checker_read(c, 1, 10, true, 7);  /* consumer 1: 10 twice, not two outputs */
-    ks_checker_read(c, 1, 10, true, 8);
-    ks_checker_read(c, 2, 11, true, 9);  /* consumer 2: 11 and 10 as well */
-    ks_checker_read(c, 2, 10, true, 9);
-    ks_checker_read(c, 0, 12, false, 9); /* 13 aborted: left out */
-    ks_checker_read(c, 0, 13, false, 9);
-    ks_checker_read(c, 0, 14, false, 9);
-    ks_checker_read(c, 1, 15, true, 9);
+    ks_checker_read(c, 0, 11, false, true, 5); /* read_uncommitted: counts too */
+    ks_checker_read(c, 0, 10, false, true, 6);
+    ks_checker_read(c, 1, 10, true, true, 7);  /* consumer 1: 10 twice, not two outputs */
+    ks_checker_read(c, 1, 10, true, true, 8);
+    ks_checker_read(c, 2, 11, true, true, 9);  /* consumer 2: 11 and 10 as well */
+    ks_checker_read(c, 2, 10, true, true, 9);
+    ks_checker_read(c, 0, 12, false, true, 9); /* 13 aborted: left out */
+    ks_checker_read(c, 0, 13, false, true, 9);
+    ks_checker_read(c, 0, 14, false, true, 9);
+    ks_checker_read(c, 1, 15, true, true, 9);
     json_t *s = ks_checker_finish(c);
     assert_int_equal(count_of(s, "processed_twice"), 1); /* record 1, seen by 0 and 2 */
     assert_false(is_ok(s));
@@ -691,8 +691,8 @@ static void test_processed_twice(void **state)
     c = new_checker(); /* not watching reads: nothing followed */
     ks_checker_forward(c, 10, 1);
     ks_checker_forward(c, 11, 1);
-    ks_checker_read(c, 0, 10, false, 1);
-    ks_checker_read(c, 0, 11, false, 1);
+    ks_checker_read(c, 0, 10, false, true, 1);
+    ks_checker_read(c, 0, 11, false, true, 1);
     s = ks_checker_finish(c);
     assert_null(json_object_get(s, "processed_twice"));
     assert_true(is_ok(s));

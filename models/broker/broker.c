@@ -10,6 +10,7 @@
  */
 #include "models/broker/broker.h"
 
+#include "models/broker/fetch.h"
 #include "models/net/wire.h"
 #include "models/world.h"
 
@@ -53,7 +54,11 @@ static void start(ks_world *w, ks_broker *b, uint32_t conn)
     ks_time cost = handling_ns(w, b->index, q);
     ks_event ev = {.kind = KS_EV_APPEND,
                    .owner = conn, .tag = b->index, .arg = id};
-    ks_sim_after(&w->sim, cost, &ev);
+    ks_time at = ks_time_add(ks_sim_now(&w->sim), cost);
+    if (q->daemon)
+        ks_sim_schedule_daemon(&w->sim, at, &ev);
+    else
+        ks_sim_schedule(&w->sim, at, &ev);
 }
 
 static void wait_for_thread(ks_world *w, ks_broker *b, uint32_t conn)
@@ -163,7 +168,7 @@ static void log_batch(ks_world *w, const ks_request *q, const ks_req_batch *rb, 
     ks_plog_batch b = {.records = rb->records, .producer_id = q->producer_id,
                        .epoch = rb->epoch, .transactional = rb->transactional,
                        .producer = ks_world_producer_of(w, q->client), .batch = rb->batch_seq,
-                       .appended_ns = ks_sim_now(&w->sim)};
+                       .appended_ns = ks_sim_now(&w->sim), .bytes = rb->bytes};
     uint64_t *ids = w->log_ids;
     if (rb->records > w->log_ids_cap) {
         ids = realloc(w->log_ids, rb->records * sizeof *ids);
@@ -230,6 +235,7 @@ static void append_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
     part->records += rb->records;
     part->batches++;
     w->brokers[broker].records += rb->records;
+    ks_fetch_wake(w, broker, rb->partition);
     ks_checker_appended(w->checker, ks_world_producer_of(w, q->client), rb->batch_seq,
                         q->correlation_id,
                         rb->base_offset);
@@ -295,17 +301,20 @@ void ks_broker_respond(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
     uint32_t conn = q->conn;
-    q->response_bytes = 24u; /* a small response: error and a few ids */
     if (q->api == KS_API_PRODUCE && q->first != KS_REQ_NONE) {
         const ks_partition *part = &w->partitions[w->reqs.entries[q->first].partition];
         q->response_bytes = response_bytes(w->sc->topics[part->topic].name, q->batches);
+    } else if (q->response_bytes == 0) {
+        q->response_bytes = 24u; /* a small response: error and a few ids */
     }
     ks_time leaves = ks_time_add(ks_sim_now(&w->sim), w->sc->broker_costs[broker].response_delay_ns);
     /* the connection takes its next request once this one is written */
     ks_event done = {.kind = KS_EV_RESPONDED, .owner = conn, .tag = broker, .arg = id};
-    ks_sim_schedule(&w->sim, ks_net_sent_at(&w->net, conn, KS_NET_RESPONSE, leaves,
-                                            q->response_bytes),
-                    &done);
+    ks_time written = ks_net_sent_at(&w->net, conn, KS_NET_RESPONSE, leaves, q->response_bytes);
+    if (q->daemon)
+        ks_sim_schedule_daemon(&w->sim, written, &done);
+    else
+        ks_sim_schedule(&w->sim, written, &done);
     ks_sent s = ks_wire_response(w, id, leaves);
     if (s.fault < 0)
         return;
@@ -371,7 +380,15 @@ static void handle_write_txn_markers(ks_world *w, uint32_t id)
     ks_request *q = &w->reqs.reqs[id];
     ks_marker m = q->commit ? KS_MARKER_COMMIT : KS_MARKER_ABORT;
     for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        ks_partition *part = &w->partitions[w->reqs.entries[e].partition];
+        uint32_t pidx = w->reqs.entries[e].partition;
+        if (ks_is_group_partition(pidx)) {
+            /* __consumer_offsets: the group coordinator completes the
+             * transaction's offsets ([K] GroupCoordinator.
+             * scheduleHandleTxnCompletion) */
+            ks_groups_marker(w, pidx & ~KS_GROUP_PARTITION_BIT, q->producer_id, q->commit);
+            continue;
+        }
+        ks_partition *part = &w->partitions[pidx];
         uint32_t aborted_before = part->log.naborted;
         int64_t off = ks_plog_append_marker(&part->log, q->producer_id, q->epoch, m,
                                             ks_sim_now(&w->sim));
@@ -383,11 +400,48 @@ static void handle_write_txn_markers(ks_world *w, uint32_t id)
         part->log_end_offset = part->log.leo;
         note_aborted(w, &part->log, aborted_before);
         trace_marker(w, q, part, off);
+        ks_fetch_wake(w, part->leader, pidx);
     }
     q->error = KS_KERR_NONE;
 }
 
 static void produce_verified(ks_world *w, uint32_t broker, uint32_t vreq);
+
+/* ---- what any broker answers ---------------------------------------------- */
+
+/* FindCoordinator: the leader of the key's __transaction_state or
+ * __consumer_offsets partition (any broker knows it from the cluster's
+ * metadata). */
+static void handle_find_coordinator(ks_world *w, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    q->node = q->key_type == KS_COORD_GROUP ? ks_group_coordinator(w, q->group_id)
+                                            : ks_coord_broker(w, q->transactional_id);
+    q->error = KS_KERR_NONE;
+}
+
+/* Metadata for one topic: its partitions and their leaders, as the
+ * cluster's metadata has them now ([K] KafkaApis.handleTopicMetadataRequest;
+ * MetadataResponse: per partition error, index, leader, epoch, replicas,
+ * ISR). */
+static void handle_metadata(ks_world *w, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    uint32_t n = w->topic_partitions[q->topic], first = w->topic_first_partition[q->topic];
+    free(q->leaders);
+    q->leaders = malloc((n ? n : 1u) * sizeof *q->leaders);
+    if (!q->leaders) {
+        q->nleaders = 0;
+        q->error = KS_KERR_UNKNOWN_SERVER_ERROR;
+        return;
+    }
+    for (uint32_t p = 0; p < n; p++)
+        q->leaders[p] = w->partitions[first + p].leader;
+    q->nleaders = n;
+    q->error = KS_KERR_NONE;
+    q->response_bytes = 40u + (uint32_t)strlen(w->sc->topics[q->topic].name) + 30u * n +
+                        40u * w->broker_count;
+}
 
 /* ---- the broker as a client of other brokers ------------------------------ */
 
@@ -411,7 +465,6 @@ uint32_t ks_broker_new_request(ks_world *w, uint32_t from, uint32_t to, ks_api a
     q->correlation_id = ++w->brokers[from].api_requests[api];
     q->expects_response = true;
     q->producer_id = -1;
-    q->offsets_consumer = -1;
     q->pnext = KS_REQ_NONE;
     return id;
 }
@@ -623,14 +676,31 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
         now_answer = handle_produce(w, broker, id);
         break;
     case KS_API_INIT_PRODUCER_ID:
-    case KS_API_FIND_COORDINATOR:
     case KS_API_ADD_PARTITIONS_TO_TXN:
+    case KS_API_ADD_OFFSETS_TO_TXN:
     case KS_API_END_TXN:
         /* the coordinator may answer later, once its log write is done */
         now_answer = ks_coord_handle(w, broker, id);
         break;
+    case KS_API_FIND_COORDINATOR:
+        handle_find_coordinator(w, id);
+        break;
     case KS_API_WRITE_TXN_MARKERS:
         handle_write_txn_markers(w, id);
+        break;
+    case KS_API_FETCH:
+        now_answer = ks_fetch_handle(w, broker, id);
+        break;
+    case KS_API_LIST_OFFSETS:
+        ks_fetch_list_offsets(w, broker, id);
+        break;
+    case KS_API_METADATA:
+        handle_metadata(w, id);
+        break;
+    case KS_API_OFFSET_COMMIT:
+    case KS_API_OFFSET_FETCH:
+    case KS_API_TXN_OFFSET_COMMIT:
+        ks_groups_handle(w, broker, id);
         break;
     case KS_API__COUNT:
         break;
@@ -669,6 +739,10 @@ void ks_broker_on_responded(ks_world *w, uint32_t broker, uint32_t conn, uint32_
 
 void ks_broker_on_event(ks_world *w, uint32_t broker, uint32_t tag, uint64_t arg)
 {
+    if (tag == KS_BROKER_FETCH_TIMEOUT) {
+        ks_fetch_on_timeout(w, broker, (uint32_t)arg);
+        return;
+    }
     if (tag != KS_BROKER_VERIFY_TIMEOUT)
         return;
     uint32_t vreq = (uint32_t)arg;

@@ -60,6 +60,8 @@ typedef struct ks_broker {
                                       summed over threads */
     uint32_t queue_len_max;        /* most requests queued at once */
     uint64_t api_requests[KS_API__COUNT]; /* requests it sent as a client, per API */
+    uint32_t *parked;              /* fetches waiting for data (models/broker/fetch.h) */
+    uint32_t nparked, parked_cap;
     uint32_t queued;
 } ks_broker;
 
@@ -84,6 +86,7 @@ void ks_broker_lost(struct ks_world *w, uint32_t id);
 /* KS_EV_BROKER events: a broker's own timers. */
 void ks_broker_on_event(struct ks_world *w, uint32_t broker, uint32_t tag, uint64_t arg);
 #define KS_BROKER_VERIFY_TIMEOUT 1u /* a lost verification (arg: its request) */
+#define KS_BROKER_FETCH_TIMEOUT 2u  /* a waiting fetch's fetch.max.wait.ms (arg: it) */
 /* The answer to a request the broker sent reached it. */
 void ks_broker_on_response(struct ks_world *w, uint32_t broker, uint32_t id);
 /* Handler time up to now, including requests still being handled. */

@@ -31,7 +31,6 @@ void ks_coord_free(ks_coordinators *c)
     for (uint32_t i = 0; i < c->count; i++) {
         ks_txn_meta_free(&c->txns[i].meta);
         free(c->txns[i].add);
-        free(c->txns[i].offsets);
     }
     free(c->txns);
     c->txns = NULL;
@@ -71,7 +70,6 @@ static uint32_t find_txn(ks_world *w, const ks_request *q)
      * EndTxn v5 ([K] KafkaApis.handleEndTxnRequest: version > 4 is TV_2) */
     t->kip890 = ks_request_tv2(q);
     t->waiting_req = KS_REQ_NONE;
-    t->offsets_consumer = -1;
     return c->count++;
 }
 
@@ -194,6 +192,29 @@ static bool init_producer_id(ks_world *w, uint32_t id)
     return false;
 }
 
+/* Starts the write that adds partitions parts[0..n) (AddPartitionsToTxn,
+ * AddOffsetsToTxn) to the request's transaction, or answers at once. */
+static bool add_to_txn(ks_world *w, uint32_t id, uint32_t txn, const uint32_t *parts, uint32_t n)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    ks_coord_txn *t = &w->coord.txns[txn];
+    ks_txn_decision d = ks_txn_add_partitions(&t->meta, q->producer_id, q->epoch, parts, n);
+    if (!d.write)
+        return answer(q, d.error);
+    /* only a request that starts a write sets what the write adds */
+    if (n > t->add_cap) {
+        uint32_t *a = realloc(t->add, n * sizeof *a);
+        if (!a)
+            return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
+        t->add = a;
+        t->add_cap = n;
+    }
+    memcpy(t->add, parts, n * sizeof *t->add);
+    t->nadd = n;
+    start_write(w, txn, &d, id);
+    return false;
+}
+
 static bool add_partitions(ks_world *w, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
@@ -213,22 +234,21 @@ static bool add_partitions(ks_world *w, uint32_t id)
         }
         cs->scratch[n++] = w->reqs.entries[e].partition;
     }
-    ks_coord_txn *t = &cs->txns[txn];
-    ks_txn_decision d = ks_txn_add_partitions(&t->meta, q->producer_id, q->epoch, cs->scratch, n);
-    if (!d.write)
-        return answer(q, d.error);
-    /* only a request that starts a write sets what the write adds */
-    if (n > t->add_cap) {
-        uint32_t *a = realloc(t->add, n * sizeof *a);
-        if (!a)
-            return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
-        t->add = a;
-        t->add_cap = n;
-    }
-    memcpy(t->add, cs->scratch, n * sizeof *t->add);
-    t->nadd = n;
-    start_write(w, txn, &d, id);
-    return false;
+    return add_to_txn(w, id, txn, cs->scratch, n);
+}
+
+/* AddOffsetsToTxn: the group's __consumer_offsets partition joins the
+ * transaction, so that its marker reaches the group coordinator ([K]
+ * TransactionCoordinator: handleAddPartitionsToTransaction with the
+ * offsets topic partition of the group). */
+static bool add_offsets(ks_world *w, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    uint32_t txn = find_txn(w, q);
+    if (txn == UINT32_MAX)
+        return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
+    uint32_t part = KS_GROUP_PARTITION(ks_group_offsets_partition(w, q->group_id));
+    return add_to_txn(w, id, txn, &part, 1);
 }
 
 /* The metadata of a transactional.id, or NULL when the coordinator has
@@ -283,22 +303,6 @@ static bool end_txn(ks_world *w, uint32_t id)
     ks_coord_txn *t = &w->coord.txns[txn];
     t->kip890 = t->kip890 || ks_request_tv2(q);
     ks_txn_decision d = ks_txn_end_txn(&t->meta, q->producer_id, q->epoch, q->commit, t->kip890);
-    if (d.write)
-        t->offsets_consumer = -1;
-    if (d.write && q->commit && q->offsets_consumer >= 0) {
-        /* the offsets sent to the transaction (AddOffsetsToTxn and
-         * TxnOffsetCommit, which ksim folds into EndTxn) */
-        uint32_t n = q->noffsets;
-        if (n > t->offsets_cap) {
-            int64_t *o = realloc(t->offsets, n * sizeof *o);
-            if (!o)
-                return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
-            t->offsets = o;
-            t->offsets_cap = n;
-        }
-        memcpy(t->offsets, q->offsets, n * sizeof *t->offsets);
-        t->offsets_consumer = q->offsets_consumer;
-    }
     if (!d.write) {
         q->epoch = d.epoch >= 0 ? d.epoch : q->epoch;
         return answer(q, d.error);
@@ -314,9 +318,8 @@ bool ks_coord_handle(ks_world *w, uint32_t broker, uint32_t id)
     switch (q->api) {
     case KS_API_INIT_PRODUCER_ID:
         return init_producer_id(w, id);
-    case KS_API_FIND_COORDINATOR:
-        q->node = ks_coord_broker(w, q->transactional_id);
-        return answer(q, KS_KERR_NONE);
+    case KS_API_ADD_OFFSETS_TO_TXN:
+        return add_offsets(w, id);
     case KS_API_ADD_PARTITIONS_TO_TXN:
         /* v4+ come from partition leaders: verification (3.6+), or the
          * implicit add of transaction version 2 (KIP-890) */
@@ -328,7 +331,14 @@ bool ks_coord_handle(ks_world *w, uint32_t broker, uint32_t id)
     case KS_API_END_TXN:
         return end_txn(w, id);
     case KS_API_PRODUCE:
+    case KS_API_FIND_COORDINATOR:
     case KS_API_WRITE_TXN_MARKERS:
+    case KS_API_FETCH:
+    case KS_API_LIST_OFFSETS:
+    case KS_API_METADATA:
+    case KS_API_OFFSET_COMMIT:
+    case KS_API_OFFSET_FETCH:
+    case KS_API_TXN_OFFSET_COMMIT:
     case KS_API__COUNT:
         break;
     }
@@ -372,9 +382,21 @@ static bool send_marker_request(ks_world *w, uint32_t txn, uint32_t leader, cons
     q->commit = t->marker_commit;
     q->transactional_id = t->meta.transactional_id; /* for the trace only */
     q->owner = txn;
-    marker_sizes(w, q, w->sc->topics[w->partitions[parts[0]].topic].name);
+    marker_sizes(w, q, ks_is_group_partition(parts[0])
+                           ? "__consumer_offsets"
+                           : w->sc->topics[w->partitions[parts[0]].topic].name);
     ks_broker_send(w, t->broker, id);
     return true;
+}
+
+/* The broker that leads a partition of a transaction: a world
+ * partition's leader, or for a group's offsets the leader of its
+ * __consumer_offsets partition. */
+static uint32_t leader_of(const ks_world *w, uint32_t part)
+{
+    if (ks_is_group_partition(part))
+        return (part & ~KS_GROUP_PARTITION_BIT) % w->broker_count;
+    return w->partitions[part].leader;
 }
 
 /* The transaction's markers leave, one request per leader. */
@@ -396,7 +418,7 @@ static void send_markers(ks_world *w, uint32_t txn)
     for (uint32_t b = 0; b < w->broker_count; b++) {
         uint32_t n = 0;
         for (uint32_t k = 0; k < t->meta.npartitions; k++)
-            if (w->partitions[t->meta.partitions[k]].leader == b)
+            if (leader_of(w, t->meta.partitions[k]) == b)
                 c->scratch[n++] = t->meta.partitions[k];
         if (n > 0 && !send_marker_request(w, txn, b, c->scratch, n))
             goto oom;
@@ -513,11 +535,6 @@ static void on_written(ks_world *w, uint32_t txn)
         ks_broker_respond(w, t->broker, req);
     }
     arm_scan(w);
-    if (t->meta.state == KS_TXN_PREPARE_COMMIT && t->offsets_consumer >= 0) {
-        /* the decision commits the offsets too */
-        ks_consumer_offsets_committed(&w->consumers[t->offsets_consumer], w, t->offsets);
-        t->offsets_consumer = -1;
-    }
     if (t->meta.state == KS_TXN_PREPARE_COMMIT || t->meta.state == KS_TXN_PREPARE_ABORT)
         send_markers(w, txn);
 }

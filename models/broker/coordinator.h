@@ -69,9 +69,6 @@ typedef struct ks_coord_txn {
     int64_t marker_pid;
     int16_t marker_epoch;
     bool abort_after_fence;     /* a fence is followed by the coordinator's abort */
-    int32_t offsets_consumer;   /* EndTxn(commit) carried this consumer's offsets, or -1 */
-    int64_t *offsets;           /* ... these (TxnOffsetCommit) */
-    uint32_t offsets_cap;
 } ks_coord_txn;
 
 typedef struct ks_coordinators {

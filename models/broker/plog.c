@@ -415,6 +415,7 @@ static void read_records(fetch *f, const ks_plog_batch *b)
             .producer = b->producer,
             .producer_id = b->producer_id,
             .transactional = b->transactional,
+            .bytes = b->records ? b->bytes / b->records : 0u,
         };
     }
 }

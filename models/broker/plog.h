@@ -52,6 +52,7 @@ typedef struct ks_plog_batch {
     uint64_t batch;          /* the producer's batch id (data only) */
     ks_time appended_ns;
     uint64_t ids_at;         /* index of its first record id in the id store */
+    uint32_t bytes;          /* as stored (a fetch sends as much) */
 } ks_plog_batch;
 
 /* An aborted transaction, as in the .txnindex. */
@@ -138,6 +139,7 @@ typedef struct ks_fetched {
     uint32_t producer;
     int64_t producer_id;
     bool transactional;
+    uint32_t bytes;          /* its share of its batch's bytes */
 } ks_fetched;
 
 /*

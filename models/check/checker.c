@@ -130,6 +130,9 @@ struct ks_checker {
     uint64_t torn, precommitted;
     uint32_t consumers_seen;   /* 1 + the highest consumer index read by */
     map reads;        /* records read by read_committed consumers (producer = consumer) */
+    map ureads;       /* transactional records read by read_uncommitted ones */
+    uint64_t *read_aborted_by; /* per consumer, after the finish: reads of aborted data */
+    uint32_t nread_aborted_by;
     map lineage;      /* records written for a record read, and that record */
     effect_read *effects; /* every read of such a record, by any consumer */
     uint64_t neffects, effects_cap;
@@ -755,6 +758,7 @@ ks_checker *ks_checker_create(uint32_t producers, const char *const *producer_id
     c->anomalies = json_array();
     if (!sizes_ok || (cells > 0 && !c->high) || !c->anomalies || !map_init(c, &c->ledger) ||
         !map_init(c, &c->requests) || !map_init(c, &c->aborted) || !map_init(c, &c->reads) ||
+        !map_init(c, &c->ureads) ||
         !map_init(c, &c->zombie) || !map_init(c, &c->lineage)) {
         ks_checker_free(c);
         return NULL;
@@ -781,6 +785,8 @@ void ks_checker_free(ks_checker *c)
     free(c->ctx_number);
     free(c->part_read);
     map_free(c, &c->reads);
+    map_free(c, &c->ureads);
+    free(c->read_aborted_by);
     map_free(c, &c->lineage);
     free(c->effects);
     while (c->nspare > 0)
@@ -1047,10 +1053,14 @@ void ks_checker_forward(ks_checker *c, uint64_t record, uint64_t source)
 static bool grow(void **p, uint64_t cap, size_t size);
 
 void ks_checker_read(ks_checker *c, uint32_t consumer, uint64_t record, bool read_committed,
-                     ks_time now)
+                     bool transactional, ks_time now)
 {
     if (!c || !c->reads_on || record == UINT64_MAX)
         return;
+    if (consumer + 1u > c->consumers_seen)
+        c->consumers_seen = consumer + 1u;
+    if (!read_committed && transactional && !map_find(&c->ureads, consumer, record))
+        (void)map_insert(c, &c->ureads, consumer, record);
     const slot *l = c->lineage.count ? map_find(&c->lineage, 0, record) : NULL;
     if (l && !c->out_of_memory) {
         if (c->neffects == c->effects_cap) {
@@ -1315,11 +1325,36 @@ static void judge_effects(ks_checker *c)
     }
 }
 
+/* Per consumer, the records of aborted transactions it read
+ * uncommitted. */
+static void count_uncommitted_reads(ks_checker *c)
+{
+    c->nread_aborted_by = c->consumers_seen;
+    c->read_aborted_by = calloc(c->consumers_seen ? c->consumers_seen : 1u,
+                                sizeof *c->read_aborted_by);
+    if (!c->read_aborted_by) {
+        c->out_of_memory = true;
+        c->nread_aborted_by = 0;
+        return;
+    }
+    for (size_t i = 0; i < c->ureads.cap; i++) {
+        const slot *s = &c->ureads.slots[i];
+        if (s->used && s->producer < c->nread_aborted_by && map_find(&c->aborted, 0, s->key))
+            c->read_aborted_by[s->producer]++;
+    }
+}
+
+uint64_t ks_checker_read_aborted(const ks_checker *c, uint32_t consumer)
+{
+    return c && consumer < c->nread_aborted_by ? c->read_aborted_by[consumer] : 0;
+}
+
 json_t *ks_checker_finish(ks_checker *c)
 {
     if (!c)
         return NULL;
     judge_open(c);
+    count_uncommitted_reads(c);
     judge_reads(c);
     judge_transactions(c);
     judge_effects(c);

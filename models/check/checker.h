@@ -123,7 +123,10 @@ void ks_checker_untold(ks_checker *c, uint32_t producer, uint64_t records);
 void ks_checker_watch_reads(ks_checker *c);
 void ks_checker_aborted(ks_checker *c, const uint64_t *ids, uint32_t n);
 void ks_checker_read(ks_checker *c, uint32_t consumer, uint64_t record, bool read_committed,
-                     int64_t now_ns);
+                     bool transactional, int64_t now);
+/* After ks_checker_finish: the records of aborted transactions a
+ * consumer read uncommitted (the summary's consumers.ID.read_aborted). */
+uint64_t ks_checker_read_aborted(const ks_checker *c, uint32_t consumer);
 /* Consume-transform-produce: `record` was written for record `source`,
  * which a consumer read (call before the reads of `record`). Two records
  * written for one source and both read by one consumer: processed twice. */

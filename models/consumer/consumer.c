@@ -1,303 +1,356 @@
 /*
- * consumer.c - consumers: the poll cycle poll -> fetch at the leaders ->
- * records back -> processing (and forwarding) -> commit -> next poll (see
- * consumer.h).
+ * consumer.c - consumer clients (see consumer.h).
  *
- * Every event carries the consumer's generation in its arg: a crash bumps
- * the generation, so whatever the dead instance had in flight (a fetch,
- * records being processed, a commit without its answer) is ignored when
- * its event comes.
+ *   start ──FindCoordinator──▶ COORDINATOR ──OffsetFetch──▶ OFFSETS
+ *     ──(ListOffsets for partitions with no committed offset)──▶ RESET
+ *     ──▶ POLLING: poll() ─▶ records ─▶ process ─▶ commit ─▶ poll() ...
  *
- * How long a consumer keeps a run alive: its first poll (at start.ms)
- * and every step of a poll (fetch, records back, processing, commit) and
- * a restart are ordinary events; a later poll is a daemon when the
- * consumer has nothing to read below its fetch limits at the moment it is
- * scheduled, and ordinary when it has. So a consumer that has caught up
- * polls on as long as anything else happens but never keeps an otherwise
- * finished run going; ks_consumer_wake lets the world give it one more
- * chance when data arrived after it last looked.
+ * Every request carries the consumer's generation (ks_request.gen): a
+ * crash bumps it, so an answer meant for the dead instance is dropped
+ * when it comes, and so is every event of that instance. A Fetch also
+ * carries the seek count (ks_request.owner): records fetched before the
+ * application sought back (an aborted transaction) are dropped.
  */
 #include "models/consumer/consumer.h"
 
+#include "models/net/wire.h"
 #include "models/world.h"
-#include "sim/dist.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-bool ks_consumer_init(ks_consumer *c, ks_world *w, uint32_t index)
-{
-    const ks_consumer_conf *cc = &w->sc->consumers[index];
-    c->index = index;
-    c->conf = cc;
-    c->nparts = cc->partition_count;
-    size_t n = c->nparts ? c->nparts : 1u;
-    c->parts = calloc(n, sizeof *c->parts);
-    c->position = calloc(n, sizeof *c->position);
-    c->committed = calloc(n, sizeof *c->committed);
-    c->pending_commit = calloc(n, sizeof *c->pending_commit);
-    if (!c->parts || !c->position || !c->committed || !c->pending_commit)
-        return false;
-    uint32_t first = w->topic_first_partition[cc->topic];
-    for (uint32_t k = 0; k < c->nparts; k++) {
-        c->parts[k] = first + cc->partitions[k];
-        c->committed[k] = -1;
-    }
-    c->forward_to = cc->forward_to;
-    c->restart_forward_to = -1;
-    c->alive = true;
-    /* "consumer." + id + ".fetch": ids may be long, so the name is sized to fit */
-    size_t len = strlen(cc->id) + sizeof "consumer..fetch";
-    char *name = malloc(len);
-    if (!name)
-        return false;
-    snprintf(name, len, "consumer.%s.fetch", cc->id);
-    bool ok = ks_world_stream(w, &c->rng, name);
-    free(name);
-    return ok;
-}
+/* [K] ConsumerConfig defaults the model uses without a scenario key. */
+#define REQUEST_TIMEOUT_NS (30000 * KS_NS_PER_MS) /* request.timeout.ms */
+#define RETRY_BACKOFF_NS (100 * KS_NS_PER_MS)     /* retry.backoff.ms */
 
-void ks_consumer_free(ks_consumer *c)
-{
-    free(c->parts);
-    free(c->position);
-    free(c->committed);
-    free(c->pending_commit);
-    free(c->buf);
-    free(c->buf_part);
-    free(c->open_reads);
-    c->parts = c->buf_part = NULL;
-    c->position = c->committed = c->pending_commit = NULL;
-    c->buf = NULL;
-    c->open_reads = NULL;
-    c->nbuf = c->buf_cap = c->nopen_reads = c->open_reads_cap = 0;
-}
-
-/* ---- helpers ------------------------------------------------------------ */
-
-static ks_isolation isolation(const ks_consumer *c)
-{
-    return c->conf->read_committed ? KS_READ_COMMITTED : KS_READ_UNCOMMITTED;
-}
-
-/* The log of part k. */
-static const ks_plog *part_log(const ks_consumer *c, const ks_world *w, uint32_t k)
-{
-    return &w->partitions[c->parts[k]].log;
-}
-
-/* How far this consumer may read in l: the high watermark, or the last
- * stable offset for read_committed. */
-static int64_t fetch_limit(const ks_consumer *c, const ks_plog *l)
-{
-    return c->conf->read_committed ? ks_plog_lso(l) : l->hw;
-}
-
-/* True when part k has a whole batch at the position below the limit: a
- * fetch now would move the position (it reads or skips that batch). */
-static bool can_read(const ks_consumer *c, const ks_world *w, uint32_t k)
-{
-    const ks_plog *l = part_log(c, w, k);
-    int64_t limit = fetch_limit(c, l);
-    if (c->position[k] >= limit)
-        return false;
-    const ks_plog_batch *b = ks_plog_find(l, c->position[k]);
-    return b != NULL && b->base_offset + b->records <= limit;
-}
-
-/* True when a fetch now would read or skip something in some part. */
-static bool behind(const ks_consumer *c, const ks_world *w)
-{
-    for (uint32_t k = 0; k < c->nparts; k++)
-        if (can_read(c, w, k))
-            return true;
-    return false;
-}
-
-/* Schedules step `tag` of this generation at `at`. */
-static ks_handle schedule(ks_consumer *c, ks_world *w, ks_time at, uint32_t tag, bool daemon)
-{
-    ks_event ev = {.kind = KS_EV_CONSUMER,
-                   .owner = c->index, .tag = tag, .arg = c->generation};
-    return daemon ? ks_sim_schedule_daemon(&w->sim, at, &ev) : ks_sim_schedule(&w->sim, at, &ev);
-}
-
-/* The next poll at `at`: a daemon unless there is something to read now
- * (see the top of this file). */
-static void schedule_poll(ks_consumer *c, ks_world *w, ks_time at)
-{
-    c->poll_daemon = !behind(c, w);
-    c->poll_at = at;
-    c->poll_ev = schedule(c, w, at, KS_CONSUMER_POLL, c->poll_daemon);
-}
-
-/* One network latency, from the consumer's own stream. */
-static ks_time latency(ks_consumer *c, ks_world *w)
-{
-    return ks_dist_draw(&w->net.latency, &c->rng);
-}
-
-/* Makes room for `more` records in buf. False when out of memory. */
-static bool reserve_buf(ks_consumer *c, uint64_t more)
-{
-    uint64_t need = c->nbuf + more;
-    if (need <= c->buf_cap)
-        return true;
-    uint64_t cap = c->buf_cap ? c->buf_cap : 16u;
-    while (cap < need)
-        cap *= 2;
-    ks_fetched *buf = realloc(c->buf, cap * sizeof *buf);
-    if (buf)
-        c->buf = buf;
-    uint32_t *bp = realloc(c->buf_part, cap * sizeof *bp);
-    if (bp)
-        c->buf_part = bp;
-    if (!buf || !bp)
-        return false;
-    c->buf_cap = (uint32_t)cap;
-    return true;
-}
-
-/* Ends the run: the model cannot go on without memory. */
 static void out_of_memory(ks_world *w)
 {
     w->out_of_memory = true;
     ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
 }
 
-/* ---- transactions a read_uncommitted consumer read into ----------------- */
-
-/* What became of the transaction of producer id `pid` that holds `offset`
- * in l, as far as l tells now. */
-typedef enum txn_fate { FATE_OPEN, FATE_COMMITTED, FATE_ABORTED } txn_fate;
-
-static txn_fate fate_of(const ks_plog *l, int64_t pid, int64_t offset)
+bool ks_consumer_init(ks_consumer *c, ks_world *w, uint32_t index)
 {
-    for (uint32_t i = 0; i < l->nopen; i++)
-        if (l->open[i].producer_id == pid && l->open[i].first_offset <= offset)
-            return FATE_OPEN;
-    /* The aborted index is in marker order: find the first ABORT marker
-     * at or after the offset, then the first of them for this producer
-     * id. Its transaction holds the offset if it began at or before it;
-     * if it began later, the one that held the offset ended in a commit. */
-    uint32_t lo = 0, hi = l->naborted;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (l->aborted[mid].last_offset < offset)
-            lo = mid + 1;
-        else
-            hi = mid;
+    const ks_consumer_conf *cc = &w->sc->consumers[index];
+    memset(c, 0, sizeof *c);
+    c->index = index;
+    c->node = ks_node_consumer(&w->nodes, index);
+    c->conf = cc;
+    c->nparts = cc->partition_count;
+    size_t n = c->nparts ? c->nparts : 1u, nb = w->broker_count;
+    c->parts = calloc(n, sizeof *c->parts);
+    c->leader = calloc(n, sizeof *c->leader);
+    c->position = calloc(n, sizeof *c->position);
+    c->fetch_pos = calloc(n, sizeof *c->fetch_pos);
+    c->committed = calloc(n, sizeof *c->committed);
+    c->pending_commit = calloc(n, sizeof *c->pending_commit);
+    c->buffered = calloc(n, sizeof *c->buffered);
+    c->fetching = calloc(n, sizeof *c->fetching);
+    c->needs_reset = calloc(n, sizeof *c->needs_reset);
+    c->initial = calloc(n, sizeof *c->initial);
+    c->conn = malloc(nb * sizeof *c->conn);
+    c->cconn = malloc(nb * sizeof *c->cconn);
+    c->fetch_req = malloc(nb * sizeof *c->fetch_req);
+    if (!c->parts || !c->leader || !c->position || !c->fetch_pos || !c->committed ||
+        !c->pending_commit || !c->buffered || !c->fetching || !c->needs_reset || !c->initial ||
+        !c->conn || !c->cconn ||
+        !c->fetch_req)
+        return false;
+    uint32_t first = w->topic_first_partition[cc->topic];
+    for (uint32_t k = 0; k < c->nparts; k++) {
+        c->parts[k] = first + cc->partitions[k];
+        c->leader[k] = w->partitions[c->parts[k]].leader; /* bootstrapped metadata */
+        c->committed[k] = -1;
     }
-    for (uint32_t i = lo; i < l->naborted; i++)
-        if (l->aborted[i].producer_id == pid)
-            return l->aborted[i].first_offset <= offset ? FATE_ABORTED : FATE_COMMITTED;
-    return FATE_COMMITTED;
+    memset(c->conn, 0xff, nb * sizeof *c->conn);
+    memset(c->cconn, 0xff, nb * sizeof *c->cconn);
+    for (size_t b = 0; b < nb; b++)
+        c->fetch_req[b] = KS_REQ_NONE;
+    c->forward_to = cc->forward_to;
+    c->restart_forward_to = -1;
+    c->alive = true;
+    return true;
 }
 
-/* Counts a transactional record just read: aborted already, or remembered
- * until its transaction ends. */
-static void note_txn_read(ks_consumer *c, ks_world *w, uint32_t k, const ks_fetched *f)
+void ks_consumer_free(ks_consumer *c)
 {
-    txn_fate fate = fate_of(part_log(c, w, k), f->producer_id, f->offset);
-    if (fate == FATE_ABORTED)
-        c->read_aborted++;
-    if (fate != FATE_OPEN)
+    free(c->parts);
+    free(c->leader);
+    free(c->position);
+    free(c->fetch_pos);
+    free(c->committed);
+    free(c->pending_commit);
+    free(c->buffered);
+    free(c->fetching);
+    free(c->needs_reset);
+    free(c->initial);
+    free(c->conn);
+    free(c->cconn);
+    free(c->fetch_req);
+    free(c->buf);
+    free(c->buf_part);
+    free(c->cur);
+    free(c->cur_part);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+static void schedule(ks_consumer *c, ks_world *w, ks_time at, uint32_t tag)
+{
+    ks_event ev = {.kind = KS_EV_CONSUMER, .owner = c->index, .tag = tag, .arg = c->generation};
+    ks_sim_schedule(&w->sim, at, &ev);
+}
+
+/* A new request of `api` to `broker`, numbered per API from 1; KS_REQ_NONE
+ * (the run stopped) when out of memory. */
+static uint32_t new_request(ks_consumer *c, ks_world *w, ks_api api, uint32_t broker,
+                            uint16_t version)
+{
+    /* the group coordinator's requests have a connection of their own */
+    bool coord = api == KS_API_OFFSET_FETCH || api == KS_API_OFFSET_COMMIT;
+    uint32_t *conn = coord ? &c->cconn[broker] : &c->conn[broker];
+    if (*conn == UINT32_MAX)
+        *conn = ks_net_connect_channel(&w->net, c->node, broker,
+                                       coord ? KS_CHAN_COORDINATOR : KS_CHAN_DATA);
+    uint32_t id = *conn == UINT32_MAX ? KS_REQ_NONE : ks_request_alloc(&w->reqs);
+    if (id == KS_REQ_NONE) {
+        out_of_memory(w);
+        return KS_REQ_NONE;
+    }
+    ks_request *q = &w->reqs.reqs[id];
+    q->api = api;
+    q->version = version;
+    q->client = c->node;
+    q->server = broker;
+    q->client_id = c->conf->id;
+    q->conn = *conn;
+    q->correlation_id = ++c->api_requests[api];
+    q->expects_response = true;
+    q->producer_id = -1;
+    q->group_id = c->conf->group_id;
+    q->read_committed = c->conf->read_committed;
+    q->gen = c->generation;
+    q->pnext = KS_REQ_NONE;
+    return id;
+}
+
+static bool add_part(ks_world *w, uint32_t id, uint32_t *last, uint32_t partition, int64_t off)
+{
+    uint32_t e = ks_request_add_batch(&w->reqs, id, last);
+    if (e == KS_REQ_NONE) {
+        out_of_memory(w);
+        return false;
+    }
+    w->reqs.entries[e].partition = partition;
+    w->reqs.entries[e].base_offset = off;
+    return true;
+}
+
+static void send(ks_consumer *c, ks_world *w, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    q->sent_ns = ks_sim_now(&w->sim);
+    if (q->request_bytes == 0)
+        q->request_bytes = 30u + (uint32_t)strlen(c->conf->id) + 8u * q->batches;
+    q->refs++; /* the consumer's hold, until answered or given up */
+    c->in_flight++;
+    ks_sent s = ks_wire_request(w, id);
+    if (s.fault >= 0)
+        ks_consumer_lost(c, w, id);
+}
+
+void ks_consumer_lost(ks_consumer *c, ks_world *w, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    q->refs++; /* the timer's hold */
+    ks_event ev = {.kind = KS_EV_CONSUMER, .owner = c->index, .tag = KS_CONSUMER_LOST, .arg = id};
+    ks_sim_schedule(&w->sim, ks_time_add(q->sent_ns, REQUEST_TIMEOUT_NS), &ev);
+}
+
+/* The first broker for a request any broker can answer (FindCoordinator):
+ * NetworkClient.leastLoadedNode picks at random among the least loaded;
+ * ksim takes the lowest-numbered broker with no fetch of this consumer
+ * in flight, so that runs read the same every time. */
+static uint32_t any_broker(const ks_consumer *c, const ks_world *w)
+{
+    for (uint32_t b = 0; b < w->broker_count; b++)
+        if (c->fetch_req[b] == KS_REQ_NONE)
+            return b;
+    return 0;
+}
+
+/* ---- start-up ---------------------------------------------------------- */
+
+static void find_coordinator(ks_consumer *c, ks_world *w)
+{
+    c->phase = KS_CONS_COORDINATOR;
+    uint32_t id = new_request(c, w, KS_API_FIND_COORDINATOR, any_broker(c, w), 4);
+    if (id == KS_REQ_NONE)
         return;
-    if (c->nopen_reads == c->open_reads_cap) {
-        uint32_t cap = c->open_reads_cap ? c->open_reads_cap * 2u : 16u;
-        ks_open_read *r = realloc(c->open_reads, cap * sizeof *r);
-        if (!r) {
-            out_of_memory(w);
+    w->reqs.reqs[id].key_type = KS_COORD_GROUP;
+    send(c, w, id);
+}
+
+/* OffsetFetchRequest v8: the group's committed offsets of every part
+ * ([K] ConsumerCoordinator.fetchCommittedOffsets; require_stable when
+ * isolation.level is read_committed). */
+static void fetch_offsets(ks_consumer *c, ks_world *w)
+{
+    c->phase = KS_CONS_OFFSETS;
+    uint32_t id = new_request(c, w, KS_API_OFFSET_FETCH, c->coordinator, 8);
+    if (id == KS_REQ_NONE)
+        return;
+    w->reqs.reqs[id].require_stable = c->conf->read_committed;
+    uint32_t last = KS_REQ_NONE;
+    for (uint32_t k = 0; k < c->nparts; k++)
+        if (!add_part(w, id, &last, c->parts[k], -1))
             return;
+    send(c, w, id);
+}
+
+/* ListOffsets to each leader of a part with no committed offset:
+ * timestamp -2 (earliest) or -1 (latest), per auto.offset.reset ([K]
+ * SubscriptionState, OffsetFetcher.resetPositionsIfNeeded). */
+static void reset_offsets(ks_consumer *c, ks_world *w)
+{
+    c->phase = KS_CONS_RESET;
+    for (uint32_t b = 0; b < w->broker_count; b++) {
+        uint32_t id = KS_REQ_NONE, last = KS_REQ_NONE;
+        for (uint32_t k = 0; k < c->nparts; k++) {
+            if (!c->needs_reset[k] || c->leader[k] != b)
+                continue;
+            if (id == KS_REQ_NONE && (id = new_request(c, w, KS_API_LIST_OFFSETS, b, 7)) == KS_REQ_NONE)
+                return;
+            if (!add_part(w, id, &last, c->parts[k], c->conf->reset_earliest ? -2 : -1))
+                return;
         }
-        c->open_reads = r;
-        c->open_reads_cap = cap;
+        if (id != KS_REQ_NONE)
+            send(c, w, id);
     }
-    c->open_reads[c->nopen_reads++] = (ks_open_read){k, f->offset, f->producer_id};
 }
 
-/* Settles the remembered reads whose transactions have ended since. */
-static void settle_open_reads(ks_consumer *c, const ks_world *w)
+static void start_polling(ks_consumer *c, ks_world *w)
 {
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < c->nopen_reads; i++) {
-        const ks_open_read *r = &c->open_reads[i];
-        txn_fate fate = fate_of(part_log(c, w, r->part), r->producer_id, r->offset);
-        if (fate == FATE_ABORTED)
-            c->read_aborted++;
-        else if (fate == FATE_OPEN)
-            c->open_reads[kept++] = *r;
+    c->phase = KS_CONS_POLLING;
+    schedule(c, w, ks_sim_now(&w->sim), KS_CONSUMER_POLL);
+}
+
+/* The part index of world partition p, or UINT32_MAX. */
+static uint32_t part_of(const ks_consumer *c, uint32_t p)
+{
+    for (uint32_t k = 0; k < c->nparts; k++)
+        if (c->parts[k] == p)
+            return k;
+    return UINT32_MAX;
+}
+
+static void on_offsets(ks_consumer *c, ks_world *w, const ks_request *q)
+{
+    bool unstable = q->error != KS_KERR_NONE, reset = false;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        const ks_req_batch *rb = &w->reqs.entries[e];
+        uint32_t k = part_of(c, rb->partition);
+        if (k == UINT32_MAX)
+            continue;
+        unstable = unstable || rb->error != KS_KERR_NONE;
+        c->committed[k] = rb->base_offset;
+        c->position[k] = c->fetch_pos[k] = c->pending_commit[k] = c->initial[k] =
+            rb->base_offset >= 0 ? rb->base_offset : 0;
+        c->needs_reset[k] = rb->base_offset < 0;
+        reset = reset || c->needs_reset[k];
     }
-    c->nopen_reads = kept;
+    if (unstable) /* a transaction holds offsets of the group: ask again */
+        schedule(c, w, ks_time_add(ks_sim_now(&w->sim), RETRY_BACKOFF_NS), KS_CONSUMER_RETRY);
+    else if (reset)
+        reset_offsets(c, w);
+    else
+        start_polling(c, w);
 }
 
-/* ---- the poll cycle ----------------------------------------------------- */
-
-/* The first poll is an ordinary event, like a producer's first send():
- * a consumer that starts after the producers are done still reads what
- * they wrote. */
-void ks_consumer_start(ks_consumer *c, ks_world *w)
+static void on_list_offsets(ks_consumer *c, ks_world *w, const ks_request *q)
 {
-    c->poll_daemon = false;
-    c->poll_at = c->conf->start_ns;
-    c->poll_ev = schedule(c, w, c->poll_at, KS_CONSUMER_POLL, false);
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        const ks_req_batch *rb = &w->reqs.entries[e];
+        uint32_t k = part_of(c, rb->partition);
+        if (k == UINT32_MAX)
+            continue;
+        c->position[k] = c->fetch_pos[k] = c->pending_commit[k] = c->initial[k] = rb->base_offset;
+        c->needs_reset[k] = false;
+    }
+    for (uint32_t k = 0; k < c->nparts; k++)
+        if (c->needs_reset[k])
+            return; /* another leader's answer is to come */
+    start_polling(c, w);
 }
 
-/* poll(): a fetch leaves for the leaders. */
-static void on_poll(ks_consumer *c, ks_world *w)
+/* ---- the poll loop ------------------------------------------------------ */
+
+static bool reserve(void **p, uint32_t *cap, uint64_t need, size_t size)
 {
-    c->poll_ev = KS_HANDLE_NONE;
-    c->polls++;
-    ks_time at = ks_time_add(ks_sim_now(&w->sim), latency(c, w));
-    schedule(c, w, at, KS_CONSUMER_FETCH, false);
+    if (need <= *cap)
+        return true;
+    uint64_t n = *cap ? *cap : 16u;
+    while (n < need)
+        n *= 2u;
+    if (n > UINT32_MAX)
+        return false;
+    void *a = realloc(*p, n * size);
+    if (!a)
+        return false;
+    *p = a;
+    *cap = (uint32_t)n;
+    return true;
 }
 
-/* Reads part k from its position into buf, at most `room` records.
- * Returns the number read, or UINT32_MAX when out of memory. */
-static uint32_t fetch_part(ks_consumer *c, ks_world *w, uint32_t k, uint32_t room)
+/* Room for `more` records at the end of the fetch buffer (compacted to
+ * the front first). */
+static bool buffer_room(ks_consumer *c, uint32_t more)
 {
-    const ks_plog *l = part_log(c, w, k);
-    int64_t from = c->position[k], limit = fetch_limit(c, l);
-    if (from >= limit)
-        return 0;
-    /* a fetch returns at most one record per offset below the limit */
-    uint64_t most = (uint64_t)(limit - from) < room ? (uint64_t)(limit - from) : room;
-    if (!reserve_buf(c, most))
-        return UINT32_MAX;
-    int64_t next;
-    uint32_t n = ks_plog_fetch(l, from, isolation(c), (uint32_t)most, c->buf + c->nbuf, &next);
-    if (n == 0 && next == from && can_read(c, w, k))
-        return UINT32_MAX; /* read_committed's scratch memory was refused */
-    c->position[k] = next;
-    for (uint32_t j = 0; j < n; j++)
-        c->buf_part[c->nbuf + j] = k;
-    c->nbuf += n;
-    return n;
+    if (c->buf_head > 0) {
+        memmove(c->buf, c->buf + c->buf_head, c->nbuf * sizeof *c->buf);
+        memmove(c->buf_part, c->buf_part + c->buf_head, c->nbuf * sizeof *c->buf_part);
+        c->buf_head = 0;
+    }
+    uint32_t cap = c->buf_cap, cap2 = c->buf_cap;
+    bool ok = reserve((void **)&c->buf, &cap, (uint64_t)c->nbuf + more, sizeof *c->buf) &&
+              reserve((void **)&c->buf_part, &cap2, (uint64_t)c->nbuf + more,
+                      sizeof *c->buf_part);
+    c->buf_cap = cap < cap2 ? cap : cap2;
+    return ok;
 }
 
-/* The fetch at the leaders: every part in turn from next_part, up to
- * max.poll.records in all; the answer takes one latency back. */
-static void on_fetch(ks_consumer *c, ks_world *w)
+/* Fetches for every leader with fetchable parts: none buffered, none in
+ * flight, parts in turn from one further at each poll. FetchRequest v15
+ * ([K] Fetcher.prepareFetchRequests). */
+static void send_fetches(ks_consumer *c, ks_world *w)
 {
-    settle_open_reads(c, w);
-    c->nbuf = 0;
-    c->cursor = 0;
-    uint32_t room = c->conf->max_poll_records;
-    for (uint32_t i = 0; i < c->nparts && room > 0; i++) {
-        uint32_t k = (c->next_part + i) % c->nparts;
-        uint32_t n = fetch_part(c, w, k, room);
-        if (n == UINT32_MAX) {
-            out_of_memory(w);
-            return;
+    for (uint32_t b = 0; b < w->broker_count; b++) {
+        if (c->fetch_req[b] != KS_REQ_NONE)
+            continue;
+        uint32_t id = KS_REQ_NONE, last = KS_REQ_NONE;
+        for (uint32_t i = 0; i < c->nparts; i++) {
+            uint32_t k = (c->next_part + i) % c->nparts;
+            if (c->leader[k] != b || c->fetching[k] || c->buffered[k] > 0)
+                continue;
+            if (id == KS_REQ_NONE && (id = new_request(c, w, KS_API_FETCH, b, 15)) == KS_REQ_NONE)
+                return;
+            if (!add_part(w, id, &last, c->parts[k], c->fetch_pos[k]))
+                return;
+            c->fetching[k] = true;
         }
-        room -= n;
+        if (id == KS_REQ_NONE)
+            continue;
+        ks_request *q = &w->reqs.reqs[id];
+        q->max_wait_ns = c->conf->fetch_max_wait_ns;
+        q->max_records = c->conf->max_poll_records;
+        q->owner = c->seeks; /* records of an older seek are dropped */
+        q->request_bytes = 60u + (uint32_t)strlen(c->conf->id) + 28u * q->batches;
+        c->fetch_req[b] = id;
+        send(c, w, id);
     }
-    /* round robin: the next poll starts one partition further */
     if (c->nparts > 0)
         c->next_part = (c->next_part + 1) % c->nparts;
-    ks_time at = ks_time_add(ks_sim_now(&w->sim), latency(c, w));
-    schedule(c, w, at, KS_CONSUMER_FETCHED, false);
 }
 
 /* One "consume" trace record: poll() handed the record to the application. */
@@ -321,9 +374,146 @@ static void trace_consume(const ks_consumer *c, ks_world *w, const ks_fetched *f
     ks_trace_end(tr);
 }
 
-/* The group's committed offsets become `offsets` (commit "sync" or
- * "transaction"): an "offset_commit" trace record for each partition
- * whose committed offset moves. */
+/* poll() returns up to max.poll.records of the fetched records: the
+ * positions move past them. */
+static bool take_records(ks_consumer *c, ks_world *w)
+{
+    uint32_t n = c->nbuf < c->conf->max_poll_records ? c->nbuf : c->conf->max_poll_records;
+    uint32_t cap = c->cur_cap, cap2 = c->cur_cap;
+    if (!reserve((void **)&c->cur, &cap, n, sizeof *c->cur) ||
+        !reserve((void **)&c->cur_part, &cap2, n, sizeof *c->cur_part)) {
+        out_of_memory(w);
+        return false;
+    }
+    c->cur_cap = cap < cap2 ? cap : cap2;
+    for (uint32_t j = 0; j < n; j++) {
+        const ks_fetched *f = &c->buf[c->buf_head + j];
+        uint32_t k = c->buf_part[c->buf_head + j];
+        c->cur[j] = *f;
+        c->cur_part[j] = k;
+        c->position[k] = f->offset + 1;
+        if (--c->buffered[k] == 0)
+            c->position[k] = c->fetch_pos[k]; /* past markers the fetch skipped */
+        trace_consume(c, w, f, k);
+        ks_checker_read(w->checker, c->index, f->record, c->conf->read_committed,
+                        f->transactional, ks_sim_now(&w->sim));
+    }
+    c->buf_head += n;
+    c->nbuf -= n;
+    c->ncur = n;
+    c->cursor = 0;
+    c->records += n;
+    return true;
+}
+
+static void after_processing(ks_consumer *c, ks_world *w);
+
+/* The records poll() returned are processed one by one (process.us
+ * each), each forwarded to the forward producer when it is done. */
+static void process(ks_consumer *c, ks_world *w)
+{
+    c->processing = true;
+    ks_time each = c->conf->process_ns, now = ks_sim_now(&w->sim);
+    if (c->ncur == 0 || each == 0) {
+        for (; c->cursor < c->ncur; c->cursor++)
+            if (c->forward_to >= 0)
+                ks_producer_forward(&w->producers[c->forward_to], w, c->cur[c->cursor].record,
+                                    c->index);
+        after_processing(c, w);
+    } else if (c->forward_to < 0) {
+        /* nothing happens between records: one step for them all */
+        schedule(c, w, ks_time_add(now, each * (ks_time)c->ncur), KS_CONSUMER_PROCESSED);
+    } else {
+        schedule(c, w, ks_time_add(now, each), KS_CONSUMER_PROCESSED);
+    }
+}
+
+static void on_processed(ks_consumer *c, ks_world *w)
+{
+    if (c->forward_to < 0) {
+        c->cursor = c->ncur;
+    } else {
+        ks_producer_forward(&w->producers[c->forward_to], w, c->cur[c->cursor].record, c->index);
+        if (++c->cursor < c->ncur) {
+            schedule(c, w, ks_time_add(ks_sim_now(&w->sim), c->conf->process_ns),
+                     KS_CONSUMER_PROCESSED);
+            return;
+        }
+    }
+    after_processing(c, w);
+}
+
+static void on_poll(ks_consumer *c, ks_world *w)
+{
+    if (c->phase != KS_CONS_POLLING || c->processing || c->txn_waiting)
+        return;
+    c->polls++;
+    bool have = c->nbuf > 0 && take_records(c, w);
+    send_fetches(c, w); /* pipelined: poll() sends fetches before it returns */
+    if (have) {
+        process(c, w);
+        return;
+    }
+    bool in_flight = false;
+    for (uint32_t b = 0; b < w->broker_count; b++)
+        in_flight = in_flight || c->fetch_req[b] != KS_REQ_NONE;
+    if (in_flight)
+        c->waiting = true; /* poll() blocks until a fetch brings records */
+    else
+        after_processing(c, w); /* nothing to fetch from: an empty poll */
+}
+
+static void on_fetched(ks_consumer *c, ks_world *w, const ks_request *q)
+{
+    c->fetch_req[q->server] = KS_REQ_NONE;
+    bool stale = q->owner != c->seeks;
+    uint32_t at = 0;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+        const ks_req_batch *rb = &w->reqs.entries[e];
+        uint32_t k = part_of(c, rb->partition), n = rb->records;
+        if (k != UINT32_MAX)
+            c->fetching[k] = false;
+        if (k == UINT32_MAX || stale) {
+            at += n;
+            continue;
+        }
+        if (!buffer_room(c, n)) {
+            out_of_memory(w);
+            return;
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            c->buf[c->nbuf + j] = q->fetched[at + j];
+            c->buf_part[c->nbuf + j] = k;
+        }
+        at += n;
+        c->nbuf += n;
+        c->buffered[k] += n;
+        c->fetch_pos[k] = rb->base_offset;
+        if (c->buffered[k] == 0)
+            c->position[k] = c->fetch_pos[k];
+    }
+    if (!c->waiting)
+        return;
+    if (c->nbuf > 0) {
+        c->waiting = false;
+        if (take_records(c, w)) {
+            send_fetches(c, w); /* poll() sends the next fetches as it returns */
+            process(c, w);
+        }
+        return;
+    }
+    for (uint32_t b = 0; b < w->broker_count; b++)
+        if (c->fetch_req[b] != KS_REQ_NONE)
+            return; /* another leader may still answer */
+    c->waiting = false;
+    after_processing(c, w); /* the poll returns nothing */
+}
+
+/* ---- commits ------------------------------------------------------------ */
+
+/* The group's committed offsets become `offsets` (commit "sync"): an
+ * "offset_commit" trace record for each partition whose committed offset
+ * moves. */
 static void set_committed(ks_consumer *c, ks_world *w, const int64_t *offsets)
 {
     ks_trace *tr = w->trace;
@@ -344,7 +534,6 @@ static void set_committed(ks_consumer *c, ks_world *w, const int64_t *offsets)
     }
 }
 
-/* True when some position moved since the last commit was sent. */
 static bool moved(const ks_consumer *c)
 {
     for (uint32_t k = 0; k < c->nparts; k++)
@@ -355,39 +544,49 @@ static bool moved(const ks_consumer *c)
 
 /* When the application polls next: poll.interval.ms from now. A poll that
  * returned nothing in no time at all (zero latency and interval) waits
- * 1 ms, so that an idle poll loop cannot spin without time passing. */
-static ks_time next_poll_at(const ks_consumer *c, ks_time now)
+ * 1 ms, so that an idle loop cannot spin without time passing. */
+static void next_poll(ks_consumer *c, ks_world *w)
 {
     ks_time gap = c->conf->poll_interval_ns;
-    if (gap == 0 && c->nbuf == 0 && now == c->poll_at)
+    if (gap == 0 && c->ncur == 0)
         gap = KS_NS_PER_MS;
-    return ks_time_add(now, gap);
+    c->processing = false;
+    schedule(c, w, ks_time_add(ks_sim_now(&w->sim), gap), KS_CONSUMER_POLL);
+}
+
+/* commitSync(): OffsetCommitRequest v9 of the positions to the group
+ * coordinator; the application waits for its answer. */
+static bool commit_sync(ks_consumer *c, ks_world *w)
+{
+    uint32_t id = new_request(c, w, KS_API_OFFSET_COMMIT, c->coordinator, 9);
+    if (id == KS_REQ_NONE)
+        return false;
+    uint32_t last = KS_REQ_NONE;
+    for (uint32_t k = 0; k < c->nparts; k++)
+        if (!add_part(w, id, &last, c->parts[k], c->position[k]))
+            return false;
+    memcpy(c->pending_commit, c->position, c->nparts * sizeof *c->position);
+    send(c, w, id);
+    return true;
 }
 
 /* The application has processed the poll's records: it commits as
- * configured, then polls again after poll.interval.ms (commit "sync"
- * blocks it until the OffsetCommit is answered). */
+ * configured, then polls again. */
 static void after_processing(ks_consumer *c, ks_world *w)
 {
-    ks_time now = ks_sim_now(&w->sim);
     switch (c->conf->commit) {
     case KS_COMMIT_SYNC:
-        if (moved(c)) {
-            memcpy(c->pending_commit, c->position, c->nparts * sizeof *c->position);
-            ks_time rtt = ks_time_add(latency(c, w), latency(c, w));
-            schedule(c, w, ks_time_add(now, rtt), KS_CONSUMER_COMMITTED, false);
-            return;
-        }
+        if (moved(c) && commit_sync(c, w))
+            return; /* polls again once answered */
         break;
     case KS_COMMIT_TRANSACTION:
         /* the producer commits them with its transaction; like
-         * commitTransaction, that blocks the application: it polls again
-         * once the transaction is over (ks_consumer_txn_committed or
-         * ks_consumer_txn_aborted) */
-        if (c->nbuf > 0 && c->forward_to >= 0) {
+         * commitTransaction, that blocks the application */
+        if (c->ncur > 0 && c->forward_to >= 0) {
             memcpy(c->pending_commit, c->position, c->nparts * sizeof *c->position);
             c->txn_waiting = true;
-            ks_producer_send_offsets(&w->producers[c->forward_to], w, c->index);
+            ks_producer_send_offsets(&w->producers[c->forward_to], w, c->index, c->conf->group_id,
+                                     c->conf->id, c->parts, c->position, c->nparts);
             return;
         }
         break;
@@ -395,73 +594,134 @@ static void after_processing(ks_consumer *c, ks_world *w)
     case KS_COMMIT__COUNT:
         break;
     }
-    schedule_poll(c, w, next_poll_at(c, now));
+    next_poll(c, w);
 }
 
-/* Hands record `cursor` to the forward producer, if any. */
-static void forward_one(ks_consumer *c, ks_world *w)
+static void on_committed(ks_consumer *c, ks_world *w, const ks_request *q)
 {
-    if (c->forward_to >= 0)
-        ks_producer_forward(&w->producers[c->forward_to], w, c->buf[c->cursor].record,
-                            c->index);
-    c->cursor++;
-}
-
-/* The records are back: poll() returns them to the application, which
- * processes them one by one (process.us each), forwarding each when it
- * is done with it. */
-static void on_fetched(ks_consumer *c, ks_world *w)
-{
-    for (uint32_t j = 0; j < c->nbuf; j++) {
-        const ks_fetched *f = &c->buf[j];
-        trace_consume(c, w, f, c->buf_part[j]);
-        ks_checker_read(w->checker, c->index, f->record, c->conf->read_committed,
-                        ks_sim_now(&w->sim));
-        if (f->transactional && !c->conf->read_committed)
-            note_txn_read(c, w, c->buf_part[j], f);
+    if (q->error == KS_KERR_NONE) {
+        set_committed(c, w, c->pending_commit);
+        c->commits++;
     }
-    c->records += c->nbuf;
-    ks_time each = c->conf->process_ns, now = ks_sim_now(&w->sim);
-    if (c->nbuf == 0 || each == 0) {
-        while (c->cursor < c->nbuf)
-            forward_one(c, w);
-        after_processing(c, w);
-    } else if (c->forward_to < 0) {
-        /* nothing happens between records: one step for them all */
-        schedule(c, w, ks_time_add(now, each * (ks_time)c->nbuf), KS_CONSUMER_PROCESSED, false);
-    } else {
-        schedule(c, w, ks_time_add(now, each), KS_CONSUMER_PROCESSED, false);
-    }
+    next_poll(c, w);
 }
 
-/* Processing of record `cursor` is over (of all of them without a
- * forward producer). */
-static void on_processed(ks_consumer *c, ks_world *w)
+void ks_consumer_txn_committed(ks_consumer *c, ks_world *w, const int64_t *offsets)
 {
-    if (c->forward_to < 0) {
-        c->cursor = c->nbuf;
-    } else {
-        forward_one(c, w);
-        if (c->cursor < c->nbuf) {
-            ks_time at = ks_time_add(ks_sim_now(&w->sim), c->conf->process_ns);
-            schedule(c, w, at, KS_CONSUMER_PROCESSED, false);
+    if (!c->txn_waiting || !c->alive)
+        return;
+    c->txn_waiting = false;
+    memcpy(c->committed, offsets ? offsets : c->pending_commit, c->nparts * sizeof *c->committed);
+    c->commits++;
+    next_poll(c, w);
+}
+
+void ks_consumer_txn_aborted(ks_consumer *c, ks_world *w)
+{
+    if (!c->txn_waiting || !c->alive)
+        return;
+    /* the transaction's output is gone: seek back to the committed
+     * offsets and read again ([K] the application seeks after
+     * abortTransaction); records fetched before are dropped */
+    c->txn_waiting = false;
+    for (uint32_t k = 0; k < c->nparts; k++) {
+        c->position[k] = c->fetch_pos[k] = c->committed[k] >= 0 ? c->committed[k] : c->initial[k];
+        c->buffered[k] = 0;
+    }
+    c->nbuf = c->buf_head = 0;
+    c->seeks++;
+    next_poll(c, w);
+}
+
+/* ---- answers, losses, life -------------------------------------------------- */
+
+static void answered(ks_consumer *c, ks_world *w, const ks_request *q)
+{
+    switch (q->api) {
+    case KS_API_FIND_COORDINATOR:
+        if (q->error != KS_KERR_NONE) {
+            schedule(c, w, ks_time_add(ks_sim_now(&w->sim), RETRY_BACKOFF_NS), KS_CONSUMER_START);
             return;
         }
+        c->coordinator = q->node;
+        fetch_offsets(c, w);
+        break;
+    case KS_API_OFFSET_FETCH:
+        on_offsets(c, w, q);
+        break;
+    case KS_API_LIST_OFFSETS:
+        on_list_offsets(c, w, q);
+        break;
+    case KS_API_FETCH:
+        on_fetched(c, w, q);
+        break;
+    case KS_API_OFFSET_COMMIT:
+        on_committed(c, w, q);
+        break;
+    case KS_API_PRODUCE:
+    case KS_API_INIT_PRODUCER_ID:
+    case KS_API_ADD_PARTITIONS_TO_TXN:
+    case KS_API_END_TXN:
+    case KS_API_WRITE_TXN_MARKERS:
+    case KS_API_METADATA:
+    case KS_API_ADD_OFFSETS_TO_TXN:
+    case KS_API_TXN_OFFSET_COMMIT:
+    case KS_API__COUNT:
+        break;
     }
-    after_processing(c, w);
 }
 
-/* commit "sync": the OffsetCommit is answered; the group's committed
- * offsets are the positions sent. */
-static void on_committed(ks_consumer *c, ks_world *w)
+void ks_consumer_on_response(ks_consumer *c, ks_world *w, uint32_t id)
 {
-    set_committed(c, w, c->pending_commit);
-    c->commits++;
-    schedule_poll(c, w, next_poll_at(c, ks_sim_now(&w->sim)));
+    ks_request *q = &w->reqs.reqs[id];
+    if (c->alive && q->gen == c->generation) {
+        c->in_flight--;
+        answered(c, w, q);
+    }
+    ks_request_unref(&w->reqs, id); /* the consumer's hold */
+    ks_request_unref(&w->reqs, id); /* the response event's hold */
 }
 
-/* A new instance starts from the group's committed offsets (offset 0
- * where none: auto.offset.reset=earliest) and polls at once. */
+/* A request lost (or its answer) has waited request.timeout.ms: given
+ * up, it is asked again (a fetch: at the next poll). */
+static void on_lost(ks_consumer *c, ks_world *w, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    bool mine = c->alive && q->gen == c->generation;
+    ks_api api = q->api;
+    uint32_t broker = q->server;
+    if (mine)
+        c->in_flight--;
+    ks_request_unref(&w->reqs, id); /* the consumer's hold */
+    ks_request_unref(&w->reqs, id); /* the timer's hold */
+    if (!mine)
+        return;
+    if (api == KS_API_FETCH) {
+        c->fetch_req[broker] = KS_REQ_NONE;
+        for (uint32_t k = 0; k < c->nparts; k++)
+            if (c->leader[k] == broker)
+                c->fetching[k] = false;
+        if (c->waiting) {
+            c->waiting = false;
+            after_processing(c, w);
+        }
+    } else if (api == KS_API_OFFSET_COMMIT) {
+        next_poll(c, w); /* the commit failed; the next one carries the positions */
+    } else if (api == KS_API_FIND_COORDINATOR) {
+        find_coordinator(c, w);
+    } else if (api == KS_API_OFFSET_FETCH) {
+        fetch_offsets(c, w);
+    } else if (api == KS_API_LIST_OFFSETS) {
+        reset_offsets(c, w);
+    }
+}
+
+void ks_consumer_start(ks_consumer *c, ks_world *w)
+{
+    schedule(c, w, c->conf->start_ns, KS_CONSUMER_START);
+}
+
+/* A new instance: everything but the results is as at the start. */
 static void on_restart(ks_consumer *c, ks_world *w)
 {
     c->alive = true;
@@ -469,33 +729,39 @@ static void on_restart(ks_consumer *c, ks_world *w)
     if (c->restart_forward_to >= 0)
         c->forward_to = c->restart_forward_to;
     c->restart_forward_to = -1;
-    for (uint32_t k = 0; k < c->nparts; k++)
-        c->position[k] = c->pending_commit[k] = c->committed[k] >= 0 ? c->committed[k] : 0;
-    c->nbuf = c->cursor = 0;
-    schedule_poll(c, w, ks_sim_now(&w->sim));
+    for (uint32_t k = 0; k < c->nparts; k++) {
+        c->committed[k] = -1;
+        c->buffered[k] = 0;
+        c->fetching[k] = false;
+    }
+    for (uint32_t b = 0; b < w->broker_count; b++)
+        c->fetch_req[b] = KS_REQ_NONE;
+    c->nbuf = c->buf_head = c->ncur = c->cursor = 0;
+    c->in_flight = 0;
+    c->waiting = c->processing = c->txn_waiting = false;
+    find_coordinator(c, w);
 }
 
 void ks_consumer_on_event(ks_consumer *c, ks_world *w, uint32_t tag, uint64_t arg)
 {
-    if (arg != c->generation)
-        return; /* an event of an instance that crashed */
-    if (!c->alive && tag != KS_CONSUMER_RESTART)
+    if (tag == KS_CONSUMER_LOST) {
+        on_lost(c, w, (uint32_t)arg);
         return;
+    }
+    if (arg != c->generation || (!c->alive && tag != KS_CONSUMER_RESTART))
+        return; /* an event of an instance that crashed */
     switch (tag) {
+    case KS_CONSUMER_START:
+        find_coordinator(c, w);
+        break;
+    case KS_CONSUMER_RETRY:
+        fetch_offsets(c, w);
+        break;
     case KS_CONSUMER_POLL:
         on_poll(c, w);
         break;
-    case KS_CONSUMER_FETCH:
-        on_fetch(c, w);
-        break;
-    case KS_CONSUMER_FETCHED:
-        on_fetched(c, w);
-        break;
     case KS_CONSUMER_PROCESSED:
         on_processed(c, w);
-        break;
-    case KS_CONSUMER_COMMITTED:
-        on_committed(c, w);
         break;
     case KS_CONSUMER_RESTART:
         on_restart(c, w);
@@ -512,52 +778,19 @@ void ks_consumer_crash(ks_consumer *c, ks_world *w, ks_time restart_ns, int32_t 
     c->alive = false;
     c->generation++;
     c->crashes++;
-    c->txn_waiting = false; /* the transaction it waited for is not its own any more */
-    if (c->poll_ev != KS_HANDLE_NONE)
-        ks_sim_cancel(&w->sim, c->poll_ev);
-    c->poll_ev = KS_HANDLE_NONE;
-    c->nbuf = c->cursor = 0;
+    c->phase = KS_CONS_IDLE;
+    c->waiting = c->processing = c->txn_waiting = false;
+    c->nbuf = c->buf_head = c->ncur = c->cursor = 0;
+    /* its connections die with it: a new instance opens new ones */
+    for (uint32_t b = 0; b < w->broker_count; b++) {
+        if (c->conn[b] != UINT32_MAX)
+            c->conn[b] = ks_net_reopen(&w->net, c->node, b, KS_CHAN_DATA);
+        if (c->cconn[b] != UINT32_MAX)
+            c->cconn[b] = ks_net_reopen(&w->net, c->node, b, KS_CHAN_COORDINATOR);
+    }
     if (restart_ns == KS_TIME_MAX)
         return;
     c->restart_forward_to = forward_to;
     ks_time now = ks_sim_now(&w->sim);
-    schedule(c, w, restart_ns > now ? restart_ns : now, KS_CONSUMER_RESTART, false);
-}
-
-bool ks_consumer_wake(ks_consumer *c, ks_world *w)
-{
-    if (!c->alive || c->poll_ev == KS_HANDLE_NONE || !c->poll_daemon || !behind(c, w))
-        return false;
-    ks_sim_cancel(&w->sim, c->poll_ev);
-    c->poll_daemon = false;
-    c->poll_ev = schedule(c, w, c->poll_at, KS_CONSUMER_POLL, false);
-    return c->poll_ev != KS_HANDLE_NONE;
-}
-
-void ks_consumer_offsets_committed(ks_consumer *c, ks_world *w, const int64_t *offsets)
-{
-    set_committed(c, w, offsets);
-    c->commits++;
-}
-
-void ks_consumer_txn_committed(ks_consumer *c, ks_world *w, const int64_t *offsets)
-{
-    if (offsets)
-        ks_consumer_offsets_committed(c, w, offsets);
-    if (c->txn_waiting && c->alive) {
-        c->txn_waiting = false;
-        schedule_poll(c, w, next_poll_at(c, ks_sim_now(&w->sim)));
-    }
-}
-
-void ks_consumer_txn_aborted(ks_consumer *c, ks_world *w)
-{
-    if (!c->txn_waiting || !c->alive)
-        return;
-    /* the transaction's output is gone: read again from the committed
-     * offsets ([K] the application seeks back after abortTransaction) */
-    c->txn_waiting = false;
-    for (uint32_t k = 0; k < c->nparts; k++)
-        c->position[k] = c->committed[k] >= 0 ? c->committed[k] : 0;
-    schedule_poll(c, w, next_poll_at(c, ks_sim_now(&w->sim)));
+    schedule(c, w, restart_ns > now ? restart_ns : now, KS_CONSUMER_RESTART);
 }

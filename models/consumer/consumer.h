@@ -1,55 +1,50 @@
 /*
- * consumer.h - consumers: poll loops that read partition logs under their
- * isolation.level, commit offsets, and (consume-transform-produce) hand
- * what they read to a producer.
+ * consumer.h - consumer clients: the application's poll loop over
+ * KafkaConsumer, which talks to the brokers only in messages.
  *
- * Owns: one consumer's positions (the next offset to fetch, per assigned
- * partition), its group's committed offsets (the next offset to read,
- * [K] KafkaConsumer javadoc), what it read (for the delivery checker),
- * and its poll cycle:
- *   poll     the application calls poll(): a fetch leaves for each
- *            partition's leader (one network latency);
- *   fetch    at the leader, the log is read from the position up to the
- *            high watermark (read_uncommitted) or the LSO
- *            (read_committed), skipping control records and, for
- *            read_committed, aborted transactions (models/broker/plog.h); at most
- *            max.poll.records in all, partition after partition from one
- *            further at each poll (round robin); the answer takes one
- *            latency back;
- *   deliver  poll() returns the records (a "consume" trace record each);
- *            the application processes them (process.us each), forwards
- *            each to its producer when forward.to is set as soon as it is
- *            done with it, then commits: "sync" sends an OffsetCommit of
- *            the positions and waits for the answer (a round trip: two
- *            latencies; the committed offset is the next offset to
- *            read); "transaction" hands the positions to the forward
- *            producer (ks_producer_send_offsets); "none" commits nothing.
- *            It polls again poll.interval.ms later.
- * A consumer without committed offsets starts at offset 0 (the log
- * start: auto.offset.reset=earliest). crash.consumer stops it: what it
- * had in flight is lost, a commit whose answer had not come included; a
- * restart resumes from the committed offsets, so what was read but not
- * committed is read again.
- * Fetch latency is the network's latency distribution drawn from the
- * consumer's own stream "consumer.<id>.fetch"; fetches use no bandwidth
- * and no broker time (their bytes are not modelled).
- * Run length: the first poll and every step after a poll keep a run
- * alive; a later poll does only when there is something to read when it
- * is scheduled (else it is a daemon), so a consumer that has caught up
- * never keeps a finished run going. The world calls ks_consumer_wake
- * when only daemons are left, so that data written after a consumer
- * last looked is still read (and forwarded, and committed).
+ * Owns: one consumer's positions (the next offset to hand to the
+ * application, per assigned partition), its fetch positions (the next
+ * offset to fetch), the records fetched and not yet returned, what it
+ * knows of its group's committed offsets, and its requests in flight.
+ * Follows [K] KafkaConsumer, ConsumerCoordinator and Fetcher:
+ *   start    FindCoordinator (key type GROUP) to any broker, then
+ *            OffsetFetch to the group coordinator (require_stable for
+ *            read_committed consumers, KIP-447: UNSTABLE_OFFSET_COMMIT is
+ *            retried after retry.backoff.ms); partitions without a
+ *            committed offset are reset with ListOffsets to their leaders
+ *            (auto.offset.reset: earliest, or latest as Kafka defaults);
+ *   poll     poll() returns up to max.poll.records records already
+ *            fetched; it sends a Fetch to each leader with fetchable
+ *            partitions (none in flight to it, none buffered), and when
+ *            it has nothing to return it waits for their answers; a
+ *            leader with nothing to give holds the fetch up to
+ *            fetch.max.wait.ms (models/broker/fetch.h);
+ *   deliver  the records poll() returns ("consume" trace records) are
+ *            processed one by one (process.us each), each forwarded to
+ *            the forward producer (forward.to) when done; then the
+ *            application commits: "sync" sends an OffsetCommit of the
+ *            positions and waits for the answer; "transaction" hands the
+ *            positions to the forward producer (sendOffsetsToTransaction:
+ *            AddOffsetsToTxn and TxnOffsetCommit travel in its
+ *            transaction) and waits for commitTransaction; "none"
+ *            commits nothing. It polls again poll.interval.ms later.
+ * Its metadata (which broker leads each partition) is the cluster's at
+ * the start, as for a client that has bootstrapped.
+ * crash.consumer (a fault) stops the process: what it had fetched or sent
+ * is gone; a restart is a new instance that starts over from the group's
+ * committed offsets, so what was read but not committed is read again.
  *
- * Never: changes a log or a producer's state except through
- * ks_producer_forward.
+ * Never: reads a log, the coordinator's state or a producer's state; it
+ * hands records and offsets to its own application's producer only
+ * (ks_producer_forward, ks_producer_send_offsets).
  */
 #ifndef KS_CONSUMER_H
 #define KS_CONSUMER_H
 
 #include "models/broker/plog.h"
-#include "sim/rng.h"
-#include "models/scenario.h"
 #include "models/events.h"
+#include "models/net/node.h"
+#include "models/scenario.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>
@@ -57,80 +52,87 @@
 
 struct ks_world;
 
-/* A transactional record a read_uncommitted consumer read while its
- * transaction was still open: whether it was aborted is known later. */
-typedef struct ks_open_read {
-    uint32_t part;             /* index into parts */
-    int64_t offset;
-    int64_t producer_id;
-} ks_open_read;
+/* Where a consumer is in its start-up. */
+typedef enum ks_consumer_phase {
+    KS_CONS_IDLE,          /* not started, or dead */
+    KS_CONS_COORDINATOR,   /* FindCoordinator in flight */
+    KS_CONS_OFFSETS,       /* OffsetFetch in flight */
+    KS_CONS_RESET,         /* ListOffsets in flight */
+    KS_CONS_POLLING        /* the poll loop */
+} ks_consumer_phase;
 
 typedef struct ks_consumer {
     uint32_t index;
+    ks_node node;
     const ks_consumer_conf *conf;
-    ks_rng rng;                /* fetch latency draws */
+    ks_consumer_phase phase;
     uint32_t nparts;
     uint32_t *parts;           /* world partition indices it reads */
-    int64_t *position;         /* per part: next offset to fetch */
-    int64_t *committed;        /* per part: committed offset, -1 none */
+    uint32_t *leader;          /* per part: its leader's broker */
+    int64_t *position;         /* per part: next offset to hand to the application */
+    int64_t *fetch_pos;        /* per part: next offset to fetch */
+    int64_t *committed;        /* per part: the group's committed offset as the
+                                  client knows it, -1 none */
     int64_t *pending_commit;   /* per part: the offsets of the last commit sent */
-    uint32_t next_part;        /* round-robin start over parts */
-    ks_fetched *buf;           /* the records of the fetch in progress */
-    uint32_t *buf_part;        /* ... and which part (index into parts) each came from */
-    uint32_t nbuf, buf_cap;
-    uint32_t cursor;           /* records of buf the application has processed */
+    uint32_t *buffered;        /* per part: records fetched, not yet returned */
+    bool *fetching;            /* per part: in a fetch in flight */
+    bool *needs_reset;         /* per part: no committed offset (ListOffsets) */
+    int64_t *initial;          /* per part: where this instance started */
+    uint32_t seeks;            /* the application sought back this often */
+    uint32_t next_part;        /* round robin of the parts over fetches */
+    ks_fetched *buf;           /* records fetched, not yet returned, in order */
+    uint32_t *buf_part;        /* ... and the part (index into parts) of each */
+    uint32_t buf_head, nbuf, buf_cap;
+    ks_fetched *cur;           /* the records the last poll() returned */
+    uint32_t *cur_part;
+    uint32_t ncur, cur_cap, cursor; /* ... and how many are processed */
+    uint32_t *conn;            /* per broker: connection, UINT32_MAX not yet */
+    uint32_t *cconn;           /* ... for the group coordinator's requests */
+    uint32_t *fetch_req;       /* per broker: its fetch in flight, KS_REQ_NONE */
+    uint32_t in_flight;        /* requests without an answer */
+    uint32_t coordinator;      /* its group coordinator's broker */
+    bool waiting;              /* the application waits in poll() for a fetch */
+    bool processing;           /* the application works on a poll's records */
+    bool txn_waiting;          /* commit "transaction": waits for commitTransaction */
     bool alive;
-    bool txn_waiting;          /* commit "transaction": waits for the producer's commit */
-    uint32_t generation;       /* +1 at every crash: events of an older one are ignored */
+    uint32_t generation;       /* +1 at every crash: older events are ignored */
     int32_t forward_to;        /* producer index, or -1 */
-    int32_t restart_forward_to; /* the restarted instance's producer, -1: forward_to */
-    ks_handle poll_ev;         /* the next poll, KS_HANDLE_NONE while none is pending */
-    ks_time poll_at;           /* ... its time */
-    bool poll_daemon;          /* ... scheduled as a daemon (nothing to read then) */
-    ks_open_read *open_reads;  /* read_uncommitted: records of open transactions read */
-    uint32_t nopen_reads, open_reads_cap;
+    int32_t restart_forward_to;/* the restarted instance's producer, -1: forward_to */
+    uint64_t api_requests[KS_API__COUNT]; /* requests sent, per API */
     /* results */
     uint64_t polls, records, commits, crashes, restarts;
-    uint64_t read_aborted;     /* records read that belong to aborted transactions */
 } ks_consumer;
 
 bool ks_consumer_init(ks_consumer *c, struct ks_world *w, uint32_t index);
 void ks_consumer_free(ks_consumer *c);
-/* Schedules the first poll at start.ms. */
+/* Schedules the start at start.ms. */
 void ks_consumer_start(ks_consumer *c, struct ks_world *w);
 /* Event handlers (KS_EV_CONSUMER, by tag). */
 void ks_consumer_on_event(ks_consumer *c, struct ks_world *w, uint32_t tag, uint64_t arg);
-/* crash.consumer: dies now; restart_ns (KS_TIME_MAX: never) starts a new
- * instance from the committed offsets, forwarding to forward_to (-1: the
- * same producer). */
+/* The answer to request `req` reached the consumer. */
+void ks_consumer_on_response(ks_consumer *c, struct ks_world *w, uint32_t req);
+/* Request `req` or its answer was lost: after request.timeout.ms the
+ * consumer gives it up and asks again. */
+void ks_consumer_lost(ks_consumer *c, struct ks_world *w, uint32_t req);
+/* Its process dies now (crash.consumer); restart_ns (KS_TIME_MAX: never)
+ * starts a new instance, forwarding to forward_to (-1: the same
+ * producer). */
 void ks_consumer_crash(ks_consumer *c, struct ks_world *w, ks_time restart_ns, int32_t forward_to);
-
-/* Called by the world when only daemon events are left (the run would
- * end): a consumer that is alive, waiting for its next poll, and has
- * records it could read below its fetch limit turns that poll into an
- * ordinary event, so that the run goes on until it has read, processed,
- * forwarded and committed them. Returns true when it did. */
-bool ks_consumer_wake(ks_consumer *c, struct ks_world *w);
-
-/* commit "transaction": the forward producer's transaction that carried
- * this consumer's offsets (the positions it had when they were sent,
- * offsets[k] for parts[k]) committed: they are the group's committed
- * offsets now (offsets NULL: already set by the coordinator; the
- * application just goes on). */
+/* commit "transaction": the application's commitTransaction returned:
+ * the positions it sent are the group's committed offsets; it polls
+ * again. */
 void ks_consumer_txn_committed(ks_consumer *c, struct ks_world *w, const int64_t *offsets);
-/* The group coordinator's side: offsets sent to a transaction are the
- * group's committed offsets once the transaction commits (the
- * coordinator calls this when it writes PrepareCommit). */
-void ks_consumer_offsets_committed(ks_consumer *c, struct ks_world *w, const int64_t *offsets);
-/* ... or aborted: the consumer reads again from its committed offsets. */
+/* ... or the transaction aborted: it seeks back to the committed offsets
+ * and reads again. */
 void ks_consumer_txn_aborted(ks_consumer *c, struct ks_world *w);
 
-/* Tags of KS_EV_CONSUMER events (ks_ev_timer.tag; owner = consumer). */
+/* Tags of KS_EV_CONSUMER events (owner = consumer, arg = generation
+ * unless said otherwise). */
 #define KS_CONSUMER_POLL 1u
-#define KS_CONSUMER_FETCHED 2u
-#define KS_CONSUMER_COMMITTED 3u
+#define KS_CONSUMER_START 2u
 #define KS_CONSUMER_RESTART 4u
-#define KS_CONSUMER_FETCH 5u     /* the fetch reaches the leaders */
-#define KS_CONSUMER_PROCESSED 6u /* the application processed a record */
+#define KS_CONSUMER_PROCESSED 6u  /* the application processed a record */
+#define KS_CONSUMER_RETRY 7u      /* retry.backoff.ms after UNSTABLE_OFFSET_COMMIT */
+#define KS_CONSUMER_LOST 8u       /* request.timeout.ms of a lost request (arg: it) */
 
 #endif

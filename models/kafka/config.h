@@ -103,6 +103,7 @@ typedef enum ks_pcfg {
     X(UNCLEAN_LEADER_ELECTION, "unclean.leader.election.enable") \
     X(REPLICA_LAG_TIME_MAX_MS, "replica.lag.time.max.ms")        \
     X(TXN_STATE_LOG_PARTITIONS, "transaction.state.log.num.partitions") \
+    X(OFFSETS_TOPIC_PARTITIONS, "offsets.topic.num.partitions")  \
     X(TXN_MAX_TIMEOUT_MS, "transaction.max.timeout.ms")          \
     X(TXN_ABORT_INTERVAL_MS, "transaction.abort.timed.out.transaction.cleanup.interval.ms") \
     X(PRODUCER_ID_EXPIRATION_MS, "producer.id.expiration.ms")

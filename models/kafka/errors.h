@@ -24,6 +24,9 @@
       "UnknownTopicOrPartitionException", true, true)                                       \
     X(NOT_LEADER_OR_FOLLOWER, 6, "NOT_LEADER_OR_FOLLOWER", "NotLeaderOrFollowerException", true, true) \
     X(REQUEST_TIMED_OUT, 7, "REQUEST_TIMED_OUT", "TimeoutException", true, true)            \
+    X(COORDINATOR_NOT_AVAILABLE, 15, "COORDINATOR_NOT_AVAILABLE",                           \
+      "CoordinatorNotAvailableException", true, false)                                      \
+    X(NOT_COORDINATOR, 16, "NOT_COORDINATOR", "NotCoordinatorException", true, false)       \
     X(NETWORK_EXCEPTION, 13, "NETWORK_EXCEPTION", "NetworkException", true, false)          \
     X(RECORD_LIST_TOO_LARGE, 18, "RECORD_LIST_TOO_LARGE", "RecordBatchTooLargeException", false, true) \
     X(NOT_ENOUGH_REPLICAS, 19, "NOT_ENOUGH_REPLICAS", "NotEnoughReplicasException", true, true) \
@@ -45,6 +48,8 @@
     X(KAFKA_STORAGE_ERROR, 56, "KAFKA_STORAGE_ERROR", "KafkaStorageException", true, true)  \
     X(UNKNOWN_PRODUCER_ID, 59, "UNKNOWN_PRODUCER_ID", "UnknownProducerIdException", false, false) \
     X(INVALID_RECORD, 87, "INVALID_RECORD", "InvalidRecordException", false, true)        \
+    X(UNSTABLE_OFFSET_COMMIT, 88, "UNSTABLE_OFFSET_COMMIT", "UnstableOffsetCommitException", true, \
+      false)                                                                                \
     X(PRODUCER_FENCED, 90, "PRODUCER_FENCED", "ProducerFencedException", false, false)  \
     X(TRANSACTION_ABORTABLE, 120, "TRANSACTION_ABORTABLE", "TransactionAbortableException", false, false)
 
@@ -72,7 +77,14 @@ bool ks_kerr_find(const char *name, ks_kerr *out);
     X(FIND_COORDINATOR, "FindCoordinator", 10)       \
     X(ADD_PARTITIONS_TO_TXN, "AddPartitionsToTxn", 24) \
     X(END_TXN, "EndTxn", 26)                         \
-    X(WRITE_TXN_MARKERS, "WriteTxnMarkers", 27)
+    X(WRITE_TXN_MARKERS, "WriteTxnMarkers", 27)      \
+    X(FETCH, "Fetch", 1)                             \
+    X(LIST_OFFSETS, "ListOffsets", 2)                \
+    X(METADATA, "Metadata", 3)                       \
+    X(OFFSET_COMMIT, "OffsetCommit", 8)              \
+    X(OFFSET_FETCH, "OffsetFetch", 9)                \
+    X(ADD_OFFSETS_TO_TXN, "AddOffsetsToTxn", 25)     \
+    X(TXN_OFFSET_COMMIT, "TxnOffsetCommit", 28)
 
 typedef enum ks_api {
 #define X(e, name, key) KS_API_##e,

@@ -88,6 +88,7 @@ void ks_faults_on_window(ks_world *w, uint32_t i, bool open)
         /* the process dies: nothing of this producer happens any more */
         w->node_down[ks_node_producer(&w->nodes, (uint32_t)c->producer)] = true;
     } else if (c->type == KS_FAULT_CRASH_CONSUMER) {
+        w->node_down[ks_node_consumer(&w->nodes, (uint32_t)c->consumer)] = true;
         ks_consumer_crash(&w->consumers[c->consumer], w, c->to_ns, c->forward_to);
     }
     if (!trace_fault(w, i, ks_sim_now(&w->sim)))
@@ -107,10 +108,22 @@ void ks_faults_on_window(ks_world *w, uint32_t i, bool open)
 
 /* Does fault c's producer/broker/partition/request selection match the
  * request? */
+/* Does fault c's client selection (producer or consumer) match? */
+static bool selects_client(const ks_world *w, const ks_fault_conf *c, ks_node client)
+{
+    if (c->producer >= 0 && (uint32_t)c->producer != ks_world_producer_of(w, client))
+        return false;
+    if (c->consumer >= 0 &&
+        (ks_node_kind_of(&w->nodes, client) != KS_NODE_CONSUMER ||
+         ks_node_index(&w->nodes, client) != (uint32_t)c->consumer))
+        return false;
+    return true;
+}
+
 static bool selects(const ks_world *w, uint32_t i, const ks_request *q)
 {
     const ks_fault_conf *c = &w->faults.conf[i];
-    if (c->producer >= 0 && (uint32_t)c->producer != ks_world_producer_of(w, q->client))
+    if (!selects_client(w, c, q->client))
         return false;
     if (c->broker >= 0 && (uint32_t)c->broker != q->server)
         return false;
@@ -146,7 +159,7 @@ static bool link_hit(ks_world *w, uint32_t i, const ks_request *q, ks_time at)
      * left to the replication faults to come */
     if (ks_node_kind_of(&w->nodes, q->client) == KS_NODE_BROKER)
         return false;
-    if (c->producer >= 0 && (uint32_t)c->producer != ks_world_producer_of(w, q->client))
+    if (!selects_client(w, c, q->client))
         return false;
     if (c->broker >= 0 && (uint32_t)c->broker != q->server)
         return false;
@@ -166,6 +179,8 @@ static void trace_strike(ks_world *w, uint32_t i, const ks_request *q, ks_time a
     ks_trace *tr = w->trace;
     if (ks_node_kind_of(&w->nodes, q->client) == KS_NODE_PRODUCER)
         ks_trace_str(tr, "producer", q->client_id);
+    else if (ks_node_kind_of(&w->nodes, q->client) == KS_NODE_CONSUMER)
+        ks_trace_str(tr, "consumer", q->client_id);
     ks_trace_u64(tr, "broker", q->server);
     ks_trace_u64(tr, "request", q->correlation_id);
     if (q->api != KS_API_PRODUCE)

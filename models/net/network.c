@@ -21,19 +21,23 @@ bool ks_net_init(ks_net *n, ks_world *w, uint32_t nodes, uint32_t brokers,
     n->nodes = nodes;
     n->brokers = brokers;
     n->names = names;
-    n->conn_of = malloc((size_t)nodes * brokers * sizeof *n->conn_of);
+    size_t slots = (size_t)nodes * brokers * KS_CHAN__COUNT;
+    n->conn_of = malloc(slots * sizeof *n->conn_of);
     if (!n->conn_of)
         return false;
-    memset(n->conn_of, 0xff, (size_t)nodes * brokers * sizeof *n->conn_of);
+    memset(n->conn_of, 0xff, slots * sizeof *n->conn_of);
     return true;
 }
 
-uint32_t ks_net_connect(ks_net *n, ks_node client, ks_node server)
+static uint32_t *slot_of(ks_net *n, ks_node client, ks_node server, ks_net_channel ch)
 {
-    assert(client < n->nodes && server < n->brokers);
-    uint32_t *slot = &n->conn_of[(size_t)client * n->brokers + server];
-    if (*slot != UINT32_MAX)
-        return *slot;
+    assert(client < n->nodes && server < n->brokers && ch < KS_CHAN__COUNT);
+    return &n->conn_of[((size_t)client * n->brokers + server) * KS_CHAN__COUNT + ch];
+}
+
+static uint32_t new_conn(ks_net *n, ks_node client, ks_node server, ks_net_channel ch,
+                         uint32_t incarnation)
+{
     if (n->conn_count == n->conn_cap) {
         uint32_t cap = n->conn_cap ? n->conn_cap * 2u : 16u;
         ks_net_conn *c = realloc(n->conns, cap * sizeof *c);
@@ -46,8 +50,27 @@ uint32_t ks_net_connect(ks_net *n, ks_node client, ks_node server)
     memset(c, 0, sizeof *c);
     c->client = client;
     c->server = server;
-    *slot = n->conn_count;
+    c->channel = ch;
+    c->incarnation = incarnation;
+    *slot_of(n, client, server, ch) = n->conn_count;
     return n->conn_count++;
+}
+
+uint32_t ks_net_connect_channel(ks_net *n, ks_node client, ks_node server, ks_net_channel ch)
+{
+    uint32_t *slot = slot_of(n, client, server, ch);
+    return *slot != UINT32_MAX ? *slot : new_conn(n, client, server, ch, 0);
+}
+
+uint32_t ks_net_connect(ks_net *n, ks_node client, ks_node server)
+{
+    return ks_net_connect_channel(n, client, server, KS_CHAN_DATA);
+}
+
+uint32_t ks_net_reopen(ks_net *n, ks_node client, ks_node server, ks_net_channel ch)
+{
+    uint32_t old = *slot_of(n, client, server, ch);
+    return new_conn(n, client, server, ch, old == UINT32_MAX ? 0 : n->conns[old].incarnation + 1u);
 }
 
 /* Seeds a lane's stream the first time it carries a message. A stream's
@@ -57,8 +80,13 @@ static void seed_lane(ks_net *n, const ks_net_conn *c, ks_net_dir dir, ks_net_la
 {
     static const char *const dir_names[2] = {"request", "response"};
     char name[256]; /* node names are at most 100 characters */
-    snprintf(name, sizeof name, "net.%s.broker%u.%s", n->names[c->client], c->server,
-             dir_names[dir]);
+    const char *what = c->channel == KS_CHAN_COORDINATOR ? "coordinator" : "broker";
+    if (c->incarnation == 0)
+        snprintf(name, sizeof name, "net.%s.%s%u.%s", n->names[c->client], what, c->server,
+                 dir_names[dir]);
+    else
+        snprintf(name, sizeof name, "net.%s.%s%u~%u.%s", n->names[c->client], what, c->server,
+                 c->incarnation + 1u, dir_names[dir]);
     if (!ks_world_stream(n->world, &l->rng, name))
         ks_rng_stream(&l->rng, n->world->sc->seed, name); /* same draws, unlisted */
     l->seeded = true;

@@ -36,8 +36,17 @@ typedef struct ks_net_lane {
     uint64_t bytes;
 } ks_net_lane;
 
+/* A client may keep more than one connection to a broker: a consumer
+ * talks to its group coordinator on a connection of its own ([K]
+ * AbstractCoordinator: "Integer.MAX_VALUE - node.id ... to allow separate
+ * connections for the coordinator"), so that its commits do not queue
+ * behind a fetch the leader holds. */
+typedef enum ks_net_channel { KS_CHAN_DATA = 0, KS_CHAN_COORDINATOR = 1, KS_CHAN__COUNT } ks_net_channel;
+
 typedef struct ks_net_conn {
     ks_node client, server;
+    ks_net_channel channel;
+    uint32_t incarnation;    /* 0 for the pair's first connection */
     ks_net_lane lane[2];
 } ks_net_conn;
 
@@ -47,7 +56,8 @@ typedef struct ks_net {
     uint64_t bandwidth_bps;  /* 0 = unlimited */
     uint32_t nodes, brokers; /* clients are any node, servers brokers */
     const char *const *names;/* per node: the name its streams carry */
-    uint32_t *conn_of;       /* [client * brokers + server]: connection or UINT32_MAX */
+    uint32_t *conn_of;       /* [(client * brokers + server) * channels + channel]:
+                                connection, or UINT32_MAX */
     uint32_t conn_count, conn_cap;
     ks_net_conn *conns;      /* in the order they were first used */
 } ks_net;
@@ -62,6 +72,15 @@ void ks_net_free(ks_net *n);
 /* The connection between client and server (a broker), created on first
  * use; UINT32_MAX when out of memory. */
 uint32_t ks_net_connect(ks_net *n, ks_node client, ks_node server);
+/* ... on channel ch (its streams "net.<client>.coordinator<b>.*"). */
+uint32_t ks_net_connect_channel(ks_net *n, ks_node client, ks_node server, ks_net_channel ch);
+
+/* A new connection between client and server, replacing the pair's
+ * current one (a restarted process opens new connections; what the old
+ * one still carries arrives for nobody). Its streams are those of the
+ * first with "~N" after the broker, N the incarnation from 2.
+ * UINT32_MAX when out of memory. */
+uint32_t ks_net_reopen(ks_net *n, ks_node client, ks_node server, ks_net_channel ch);
 
 /* A message of `bytes` leaves on `dir` of connection `conn` at `now`:
  * returns when it arrives, and accounts for it. extra_ns is a delay a

@@ -18,8 +18,10 @@ void ks_request_pool_free(ks_request_pool *p)
 {
     for (uint32_t e = 0; e < p->entry_cap; e++)
         free(p->entries[e].ids); /* entries still in use at the end */
-    for (uint32_t i = 0; i < p->cap; i++)
-        free(p->reqs[i].offsets);
+    for (uint32_t i = 0; i < p->cap; i++) {
+        free(p->reqs[i].fetched);
+        free(p->reqs[i].leaders);
+    }
     free(p->reqs);
     free(p->entries);
     ks_request_pool_init(p);
@@ -67,7 +69,8 @@ uint32_t ks_request_alloc(ks_request_pool *p)
         if (!r)
             return KS_REQ_NONE;
         for (uint32_t i = cap; i-- > p->cap;) {
-            r[i].offsets = NULL;
+            r[i].fetched = NULL;
+            r[i].leaders = NULL;
             r[i].next = p->free_head;
             p->free_head = i;
         }
@@ -94,8 +97,10 @@ void ks_request_release(ks_request_pool *p, uint32_t id)
         p->entry_free = e;
         e = next;
     }
-    free(p->reqs[id].offsets);
-    p->reqs[id].offsets = NULL;
+    free(p->reqs[id].fetched);
+    free(p->reqs[id].leaders);
+    p->reqs[id].fetched = NULL;
+    p->reqs[id].leaders = NULL;
     p->reqs[id].next = p->free_head;
     p->free_head = id;
     p->live--;

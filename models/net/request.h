@@ -9,6 +9,7 @@
 #ifndef KS_REQUEST_H
 #define KS_REQUEST_H
 
+#include "models/broker/plog.h"
 #include "models/kafka/errors.h"
 #include "models/net/node.h"
 #include "sim/sim.h"
@@ -68,11 +69,23 @@ typedef struct ks_request {
     int16_t epoch;          /* InitProducerId, EndTxn (KIP-890): the answer */
     bool commit;            /* EndTxn: commit (else abort) */
     bool verify_only;       /* AddPartitionsToTxn v4+ from a leader: only verify */
-    int32_t offsets_consumer; /* EndTxn(commit): the consumer whose offsets
-                                 the transaction commits, or -1 (ksim folds
-                                 AddOffsetsToTxn and TxnOffsetCommit in) */
-    int64_t *offsets;       /* ... its positions (owned by the request) */
-    uint32_t noffsets;
+    uint8_t key_type;       /* FindCoordinator: KS_COORD_GROUP or KS_COORD_TRANSACTION */
+    const char *group_id;   /* OffsetCommit, OffsetFetch, TxnOffsetCommit,
+                               AddOffsetsToTxn; FindCoordinator of a group */
+    const char *member_id;  /* TxnOffsetCommit: the consumer's member id */
+    bool require_stable;    /* OffsetFetch v7+ (KIP-447) */
+    bool read_committed;    /* Fetch, ListOffsets: isolation.level */
+    ks_time max_wait_ns;    /* Fetch: fetch.max.wait.ms */
+    uint32_t max_records;   /* Fetch: the most records it returns (ksim bounds a
+                               fetch by the consumer's max.poll.records where
+                               Kafka bounds it by bytes) */
+    uint32_t topic;         /* Metadata: the topic asked about (scenario index) */
+    bool daemon;            /* its events keep no run alive (a metadata refresh) */
+    bool parked;            /* Fetch: waiting at the leader for data (DelayedFetch) */
+    ks_fetched *fetched;    /* Fetch answer: the records, in partition order (owned) */
+    uint32_t nfetched;
+    uint32_t *leaders;      /* Metadata answer: each partition's leader (owned) */
+    uint32_t nleaders;
     /* the answer */
     ks_kerr error;          /* requests other than Produce: the answer's error */
     uint32_t node;          /* FindCoordinator: the coordinator's broker */
@@ -93,6 +106,10 @@ static inline bool ks_request_tv2(const ks_request *q)
     return (q->api == KS_API_PRODUCE && q->version >= 12) ||
            (q->api == KS_API_END_TXN && q->version >= 5);
 }
+
+/* FindCoordinator key types ([K] FindCoordinatorRequest.CoordinatorType). */
+#define KS_COORD_GROUP 0
+#define KS_COORD_TRANSACTION 1
 
 typedef struct ks_request_pool {
     ks_request *reqs;

@@ -19,7 +19,10 @@ static ks_sent post(ks_world *w, uint32_t id, ks_net_dir dir, ks_time at)
         q->refs++; /* the arrival's hold */
         ks_event ev = {.kind = dir == KS_NET_REQUEST ? KS_EV_ARRIVE : KS_EV_RESPONSE,
                        .owner = q->conn, .tag = q->server, .arg = id};
-        ks_sim_schedule(&w->sim, s.arrival_ns, &ev);
+        if (q->daemon)
+            ks_sim_schedule_daemon(&w->sim, s.arrival_ns, &ev);
+        else
+            ks_sim_schedule(&w->sim, s.arrival_ns, &ev);
     }
     return s;
 }

@@ -5,7 +5,8 @@
  * the faults decide its fate (lost, or delayed), the network when it
  * arrives, and its arrival is scheduled at the node that receives it (a
  * request at its server, KS_EV_ARRIVE; a response at its client,
- * KS_EV_RESPONSE). The scheduled event holds a reference to the request.
+ * KS_EV_RESPONSE). The scheduled event holds a reference to the request;
+ * a request marked daemon (a metadata refresh) keeps no run alive.
  *
  * Never: decides what the message means or what its sender does when it
  * is lost; the sender reads the outcome.

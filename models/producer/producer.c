@@ -190,6 +190,7 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
     p->max_in_flight = p->set.max_in_flight;
     p->coordinator = -1;
     p->txn_offsets_consumer = -1;
+    p->group_coordinator = -1;
     p->last_partition = UINT32_MAX;
     if (pc->txn.enabled && !p->config_error[0]) {
         p->txn = true;
@@ -252,12 +253,14 @@ void ks_producer_free(ks_producer *p)
     free(p->fwd_via);
     free(p->txn_pending);
     free(p->txn_offsets);
+    free(p->txn_offset_parts);
     free(p->txn_ids);
     free(p->txn_parts);
     p->txn_ids = NULL;
     p->txn_parts = NULL;
     p->txn_added = p->txn_pending = NULL;
     p->txn_offsets = NULL;
+    p->txn_offset_parts = NULL;
     free(p->scratch_ids);
     p->scratch_ids = NULL;
     free(p->client_id);
@@ -297,23 +300,23 @@ static void schedule_arrival(ks_producer *p, ks_world *w, ks_time at)
 }
 
 /* The next metadata refresh, worth scheduling while an admin operation
- * on the producer's topic may still change what it should see. It is a
- * daemon: refreshing keeps no run alive. With metadata.max.age.ms 0 the
- * producer refreshes on every poll; ksim then updates it when the
- * operation happens (ks_producer_on_metadata from the world). */
+ * on the producer's topic is still to come (none else changes metadata;
+ * a refresh that finds nothing keeps no run alive, but scheduling it
+ * forever would be work for nothing). metadata.max.age.ms 0 refreshes
+ * again as soon as the last refresh is answered ([K] Metadata
+ * .timeToNextUpdate). */
 static void schedule_metadata(ks_producer *p, ks_world *w)
 {
     const ks_scenario *sc = w->sc;
-    if (p->metadata_max_age_ns <= 0)
-        return;
     ks_time now = ks_sim_now(&w->sim), last = -1;
     for (uint32_t i = 0; i < sc->admin_count; i++)
         if (sc->admin[i].topic == p->topic)
             last = sc->admin[i].at_ns;
     if (last < 0 || now > last)
         return;
+    ks_time age = p->metadata_max_age_ns > 0 ? p->metadata_max_age_ns : 0;
     ks_event ev = {.kind = KS_EV_TIMER, .owner = p->index, .tag = KS_TIMER_METADATA};
-    p->metadata_timer = ks_sim_schedule_daemon(&w->sim, ks_time_add(now, p->metadata_max_age_ns), &ev);
+    p->metadata_timer = ks_sim_schedule_daemon(&w->sim, ks_time_add(now, age), &ev);
 }
 
 static void trace_state(ks_producer *p, ks_world *w, const char *what, const char *error)
@@ -389,15 +392,55 @@ void ks_producer_start(ks_producer *p, ks_world *w)
 /* metadata.max.age.ms passed: the producer refreshes its metadata and
  * sees partitions added since ([K] clients/.../Metadata.java). Keys are
  * hashed over the new count from the next record on. */
+static uint32_t least_loaded(const ks_producer *p, const ks_world *w, ks_time now, ks_time *next);
+static void address(ks_producer *p, ks_world *w, ks_request *q, uint32_t broker);
+static void oom(ks_world *w);
+static void launch(ks_producer *p, ks_world *w, uint32_t broker, uint32_t id, ks_time now,
+                   bool *lost_out, ks_time *sent_out);
+
+/* metadata.max.age.ms passed: a MetadataRequest for the topic goes to
+ * the least loaded broker (a daemon: a refresh keeps no run alive). */
 void ks_producer_on_metadata(ks_producer *p, ks_world *w)
 {
-    if (p->metadata_timer != KS_HANDLE_NONE)
-        ks_sim_cancel(&w->sim, p->metadata_timer); /* called directly (age 0) */
     p->metadata_timer = KS_HANDLE_NONE;
-    uint32_t known = w->topic_partitions[p->topic];
-    if (known != p->partitions) {
+    ks_time now = ks_sim_now(&w->sim), next = KS_TIME_MAX;
+    uint32_t broker = least_loaded(p, w, now, &next);
+    if (broker == UINT32_MAX) {
+        if (next != KS_TIME_MAX) {
+            ks_event ev = {.kind = KS_EV_TIMER, .owner = p->index, .tag = KS_TIMER_METADATA};
+            p->metadata_timer = ks_sim_schedule_daemon(&w->sim, next, &ev);
+        }
+        return;
+    }
+    uint32_t id = ks_request_alloc(&w->reqs);
+    if (id == KS_REQ_NONE) {
+        oom(w);
+        return;
+    }
+    ks_request *q = &w->reqs.reqs[id];
+    q->api = KS_API_METADATA;
+    address(p, w, q, broker);
+    q->correlation_id = ++p->api_requests[KS_API_METADATA];
+    q->expects_response = true;
+    q->producer_id = -1;
+    q->topic = p->topic;
+    q->daemon = true;
+    q->gen = p->nodes[broker].gen;
+    q->pnext = KS_REQ_NONE;
+    q->request_bytes = 30u + (uint32_t)strlen(p->client_id) + (uint32_t)strlen(topic_name(w, p));
+    q->sent_ns = now;
+    bool lost;
+    ks_time sent;
+    launch(p, w, broker, id, now, &lost, &sent);
+}
+
+/* The MetadataResponse: new partitions of the topic and their leaders. */
+static void metadata_answered(ks_producer *p, ks_world *w, const ks_request *q)
+{
+    uint32_t known = q->nleaders < p->max_partitions ? q->nleaders : p->max_partitions;
+    if (q->error == KS_KERR_NONE && known > p->partitions) {
         for (uint32_t i = p->partitions; i < known; i++)
-            p->leader[i] = w->partitions[p->first_partition + i].leader;
+            p->leader[i] = q->leaders[i];
         p->partitions = known;
         p->acc.partitions = known;
         p->part.partitions = known;
@@ -1203,6 +1246,11 @@ static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool 
     while (n->fifo_head != KS_REQ_NONE) {
         uint32_t id = pop_in_flight(p, w, n);
         ks_request *q = &w->reqs.reqs[id];
+        if (q->api == KS_API_METADATA) {
+            schedule_metadata(p, w); /* the next refresh asks again */
+            ks_request_unref(&w->reqs, id);
+            continue;
+        }
         if (q->api != KS_API_PRODUCE) {
             /* retried after retry.backoff.ms, like every request of the
              * TransactionManager */
@@ -1475,7 +1523,17 @@ static uint16_t api_version(const ks_producer *p, const ks_world *w, ks_api api)
         return v >= KS_KV(2, 8, 0) ? 3 : 2;
     case KS_API_FIND_COORDINATOR:
         return v >= KS_KV(3, 0, 0) ? 4 : 3;
+    case KS_API_ADD_OFFSETS_TO_TXN:
+        return v >= KS_KV(3, 8, 0) ? 4 : v >= KS_KV(2, 8, 0) ? 3 : 2;
+    case KS_API_TXN_OFFSET_COMMIT:
+        return v >= KS_KV(3, 8, 0) ? 4 : v >= KS_KV(2, 5, 0) ? 3 : 2;
+    case KS_API_METADATA:
+        return v >= KS_KV(3, 0, 0) ? 12 : 9;
     case KS_API_WRITE_TXN_MARKERS:
+    case KS_API_FETCH:
+    case KS_API_LIST_OFFSETS:
+    case KS_API_OFFSET_COMMIT:
+    case KS_API_OFFSET_FETCH:
     case KS_API__COUNT:
         break;
     }
@@ -1494,7 +1552,6 @@ static void address(ks_producer *p, ks_world *w, ks_request *q, uint32_t broker)
     q->version = api_version(p, w, q->api);
     q->transactional_id = p->conf->config[KS_PCFG_TRANSACTIONAL_ID].s;
     q->txn_timeout_ns = p->conf->config[KS_PCFG_TRANSACTION_TIMEOUT_MS].i * KS_NS_PER_MS;
-    q->offsets_consumer = -1;
 }
 
 /* Sends InitProducerId to `broker`. InitProducerIdRequest: header +
@@ -1872,6 +1929,7 @@ static void txn_done(ks_producer *p, ks_world *w, const ks_request *q)
         p->epoch = q->epoch;
     }
     p->txn_offsets_consumer = -1;
+    p->txn_offsets_step = KS_TXN_OFFSETS_NONE;
     trace_txn_client(p, w, p->txn_commit ? "committed" : "aborted", NULL);
     p->txn_phase = KS_TXNC_READY;
     memset(p->txn_added, 0, p->max_partitions * sizeof *p->txn_added);
@@ -1917,16 +1975,30 @@ static void send_txn_request(ks_producer *p, ks_world *w, uint32_t broker, ks_ap
     q->pnext = KS_REQ_NONE;
     const char *tid = p->conf->config[KS_PCFG_TRANSACTIONAL_ID].s;
     q->request_bytes = 30u + (uint32_t)strlen(p->client_id) + (uint32_t)strlen(tid);
-    if (api == KS_API_END_TXN && p->txn_commit && p->txn_offsets_consumer >= 0) {
-        /* the consumer's offsets ride in the transaction */
-        q->offsets = malloc(p->txn_noffsets * sizeof *q->offsets + 1);
-        if (!q->offsets) {
-            oom(w);
-            return;
+    if (api == KS_API_FIND_COORDINATOR) {
+        /* the transaction's coordinator first, then the group's */
+        q->key_type = (uint8_t)(p->coordinator < 0 ? KS_COORD_TRANSACTION : KS_COORD_GROUP);
+        q->group_id = p->txn_group_id;
+    }
+    if (api == KS_API_ADD_OFFSETS_TO_TXN || api == KS_API_TXN_OFFSET_COMMIT) {
+        q->group_id = p->txn_group_id;
+        q->member_id = p->txn_member_id;
+        q->request_bytes += (uint32_t)strlen(p->txn_group_id);
+    }
+    if (api == KS_API_TXN_OFFSET_COMMIT) {
+        /* the consumer's positions, committed with the transaction */
+        uint32_t last = KS_REQ_NONE;
+        for (uint32_t k = 0; k < p->txn_noffsets; k++) {
+            uint32_t e = ks_request_add_batch(&w->reqs, id, &last);
+            if (e == KS_REQ_NONE) {
+                oom(w);
+                return;
+            }
+            q = &w->reqs.reqs[id];
+            w->reqs.entries[e].partition = p->txn_offset_parts[k];
+            w->reqs.entries[e].base_offset = p->txn_offsets[k];
+            q->request_bytes += 16u;
         }
-        memcpy(q->offsets, p->txn_offsets, p->txn_noffsets * sizeof *q->offsets);
-        q->noffsets = p->txn_noffsets;
-        q->offsets_consumer = p->txn_offsets_consumer;
     }
     if (api == KS_API_ADD_PARTITIONS_TO_TXN) {
         uint32_t last = KS_REQ_NONE;
@@ -1992,6 +2064,12 @@ static void txn_send_due(ks_producer *p, ks_world *w, ks_time now, ks_time *next
         api = KS_API_INIT_PRODUCER_ID;
     else if (!p->txn_kip890 && p->txn_pending_count > 0)
         api = KS_API_ADD_PARTITIONS_TO_TXN;
+    else if (p->txn_offsets_step == KS_TXN_OFFSETS_ADD)
+        api = KS_API_ADD_OFFSETS_TO_TXN;
+    else if (p->txn_offsets_step == KS_TXN_OFFSETS_COMMIT && p->group_coordinator < 0)
+        api = KS_API_FIND_COORDINATOR; /* of the group */
+    else if (p->txn_offsets_step == KS_TXN_OFFSETS_COMMIT)
+        api = KS_API_TXN_OFFSET_COMMIT;
     else if (p->txn_phase == KS_TXNC_ENDING && p->acc.batches_live == 0)
         api = KS_API_END_TXN;
     else
@@ -2002,12 +2080,13 @@ static void txn_send_due(ks_producer *p, ks_world *w, ks_time now, ks_time *next
         p->txn_commit = false;
         trace_txn_client(p, w, "abort", "a batch of the transaction failed");
     }
-    if (api == KS_API_END_TXN && !p->txn_started && p->txn_offsets_consumer < 0) {
+    if (api == KS_API_END_TXN && !p->txn_started) {
         txn_done(p, w, NULL); /* the coordinator never heard of it: nothing to end */
         return;
     }
-    uint32_t broker = (uint32_t)p->coordinator;
-    const ks_prod_node *n = p->coordinator >= 0 ? &p->nodes[broker] : NULL;
+    uint32_t broker = (uint32_t)(api == KS_API_TXN_OFFSET_COMMIT ? p->group_coordinator
+                                                                 : p->coordinator);
+    const ks_prod_node *n = api != KS_API_FIND_COORDINATOR ? &p->nodes[broker] : NULL;
     if (api == KS_API_FIND_COORDINATOR) {
         broker = least_loaded(p, w, now, next);
         if (broker == UINT32_MAX)
@@ -2021,6 +2100,28 @@ static void txn_send_due(ks_producer *p, ks_world *w, ks_time now, ks_time *next
         return;
     }
     send_txn_request(p, w, broker, api, now);
+}
+
+/* TxnOffsetCommit answered: the offsets wait at the group coordinator for
+ * the transaction's end. A partition refused because the coordinator
+ * moved is sent again to the new one ([K] TxnOffsetCommitHandler). */
+static void txn_offsets_committed(ks_producer *p, ks_world *w, const ks_request *q)
+{
+    ks_kerr err = KS_KERR_NONE;
+    for (uint32_t e = q->first; e != KS_REQ_NONE && err == KS_KERR_NONE;
+         e = w->reqs.entries[e].next)
+        err = w->reqs.entries[e].error;
+    if (err == KS_KERR_NONE) {
+        p->txn_offsets_step = KS_TXN_OFFSETS_DONE;
+        return;
+    }
+    trace_txn_client(p, w, ks_api_name(q->api), ks_kerr_name(err));
+    if (err == KS_KERR_NOT_COORDINATOR || err == KS_KERR_COORDINATOR_NOT_AVAILABLE)
+        p->group_coordinator = -1;
+    if (ks_kerr_retriable(err))
+        p->txn_retry_at_ns = ks_time_add(ks_sim_now(&w->sim), p->set.retry_backoff_ns);
+    else
+        txn_fenced(p, w, err);
 }
 
 /* A transactional request's answer. Retriable errors go again after
@@ -2056,7 +2157,17 @@ static void txn_answered(ks_producer *p, ks_world *w, const ks_request *q)
     }
     switch (q->api) {
     case KS_API_FIND_COORDINATOR:
-        p->coordinator = (int32_t)q->node;
+        if (q->key_type == KS_COORD_GROUP)
+            p->group_coordinator = (int32_t)q->node;
+        else
+            p->coordinator = (int32_t)q->node;
+        break;
+    case KS_API_ADD_OFFSETS_TO_TXN:
+        p->txn_offsets_step = KS_TXN_OFFSETS_COMMIT;
+        p->txn_started = true;
+        break;
+    case KS_API_TXN_OFFSET_COMMIT:
+        txn_offsets_committed(p, w, q);
         break;
     case KS_API_INIT_PRODUCER_ID:
         got_producer_id(p, w, q);
@@ -2080,33 +2191,48 @@ static void txn_answered(ks_producer *p, ks_world *w, const ks_request *q)
         break;
     case KS_API_PRODUCE:
     case KS_API_WRITE_TXN_MARKERS:
+    case KS_API_FETCH:
+    case KS_API_LIST_OFFSETS:
+    case KS_API_METADATA:
+    case KS_API_OFFSET_COMMIT:
+    case KS_API_OFFSET_FETCH:
     case KS_API__COUNT:
         break;
     }
 }
 
-void ks_producer_send_offsets(ks_producer *p, ks_world *w, uint32_t consumer)
+void ks_producer_send_offsets(ks_producer *p, ks_world *w, uint32_t consumer,
+                              const char *group_id, const char *member_id, const uint32_t *parts,
+                              const int64_t *offsets, uint32_t n)
 {
     if (!p->txn || w->node_down[ks_node_producer(&w->nodes, p->index)] ||
         p->txn_phase == KS_TXNC_FENCED)
         return;
-    const ks_consumer *c = &w->consumers[consumer];
-    if (c->nparts > p->txn_offsets_cap) {
-        int64_t *o = realloc(p->txn_offsets, c->nparts * sizeof *o);
-        if (!o) {
+    if (n > p->txn_offsets_cap) {
+        int64_t *o = realloc(p->txn_offsets, n * sizeof *o);
+        if (o)
+            p->txn_offsets = o;
+        uint32_t *pa = realloc(p->txn_offset_parts, n * sizeof *pa);
+        if (pa)
+            p->txn_offset_parts = pa;
+        if (!o || !pa) {
             oom(w);
             return;
         }
-        p->txn_offsets = o;
-        p->txn_offsets_cap = c->nparts;
+        p->txn_offsets_cap = n;
     }
-    memcpy(p->txn_offsets, c->position, c->nparts * sizeof *p->txn_offsets);
-    p->txn_noffsets = c->nparts;
+    memcpy(p->txn_offsets, offsets, n * sizeof *p->txn_offsets);
+    memcpy(p->txn_offset_parts, parts, n * sizeof *p->txn_offset_parts);
+    p->txn_noffsets = n;
     p->txn_offsets_consumer = (int32_t)consumer;
+    p->txn_group_id = group_id;
+    p->txn_member_id = member_id;
+    p->txn_offsets_step = KS_TXN_OFFSETS_ADD;
     /* the records handed over may still wait for the application thread
      * (or for initTransactions): the transaction ends after them */
     p->txn_end_after_backlog = true;
     txn_try_end(p, w);
+    wake_sender(p, w, ks_sim_now(&w->sim));
 }
 
 /* The lowest sequence of the partition's batches on the wire, or
@@ -2324,7 +2450,9 @@ static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
             ks_trace_end(tr);
         }
         if (q->api != KS_API_PRODUCE) {
-            if (p->txn)
+            if (q->api == KS_API_METADATA)
+                metadata_answered(p, w, q);
+            else if (p->txn)
                 txn_answered(p, w, q);
             else
                 got_producer_id(p, w, q);

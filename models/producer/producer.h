@@ -45,6 +45,13 @@ struct ks_world;
 #define KS_TXNC_ENDING 4       /* commitTransaction / abortTransaction */
 #define KS_TXNC_FENCED 5       /* ProducerFencedException: the producer is done */
 
+/* sendOffsetsToTransaction's steps ([K] TransactionManager:
+ * AddOffsetsToTxnHandler, then TxnOffsetCommitHandler). */
+#define KS_TXN_OFFSETS_NONE 0
+#define KS_TXN_OFFSETS_ADD 1     /* AddOffsetsToTxn to the transaction coordinator */
+#define KS_TXN_OFFSETS_COMMIT 2  /* TxnOffsetCommit to the group coordinator */
+#define KS_TXN_OFFSETS_DONE 3
+
 /* The summary lists where the first records went and what the
  * application was told about them. */
 #define KS_FIRST_RECORDS 64u
@@ -129,8 +136,13 @@ typedef struct ks_producer {
     int32_t txn_offsets_consumer; /* consumer whose offsets ride in this one, or -1 */
     bool txn_end_after_backlog;   /* ... once the records handed over are sent */
     int64_t *txn_offsets;     /* ... its positions then */
+    uint32_t *txn_offset_parts; /* ... of these world partitions */
     uint32_t txn_offsets_cap;
     uint32_t txn_noffsets;
+    int txn_offsets_step;     /* KS_TXN_OFFSETS_*: where sendOffsetsToTransaction is */
+    const char *txn_group_id; /* ... for this group */
+    const char *txn_member_id;/* ... and this member */
+    int32_t group_coordinator;/* the group's coordinator, -1 unknown */
     uint64_t txn_committed, txn_aborted;
     uint64_t *txn_ids;        /* the records sent in the current transaction */
     uint32_t *txn_parts;      /* ... and their partitions (world indices) */
@@ -251,7 +263,9 @@ void ks_producer_forward(ks_producer *p, struct ks_world *w, uint64_t source, ui
  * poll's records, the consumer asks the producer to put its positions in
  * the transaction (sendOffsetsToTransaction) and end it; the producer
  * calls ks_consumer_txn_committed when the transaction commits. */
-void ks_producer_send_offsets(ks_producer *p, struct ks_world *w, uint32_t consumer);
+void ks_producer_send_offsets(ks_producer *p, struct ks_world *w, uint32_t consumer,
+                              const char *group_id, const char *member_id, const uint32_t *parts,
+                              const int64_t *offsets, uint32_t n);
 /* At the end: tells the checker about records never sent. */
 void ks_producer_finish(ks_producer *p, struct ks_world *w);
 
