@@ -5,6 +5,7 @@
 #include "tools/commands.h"
 
 #include "ks_version.h"
+#include "models/check/verdicts.h"
 #include "models/producer/partitioner.h"
 #include "models/world.h"
 #include "sim/expect.h"
@@ -301,20 +302,11 @@ static void print_delivery(FILE *f, json_t *summary)
     json_t *d = json_object_get(summary, "delivery");
     if (!json_is_object(d))
         return;
-    fprintf(f, "  delivery   %s: %lld lost, %lld duplicated (+%lld copies), %lld reordered, "
-               "%lld failed but present, %lld indeterminate",
-            json_is_true(json_object_get(d, "ok")) ? "ok" : "ANOMALIES",
-            (long long)jint(d, "lost"), (long long)jint(d, "duplicate"),
-            (long long)jint(d, "extra_copies"), (long long)jint(d, "nonmonotonic_send"),
-            (long long)jint(d, "failed_but_present"), (long long)jint(d, "indeterminate"));
-    if (json_object_get(d, "aborted_read"))
-        fprintf(f, ", %lld aborted reads, %lld zombie writes visible, %lld in torn transactions, "
-                   "%lld precommitted reads",
-                (long long)jint(d, "aborted_read"), (long long)jint(d, "zombie_write_visible"),
-                (long long)jint(d, "torn_transaction"), (long long)jint(d, "precommitted_read"));
-    if (jint(d, "processed_twice") > 0)
-        fprintf(f, ", %lld processed twice", (long long)jint(d, "processed_twice"));
-    fprintf(f, "\n");
+    ks_sbuf counts = {0};
+    ks_verdicts_phrases(&counts, d, true);
+    fprintf(f, "  delivery   %s: %s\n", json_is_true(json_object_get(d, "ok")) ? "ok" : "ANOMALIES",
+            ks_sb_str(&counts));
+    ks_sb_free(&counts);
     json_t *a;
     json_array_foreach(json_object_get(d, "anomalies"), i, a) {
         if (i == 3) {

@@ -26,6 +26,7 @@
 
 #include "ks_version.h"
 #include "sim/histogram.h"
+#include "models/check/verdicts.h"
 #include "models/kafka/config.h"
 #include "sim/outfile.h"
 #include "sim/str.h"
@@ -551,7 +552,9 @@ static bool write_rows(FILE *rows, const char *dir, size_t n, const char *what,
     return commit_data(&of);
 }
 
-/* Every summary value the report reads or shows, with its type. */
+/* Every summary value the report reads or shows, with its type: these,
+ * then the delivery checker's counts (verdicts.h), then
+ * delivery.records.failed (for the delivery bars; not a row of the table). */
 typedef enum cell_fmt { CF_PLAIN, CF_MS, CF_MBPS } cell_fmt;
 
 static const struct summary_row {
@@ -570,26 +573,27 @@ static const struct summary_row {
     {"latency max (ms)", "latency_ns.max", CF_MS, KS_TLT_INT},
     {"throughput (records/s)", "throughput.records_per_sec", CF_PLAIN, KS_TLT_INT | KS_TLT_REAL},
     {"throughput (MB/s)", "throughput.bytes_per_sec", CF_MBPS, KS_TLT_INT | KS_TLT_REAL},
-    {"lost", "delivery.lost", CF_PLAIN, KS_TLT_INT},
-    {"duplicate", "delivery.duplicate", CF_PLAIN, KS_TLT_INT},
-    {"extra copies", "delivery.extra_copies", CF_PLAIN, KS_TLT_INT},
-    {"reordered (nonmonotonic_send)", "delivery.nonmonotonic_send", CF_PLAIN, KS_TLT_INT},
-    {"failed but present", "delivery.failed_but_present", CF_PLAIN, KS_TLT_INT},
-    {"indeterminate", "delivery.indeterminate", CF_PLAIN, KS_TLT_INT},
-    {"aborted read", "delivery.aborted_read", CF_PLAIN, KS_TLT_INT},
-    {"zombie write visible", "delivery.zombie_write_visible", CF_PLAIN, KS_TLT_INT},
-    {"torn transaction", "delivery.torn_transaction", CF_PLAIN, KS_TLT_INT},
-    {"precommitted read", "delivery.precommitted_read", CF_PLAIN, KS_TLT_INT},
-    {"processed twice", "delivery.processed_twice", CF_PLAIN, KS_TLT_INT},
-    {NULL, "delivery.records.failed", CF_PLAIN, KS_TLT_INT}, /* the delivery bars */
 };
+
+/* The summary's path of a delivery count ("delivery.lost"); false for a
+ * count the summary does not hold (a DERIVED one). */
+static bool delivery_path(ks_verdict v, char *buf, size_t n)
+{
+    snprintf(buf, n, "delivery.%s", ks_verdict_key(v));
+    return ks_verdict_info_of(v)->cls != KS_VC_DERIVED;
+}
 
 /* Checks the type of every summary field the report reads. */
 static void check_summary(ks_tl_error *te, const json_t *s)
 {
+    char path[64];
     ks_tl_jget(te, s, "", "delivery", KS_TLT_OBJECT | KS_TLT_NULL);
     for (size_t i = 0; i < sizeof summary_rows / sizeof *summary_rows; i++)
         ks_tl_jpath(te, s, summary_rows[i].path, summary_rows[i].want);
+    for (int v = 0; v < KS_VERDICT__COUNT; v++)
+        if (delivery_path((ks_verdict)v, path, sizeof path))
+            ks_tl_jpath(te, s, path, KS_TLT_INT);
+    ks_tl_jpath(te, s, "delivery.records.failed", KS_TLT_INT); /* the delivery bars */
     const json_t *cs = ks_tl_jget(te, s, "", "consumers", KS_TLT_OBJECT), *c;
     const char *id;
     char at[160];
@@ -853,14 +857,14 @@ static bool write_batches(const run_data *r, size_t n, const char *dir)
     return commit_data(&of);
 }
 
-/* The delivery checker's counts the bars show. The first four are always
- * drawn (the anomalies of Jepsen's queue checker, plus a write the
- * producer was told failed that is in a log anyway); a record told failed
- * that no log holds (what at-most-once loses) and an outcome never told
- * only when some run has one; the transactional anomalies whenever a
- * summary has them (a scenario with transactions or consumers), at 0 too:
- * that they were checked and not found is the point of such a run. */
-enum { DELIVERY_KEYS_MAX = 11 };
+/* The delivery checker's counts the bars show, as verdicts.h's `bar`
+ * says: lost, duplicate, reordered and failed but present always (the
+ * anomalies of Jepsen's queue checker, plus a write the producer was told
+ * failed that is in a log anyway); a record told failed that no log holds
+ * (what at-most-once loses) and an outcome never told only when some run
+ * has one; the transactional anomalies whenever a summary has them (a
+ * scenario with transactions or consumers), at 0 too: that they were
+ * checked and not found is the point of such a run. */
 
 /* An integer of a summary at a dotted path, 0 when absent (its type was
  * checked when the summary was read). */
@@ -870,44 +874,33 @@ static int64_t summary_int(const json_t *o, const char *dotted)
     return (int64_t)json_integer_value(ks_tl_jpath(&unused, o, dotted, KS_TLT_INT));
 }
 
-/* One count of a run's summary; failed_and_absent is derived: records
- * told failed less those present anyway. */
-static int64_t delivery_count(const json_t *summary, const char *key)
+/* One count of a run's summary (a derived one computed from it). */
+static int64_t delivery_count(const json_t *summary, ks_verdict v)
 {
-    const json_t *d = json_object_get(summary, "delivery");
-    if (strcmp(key, "failed_and_absent") == 0) {
-        int64_t v = summary_int(d, "records.failed") - summary_int(d, "failed_but_present");
-        return v > 0 ? v : 0;
-    }
-    return summary_int(d, key);
+    return ks_verdict_count(json_object_get(summary, "delivery"), v);
 }
 
-static size_t delivery_keys(const run_data *runs, size_t n, const char *keys[DELIVERY_KEYS_MAX])
+/* Does the bar of count v belong in the chart of these runs? */
+static bool delivery_bar(const run_data *runs, size_t n, ks_verdict v)
 {
-    static const char *const always[] = {"lost", "duplicate", "nonmonotonic_send",
-                                         "failed_but_present"};
-    static const char *const when_any[] = {"failed_and_absent", "indeterminate"};
-    static const char *const when_checked[] = {"aborted_read", "zombie_write_visible",
-                                               "torn_transaction", "precommitted_read",
-                                               "processed_twice"};
+    ks_verdict_show bar = ks_verdict_info_of(v)->bar;
+    bool any = bar == KS_VS_ALWAYS;
+    for (size_t r = 0; r < n && !any; r++) {
+        const json_t *d = json_object_get(runs[r].summary, "delivery");
+        if (bar == KS_VS_NONZERO)
+            any = runs[r].summary && delivery_count(runs[r].summary, v) > 0;
+        else if (bar == KS_VS_CHECKED)
+            any = json_object_get(d, ks_verdict_key(v)) != NULL;
+    }
+    return any;
+}
+
+static size_t delivery_keys(const run_data *runs, size_t n, ks_verdict keys[KS_VERDICT__COUNT])
+{
     size_t k = 0;
-    for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
-        keys[k++] = always[i];
-    for (size_t i = 0; i < sizeof when_any / sizeof when_any[0]; i++) {
-        bool any = false;
-        for (size_t r = 0; r < n && !any; r++)
-            any = runs[r].summary && delivery_count(runs[r].summary, when_any[i]) > 0;
-        if (any)
-            keys[k++] = when_any[i];
-    }
-    for (size_t i = 0; i < sizeof when_checked / sizeof when_checked[0]; i++) {
-        bool any = false;
-        for (size_t r = 0; r < n && !any; r++)
-            any = json_object_get(json_object_get(runs[r].summary, "delivery"),
-                                  when_checked[i]) != NULL;
-        if (any)
-            keys[k++] = when_checked[i];
-    }
+    for (int v = 0; v < KS_VERDICT__COUNT; v++)
+        if (delivery_bar(runs, n, (ks_verdict)v))
+            keys[k++] = (ks_verdict)v;
     return k;
 }
 
@@ -915,7 +908,7 @@ static size_t delivery_keys(const run_data *runs, size_t n, const char *keys[DEL
  * about an empty range when every bar is 0). */
 static int64_t delivery_max(const run_data *runs, size_t n)
 {
-    const char *keys[DELIVERY_KEYS_MAX];
+    ks_verdict keys[KS_VERDICT__COUNT];
     size_t nk = delivery_keys(runs, n, keys);
     int64_t max = 1;
     for (size_t i = 0; i < n; i++)
@@ -938,10 +931,10 @@ static bool write_delivery(const run_data *runs, size_t n, const char *dir)
         if (runs[i].summary)
             fprintf(of.f, " run%zu", i + 1);
     fputc('\n', of.f);
-    const char *keys[DELIVERY_KEYS_MAX];
+    ks_verdict keys[KS_VERDICT__COUNT];
     size_t nk = delivery_keys(runs, n, keys);
     for (size_t k = 0; k < nk; k++) {
-        fputs(keys[k], of.f);
+        fputs(ks_verdict_key(keys[k]), of.f);
         for (size_t i = 0; i < n; i++)
             if (runs[i].summary)
                 fprintf(of.f, " %" PRId64, delivery_count(runs[i].summary, keys[k]));
@@ -1586,6 +1579,35 @@ static char *summary_cell(const json_t *summary, const char *path, cell_fmt f)
     return fmt_str("%.3f", f == CF_MS ? x / 1e6 : x / 1e6);
 }
 
+/* A row of the summary table, when some run's summary has the value
+ * (e.g. aborted_read, only with consumers); `name` is the row's. */
+static void summary_row(doc *d, el *t, const run_data *runs, size_t n, char *name,
+                        const char *path, cell_fmt f)
+{
+    bool any = false;
+    for (size_t j = 0; j < n; j++)
+        any |= runs[j].summary && jpath(runs[j].summary, path);
+    if (!any) {
+        free(name);
+        return;
+    }
+    cell(d, t, name);
+    for (size_t j = 0; j < n; j++)
+        cell(d, t, summary_cell(runs[j].summary, path, f));
+}
+
+/* The name of a delivery count's row: its label, with the summary's key
+ * after it when the label does not spell the key ("reordered
+ * (nonmonotonic_send)"). */
+static char *delivery_label(ks_verdict v)
+{
+    const ks_verdict_info *vi = ks_verdict_info_of(v);
+    bool spelt = strlen(vi->label) == strlen(vi->key);
+    for (size_t i = 0; spelt && vi->key[i]; i++)
+        spelt = vi->label[i] == (vi->key[i] == '_' ? ' ' : vi->key[i]);
+    return spelt ? ks_strdup(vi->label) : fmt_str("%s (%s)", vi->label, vi->key);
+}
+
 /* The summary table: one row per value, one column per run. */
 static void add_summary(doc *d, const run_data *runs, size_t n)
 {
@@ -1603,16 +1625,12 @@ static void add_summary(doc *d, const run_data *runs, size_t n)
     cell(d, t, ks_strdup(""));
     for (size_t j = 0; j < n; j++)
         cell(d, t, ks_strdup(runs[j].label));
-    for (size_t r = 0; r < sizeof summary_rows / sizeof *summary_rows && rows[r].name; r++) {
-        bool any = false;
-        for (size_t j = 0; j < n; j++)
-            any |= runs[j].summary && jpath(runs[j].summary, rows[r].path);
-        if (!any)
-            continue; /* e.g. aborted_read, only with consumers */
-        cell(d, t, ks_strdup(rows[r].name));
-        for (size_t j = 0; j < n; j++)
-            cell(d, t, summary_cell(runs[j].summary, rows[r].path, rows[r].f));
-    }
+    for (size_t r = 0; r < sizeof summary_rows / sizeof *summary_rows; r++)
+        summary_row(d, t, runs, n, ks_strdup(rows[r].name), rows[r].path, rows[r].f);
+    char path[64];
+    for (int v = 0; v < KS_VERDICT__COUNT; v++)
+        if (delivery_path((ks_verdict)v, path, sizeof path))
+            summary_row(d, t, runs, n, delivery_label((ks_verdict)v), path, CF_PLAIN);
     if (with < n)
         doc_add(d, EL_NOTE, ks_strdup("Runs without a summary.json show \"-\"."));
 }
