@@ -30,7 +30,8 @@
 #include "models/kafka/config.h"
 #include "sim/outfile.h"
 #include "sim/str.h"
-#include "tools/cli.h"
+#include "tools/options.h"
+#include "tools/status.h"
 #include "tools/trace_line.h"
 
 #include <errno.h>
@@ -162,38 +163,40 @@ typedef struct report_opts {
     bool png, svg;
 } report_opts;
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "ksim: report: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'ksim report --help' for more information.\n");
-    return KS_EXIT_USAGE;
-}
+enum { REPORT_HELP = 'h', REPORT_OUT = 'o', REPORT_TEMPLATES = 256, REPORT_FORMAT };
 
-/* Handles one option at argv[*i]. Returns 0 to go on, -1 after --help,
- * or KS_EXIT_USAGE (message printed). */
-static int parse_option(int argc, char **argv, int *i, report_opts *o)
+static const ks_opt_def report_options[] = {
+    {REPORT_HELP, 'h', "help", false},
+    {REPORT_OUT, 'o', "out", true},
+    {REPORT_TEMPLATES, '\0', "templates", true},
+    {REPORT_FORMAT, '\0', "format", true},
+};
+
+/* Handles one option (p->value its value). Returns 0 to go on, -1 after
+ * --help, or KS_EXIT_USAGE (message printed). */
+static int parse_option(int id, const ks_opt_parser *p, report_opts *o)
 {
-    const char *a = argv[*i], *v;
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    const char *v = p->value;
+    switch (id) {
+    case REPORT_HELP:
         fputs(ks_usage_report, stdout);
         return -1;
-    } else if ((v = ks_cli_option_value(argc, argv, i, "-o")) ||
-               (v = ks_cli_option_value(argc, argv, i, "--out"))) {
+    case REPORT_OUT:
         if (!*v)
-            return usage_error("%s: expected a directory", a);
+            return ks_status_usage("report", "%s: expected a directory", p->name);
         o->out = v;
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--templates"))) {
+        break;
+    case REPORT_TEMPLATES:
         if (!*v)
-            return usage_error("%s", "--templates: expected a directory");
+            return ks_status_usage("report", "--templates: expected a directory");
         o->templates = v;
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--format"))) {
+        break;
+    case REPORT_FORMAT:
         o->png = strcmp(v, "png") == 0 || strcmp(v, "both") == 0;
         o->svg = strcmp(v, "svg") == 0 || strcmp(v, "both") == 0;
         if (!o->png && !o->svg)
-            return usage_error("--format: expected png, svg or both, got '%s'", v);
-    } else {
-        return usage_error("unknown option '%s'", a);
+            return ks_status_usage("report", "--format: expected png, svg or both, got '%s'", v);
+        break;
     }
     return 0;
 }
@@ -204,27 +207,28 @@ static int parse_args(int argc, char **argv, report_opts *o)
 {
     o->runs = malloc((size_t)argc * sizeof *o->runs);
     if (!o->runs)
-        return usage_error("%s", "out of memory");
+        return ks_status_fail("report", "out of memory");
     o->out = "ksim-report";
     o->png = o->svg = true;
-    bool options_end = false;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (!options_end && strcmp(a, "--") == 0) {
-            options_end = true;
-        } else if (!options_end && a[0] == '-' && a[1] != '\0') {
-            int rc = parse_option(argc, argv, &i, o);
-            if (rc != 0)
-                return rc;
-        } else if (strcmp(a, "-") == 0) {
-            return usage_error("%s", "a RUN is a trace file or a run directory, "
-                                     "not standard input ('-')");
-        } else {
-            o->runs[o->n_runs++] = a;
-        }
+    ks_opt_parser p;
+    ks_opt_init(&p, argc, argv, 2, report_options, sizeof report_options / sizeof *report_options,
+                false);
+    for (int id; (id = ks_opt_next(&p)) != KS_OPT_END;) {
+        int rc = 0;
+        if (id == KS_OPT_ERROR)
+            rc = ks_status_usage("report", "%s", p.error);
+        else if (id == KS_OPT_OPERAND && strcmp(p.value, "-") == 0)
+            rc = ks_status_usage("report", "a RUN is a trace file or a run directory, "
+                                           "not standard input ('-')");
+        else if (id == KS_OPT_OPERAND)
+            o->runs[o->n_runs++] = p.value;
+        else
+            rc = parse_option(id, &p, o);
+        if (rc != 0)
+            return rc;
     }
     if (o->n_runs == 0)
-        return usage_error("%s", "expected at least one RUN (a trace or a run directory)");
+        return ks_status_usage("report", "expected at least one RUN (a trace or a run directory)");
     return 0;
 }
 
@@ -293,18 +297,18 @@ static int resolve_paths(run_data *r)
         r->trace = ks_strdup(r->arg);
         dir = dir_of(r->arg);
     } else {
-        fprintf(stderr, "ksim: report: %s: no such trace or run directory\n", r->arg);
+        ks_status_fail("report", "%s: no such trace or run directory", r->arg);
         return KS_EXIT_USAGE;
     }
     char *summary = dir ? path_join(dir, "summary.json") : NULL;
     free(dir);
     if (!r->trace || !summary) {
         free(summary);
-        fprintf(stderr, "ksim: report: out of memory\n");
+        ks_status_fail("report", "out of memory");
         return KS_EXIT_USAGE;
     }
     if (!file_exists(r->trace)) {
-        fprintf(stderr, "ksim: report: %s: no trace.jsonl in this directory\n", r->arg);
+        ks_status_fail("report", "%s: no trace.jsonl in this directory", r->arg);
         free(summary);
         return KS_EXIT_USAGE;
     }
@@ -486,7 +490,7 @@ static int read_trace(run_data *r)
     char err[1024];
     FILE *in = fopen(r->trace, "rb");
     if (!in) {
-        fprintf(stderr, "ksim: report: %s: %s\n", r->trace, strerror(errno));
+        ks_status_fail("report", "%s: %s", r->trace, strerror(errno));
         return KS_EXIT_USAGE;
     }
     r->metrics_rows = tmpfile();
@@ -500,7 +504,7 @@ static int read_trace(run_data *r)
         ok = false;
     }
     if (!ok)
-        fprintf(stderr, "ksim: report: %s\n", err);
+        ks_status_fail("report", "%s", err);
     fclose(in);
     return ok ? 0 : KS_EXIT_USAGE;
 }
@@ -516,7 +520,7 @@ static bool open_data(ks_outfile *of, const char *dir, size_t n, const char *wha
                    : fmt_str("%s/data/%s.dat", dir, what);
     bool ok = path && ks_outfile_open(of, path, err, sizeof err);
     if (!ok)
-        fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
+        ks_status_fail("report", "%s", path ? err : "out of memory");
     else if (columns)
         fprintf(of->f, "# %s\n", columns);
     free(path);
@@ -528,7 +532,7 @@ static bool commit_data(ks_outfile *of)
     char err[512];
     if (ks_outfile_commit(of, err, sizeof err))
         return true;
-    fprintf(stderr, "ksim: report: %s\n", err);
+    ks_status_fail("report", "%s", err);
     return false;
 }
 
@@ -545,7 +549,7 @@ static bool write_rows(FILE *rows, const char *dir, size_t n, const char *what,
     while ((got = fread(buf, 1, sizeof buf, rows)) > 0)
         fwrite(buf, 1, got, of.f);
     if (ferror(rows)) {
-        fprintf(stderr, "ksim: report: a temporary file: read error\n");
+        ks_status_fail("report", "a temporary file: read error");
         ks_outfile_abort(&of);
         return false;
     }
@@ -623,7 +627,7 @@ static bool read_summary(run_data *r)
     if (ours)
         check_summary(&te, s);
     if (te.set) {
-        fprintf(stderr, "ksim: report: %s: %s\n", r->summary_path, te.text);
+        ks_status_fail("report", "%s: %s", r->summary_path, te.text);
         json_decref(s);
         return false;
     }
@@ -1174,8 +1178,8 @@ static char *read_template(const char *tdir, const char *name)
     char *path = fmt_str("%s/%s.gp", tdir, name);
     FILE *f = path ? fopen(path, "r") : NULL;
     if (!f) {
-        fprintf(stderr, "ksim: report: %s: %s\n", path ? path : name,
-                path ? strerror(errno) : "out of memory");
+        ks_status_fail("report", "%s: %s", path ? path : name,
+                       path ? strerror(errno) : "out of memory");
         free(path);
         return NULL;
     }
@@ -1187,7 +1191,7 @@ static char *read_template(const char *tdir, const char *name)
     bool bad = ferror(f);
     fclose(f);
     if (bad)
-        fprintf(stderr, "ksim: report: %s: cannot read\n", path);
+        ks_status_fail("report", "%s: cannot read", path);
     free(path);
     char *text = ks_sb_take(&b);
     if (bad) {
@@ -1244,7 +1248,7 @@ static bool write_script(const report_opts *o, const char *tdir, const run_data 
     char *text = ks_sb_take(&b);
     bool ok = common && tmpl && p1 && p2 && text;
     if (common && tmpl && !ok)
-        fprintf(stderr, "ksim: report: out of memory\n");
+        ks_status_fail("report", "out of memory");
     if (ok) {
         char *path = fmt_str("%s/%s.gp", o->out, ci->name);
         ks_outfile of = {0};
@@ -1255,7 +1259,7 @@ static bool write_script(const report_opts *o, const char *tdir, const run_data 
             ok = ks_outfile_commit(&of, err, sizeof err);
         }
         if (!ok)
-            fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
+            ks_status_fail("report", "%s", path ? err : "out of memory");
         free(path);
     }
     free(common);
@@ -1296,9 +1300,9 @@ static char *find_templates(const report_opts *o)
         free(common);
         return cand;
     }
-    fprintf(stderr, "ksim: report: cannot find the gnuplot templates%s%s%s: give "
-                    "--templates DIR (the source tree's reports/) or set KSIM_REPORTS_DIR\n",
-            common ? " (" : "", common ? common : "", common ? ")" : "");
+    ks_status_fail("report", "cannot find the gnuplot templates%s%s%s: give "
+                             "--templates DIR (the source tree's reports/) or set KSIM_REPORTS_DIR",
+                   common ? " (" : "", common ? common : "", common ? ")" : "");
     free(common);
     free(cand);
     return NULL;
@@ -1342,7 +1346,7 @@ static bool settle_image(const char *dir, const char *name, const char *ext, boo
     char *final = fmt_str("%s/%s.%s", dir, name, ext);
     bool ok = tmp && final;
     if (ok && commit && rename(tmp, final) != 0) {
-        fprintf(stderr, "ksim: report: %s: %s\n", final, strerror(errno));
+        ks_status_fail("report", "%s: %s", final, strerror(errno));
         ok = false;
     }
     if (tmp && (!commit || !ok))
@@ -1364,11 +1368,10 @@ static int draw_chart(const report_opts *o, chart_id c)
     snprintf(script, sizeof script, "%s.gp", name);
     int st = run_gnuplot(o->out, script);
     if (st == 127)
-        fprintf(stderr, "ksim: report: cannot run gnuplot (install gnuplot-nox, or set "
-                        "KSIM_GNUPLOT): the charts were not drawn\n");
+        ks_status_fail("report", "cannot run gnuplot (install gnuplot-nox, or set "
+                                 "KSIM_GNUPLOT): the charts were not drawn");
     else if (st != 0)
-        fprintf(stderr, "ksim: report: gnuplot failed on %s/%s (status %d)\n", o->out, script,
-                st);
+        ks_status_fail("report", "gnuplot failed on %s/%s (status %d)", o->out, script, st);
     bool ok = st == 0;
     if (o->png)
         ok = settle_image(o->out, name, "png", st == 0) && ok;
@@ -1844,7 +1847,7 @@ static bool write_page(const char *dir, const char *name, const doc *d, bool htm
         ok = ks_outfile_commit(&of, err, sizeof err);
     }
     if (!ok)
-        fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
+        ks_status_fail("report", "%s", path ? err : "out of memory");
     free(path);
     return ok;
 }
@@ -1876,7 +1879,7 @@ static int read_runs(const report_opts *o, run_data *runs)
             return KS_EXIT_USAGE;
     }
     if (!make_labels(runs, o->n_runs)) {
-        fprintf(stderr, "ksim: report: out of memory\n");
+        ks_status_fail("report", "out of memory");
         return KS_EXIT_USAGE;
     }
     for (size_t i = 0; i < o->n_runs; i++)
@@ -1938,7 +1941,7 @@ static int write_pages(const report_opts *o, const run_data *runs, const bool dr
     add_charts(&d, o, runs, o->n_runs, drawn);
     int rc = 0;
     if (d.oom) {
-        fprintf(stderr, "ksim: report: out of memory\n");
+        ks_status_fail("report", "out of memory");
         rc = KS_EXIT_USAGE;
     } else if (!write_page(o->out, "report.md", &d, false) ||
                !write_page(o->out, "index.html", &d, true)) {
@@ -1956,7 +1959,7 @@ static int make_out_dirs(const char *dir, ks_outdir *made)
     bool ok = data && ks_outdir_make(made, dir, err, sizeof err) &&
               ks_outdir_make(made, data, err, sizeof err);
     if (!ok)
-        fprintf(stderr, "ksim: report: %s\n", data ? err : "out of memory");
+        ks_status_fail("report", "%s", data ? err : "out of memory");
     free(data);
     return ok ? 0 : KS_EXIT_USAGE;
 }
@@ -1970,7 +1973,7 @@ static int report(const report_opts *o)
     run_data *runs = calloc(o->n_runs, sizeof *runs);
     if (!runs) {
         free(tdir);
-        fprintf(stderr, "ksim: report: out of memory\n");
+        ks_status_fail("report", "out of memory");
         return KS_EXIT_USAGE;
     }
     for (size_t i = 0; i < o->n_runs; i++) {

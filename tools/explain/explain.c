@@ -23,8 +23,10 @@
 #include "tools/explain/internal.h"
 
 #include "sim/outfile.h"
-#include "tools/cli.h"
+#include "tools/options.h"
+#include "tools/status.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,7 @@ const char ks_usage_explain[] =
     "                      and the fault windows and crashes\n"
     "  --max-steps N       draw at most N steps (default 200; 0: no limit)\n"
     "  -o, --out FILE      write to FILE (whole, or not at all), not stdout\n"
+    "  -h, --help          show this help\n"
     "\n"
     "Offsets, logs and producer state are followed from the start of the\n"
     "trace whatever the window. The trace is read one line at a time.\n"
@@ -136,14 +139,6 @@ static bool explain_begin(explain *e, ks_tl_reader *r, ks_tline *l, char *err, s
            ks_ex_resolve_partition(e, err, errlen) && ks_ex_load_summary(e, err, errlen);
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fputs("ksim: explain: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\nTry 'ksim explain --help' for more information.\n", stderr);
-    return KS_EXIT_USAGE;
-}
-
 /* Milliseconds such as 1113.5 as nanoseconds (exactly: no floating point). */
 static bool parse_ms(const char *s, int64_t *ns)
 {
@@ -177,47 +172,71 @@ static bool parse_count(const char *s, uint64_t *out)
     return true;
 }
 
-/* One option at argv[*i]; returns 0, -1 after --help, or an exit code. */
-static int parse_option(int argc, char **argv, int *i, opts *o)
+enum {
+    EX_HELP = 'h',
+    EX_OUT = 'o',
+    EX_FORMAT = 256,
+    EX_BRIEF,
+    EX_FROM,
+    EX_TO,
+    EX_RECORD,
+    EX_PARTITION,
+    EX_MAX_STEPS
+};
+
+static const ks_opt_def explain_options[] = {
+    {EX_HELP, 'h', "help", false},         {EX_OUT, 'o', "out", true},
+    {EX_FORMAT, '\0', "format", true},     {EX_BRIEF, '\0', "brief", false},
+    {EX_FROM, '\0', "from", true},         {EX_TO, '\0', "to", true},
+    {EX_RECORD, '\0', "record", true},     {EX_PARTITION, '\0', "partition", true},
+    {EX_MAX_STEPS, '\0', "max-steps", true},
+};
+
+#define USAGE(...) ks_status_usage("explain", __VA_ARGS__)
+
+/* One option (p->value its value); returns 0, -1 after --help, or an
+ * exit code. */
+static int parse_option(int id, const ks_opt_parser *p, opts *o)
 {
-    const char *a = argv[*i], *v;
+    const char *v = p->value;
     uint64_t n;
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    switch (id) {
+    case EX_HELP:
         fputs(ks_usage_explain, stdout);
         return -1;
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--format"))) {
+    case EX_FORMAT:
         if (strcmp(v, "text") != 0 && strcmp(v, "mermaid") != 0)
-            return usage_error("--format: expected text or mermaid, got '%s'", v);
+            return USAGE("--format: expected text or mermaid, got '%s'", v);
         o->mermaid = strcmp(v, "mermaid") == 0;
-    } else if (strcmp(a, "--brief") == 0) {
+        break;
+    case EX_BRIEF:
         o->brief = true;
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--from"))) {
+        break;
+    case EX_FROM:
         if (!(o->has_from = parse_ms(v, &o->from_ns)))
-            return usage_error("--from: expected milliseconds such as 1000 or 1.5, got '%s'", v);
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--to"))) {
+            return USAGE("--from: expected milliseconds such as 1000 or 1.5, got '%s'", v);
+        break;
+    case EX_TO:
         if (!(o->has_to = parse_ms(v, &o->to_ns)))
-            return usage_error("--to: expected milliseconds such as 1000 or 1.5, got '%s'", v);
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--record"))) {
+            return USAGE("--to: expected milliseconds such as 1000 or 1.5, got '%s'", v);
+        break;
+    case EX_RECORD:
         if (!(o->has_record = parse_count(v, &o->record)))
-            return usage_error("--record: expected a record id (0, 1, ...), got '%s'", v);
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--partition"))) {
+            return USAGE("--record: expected a record id (0, 1, ...), got '%s'", v);
+        break;
+    case EX_PARTITION:
         o->partition = v;
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--max-steps"))) {
+        break;
+    case EX_MAX_STEPS:
         if (!parse_count(v, &n))
-            return usage_error("--max-steps: expected a number of steps (0: no limit), "
-                               "got '%s'", v);
+            return USAGE("--max-steps: expected a number of steps (0: no limit), got '%s'", v);
         o->max_steps = (int64_t)n;
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--out")) ||
-               (v = ks_cli_option_value(argc, argv, i, "-o"))) {
+        break;
+    case EX_OUT:
         if (!*v)
-            return usage_error("%s: expected FILE or -", a);
+            return USAGE("%s: expected FILE or -", p->name);
         o->out = v;
-    } else if (a[0] == '-' && a[1] != '\0') {
-        return usage_error("unknown option '%s'", a);
-    } else if (o->trace) {
-        return usage_error("one trace at a time; unexpected '%s'", a);
-    } else {
-        o->trace = a;
+        break;
     }
     return 0;
 }
@@ -226,15 +245,26 @@ static int parse_args(int argc, char **argv, opts *o)
 {
     memset(o, 0, sizeof *o);
     o->max_steps = 200;
-    for (int i = 2; i < argc; i++) {
-        int rc = parse_option(argc, argv, &i, o);
+    ks_opt_parser p;
+    ks_opt_init(&p, argc, argv, 2, explain_options,
+                sizeof explain_options / sizeof *explain_options, false);
+    for (int id; (id = ks_opt_next(&p)) != KS_OPT_END;) {
+        int rc = 0;
+        if (id == KS_OPT_ERROR)
+            rc = USAGE("%s", p.error);
+        else if (id == KS_OPT_OPERAND && o->trace)
+            rc = USAGE("one trace at a time; unexpected '%s'", p.value);
+        else if (id == KS_OPT_OPERAND)
+            o->trace = p.value;
+        else
+            rc = parse_option(id, &p, o);
         if (rc)
             return rc;
     }
     if (!o->trace)
-        return usage_error("%s", "missing TRACE (e.g. ksim explain ksim-out/hello/trace.jsonl)");
+        return USAGE("missing TRACE (e.g. ksim explain ksim-out/hello/trace.jsonl)");
     if (o->has_from && o->has_to && o->from_ns > o->to_ns)
-        return usage_error("%s", "--from is after --to");
+        return USAGE("--from is after --to");
     return 0;
 }
 
@@ -271,14 +301,14 @@ static int explain_trace(explain *e, ks_tl_reader *r)
     ks_outfile out = {0};
     int rc = KS_EXIT_USAGE;
     if (!explain_begin(e, r, &l, err, sizeof err)) {
-        fprintf(stderr, "ksim: explain: %s\n", err);
+        ks_status_fail("explain", "%s", err);
     } else if (!ks_outfile_open(&out, e->o.out ? e->o.out : "-", err, sizeof err)) {
-        fprintf(stderr, "ksim: explain: %s\n", err);
+        ks_status_fail("explain", "%s", err);
     } else if (!explain_body(e, r, &l, out.f, err, sizeof err)) {
-        fprintf(stderr, "ksim: explain: %s\n", err);
+        ks_status_fail("explain", "%s", err);
         ks_outfile_abort(&out);
     } else if (!ks_outfile_commit(&out, err, sizeof err)) {
-        fprintf(stderr, "ksim: explain: %s\n", err);
+        ks_status_fail("explain", "%s", err);
     } else {
         rc = KS_EXIT_OK;
     }
@@ -298,14 +328,14 @@ int ks_cmd_explain(int argc, char **argv)
         return rc < 0 ? KS_EXIT_OK : rc;
     }
     FILE *in = strcmp(e->o.trace, "-") == 0 ? stdin : fopen(e->o.trace, "rb");
+    int open_errno = errno;
     ks_tl_reader r;
     ks_tl_reader_init(&r, in);
     if (!in) {
-        fprintf(stderr, "ksim: explain: %s: cannot open: ", e->o.trace);
-        perror(NULL);
+        ks_status_fail("explain", "%s: cannot open: %s", e->o.trace, strerror(open_errno));
         rc = KS_EXIT_USAGE;
     } else if (!ks_ex_init(e)) {
-        fprintf(stderr, "ksim: explain: out of memory\n");
+        ks_status_fail("explain", "out of memory");
         rc = KS_EXIT_USAGE;
     } else {
         rc = explain_trace(e, &r);
