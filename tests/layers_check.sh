@@ -2,16 +2,24 @@
 # layers_check.sh SOURCE_DIR - the layers include only downward:
 #   sim/     includes only sim/ (and the generated version header)
 #   models/  includes sim/ and models/
-#   tools/   includes anything
+#   tools/   includes anything below, and within tools/ three levels:
+#            the option parser and exit status (tools/options.h,
+#            tools/status.h) include no other tools/ header; the commands
+#            (everything else in tools/) never include the dispatcher
+#            (tools/cli.h), which only tools/cli.c and tools/main.c do
 # and sim/ never names a Kafka thing in an include. Prints each include that
 # runs up a layer, and fails if there is one.
 cd "$1" || exit 2
 bad=$(grep -HnE '#include "[^"]*"' $(find sim -name '*.[ch]') |
       grep -vE '#include "(sim/[^"]*|ks_version\.h|ziggurat_exp\.h)"')
 bad2=$(grep -HnE '#include "tools/' $(find models -name '*.[ch]'))
-if [ -n "$bad$bad2" ]; then
-  echo "includes that run up the layers (sim < models < tools):"
-  printf '%s\n%s\n' "$bad" "$bad2" | sed '/^$/d'
+bad3=$(grep -HnE '#include "tools/' tools/options.[ch] tools/status.[ch] |
+       grep -vE ':#include "tools/(options|status)\.h"')
+bad4=$(grep -HnE '#include "tools/cli\.h"' $(find tools -name '*.[ch]') |
+       grep -vE '^tools/(cli|main)\.c:')
+if [ -n "$bad$bad2$bad3$bad4" ]; then
+  echo "includes that run up the layers (sim < models < tools: options, status < commands < cli):"
+  printf '%s\n%s\n%s\n%s\n' "$bad" "$bad2" "$bad3" "$bad4" | sed '/^$/d'
   exit 1
 fi
-echo "layers: sim/ $(find sim -name '*.[ch]' | wc -l) files, models/ $(find models -name '*.[ch]' | wc -l) files: every include runs downward"
+echo "layers: sim/ $(find sim -name '*.[ch]' | wc -l) files, models/ $(find models -name '*.[ch]' | wc -l) files, tools/ $(find tools -name '*.[ch]' | wc -l) files: every include runs downward"

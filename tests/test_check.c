@@ -20,6 +20,7 @@
 #include "tests/harness.h"
 
 #include "tools/cli.h"
+#include "tools/status.h"
 #include "tools/commands.h"
 
 #include <dirent.h>

@@ -1,7 +1,9 @@
 /*
  * test_cli.c - the command line: exit codes (0 ok, 1 expectation failed,
  * 2 bad usage or input), where outputs go, that they appear whole (no
- * temporary files left), and that two runs write identical files.
+ * temporary files left), that two runs write identical files, and the
+ * conventions every command shares: -h, -o, --, short options combined,
+ * and one prefix, "ksim CMD: ", on every message of failure.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +11,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/harness.h"
 #include "tools/cli.h"
+#include "tools/status.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -203,6 +207,138 @@ static void test_partition_command(void **state)
     assert_int_equal(cli(5, e), KS_EXIT_USAGE);
 }
 
+/* -o DIR is --out DIR; short options combine; -- ends the options. */
+static void test_short_out_and_double_dash(void **state)
+{
+    (void)state;
+    const char *a[] = {"ksim", "run", hello, "-qo", "cli-out/o1"};
+    assert_int_equal(cli(5, a), KS_EXIT_OK);
+    const char *b[] = {"ksim", "run", "-q", "-ocli-out/o2", "--", hello};
+    assert_int_equal(cli(6, b), KS_EXIT_OK);
+    const char *c[] = {"ksim", "run", "--quiet", "--out=cli-out/o3", hello};
+    assert_int_equal(cli(5, c), KS_EXIT_OK);
+    size_t l1, l2, l3;
+    char *t1 = read_file("cli-out/o1/trace.jsonl", &l1);
+    char *t2 = read_file("cli-out/o2/trace.jsonl", &l2);
+    char *t3 = read_file("cli-out/o3/trace.jsonl", &l3);
+    assert_non_null(t1);
+    assert_non_null(t2);
+    assert_non_null(t3);
+    assert_int_equal(l1, l3);
+    assert_int_equal(l2, l3);
+    assert_memory_equal(t1, t3, l3);
+    assert_memory_equal(t2, t3, l3);
+    free(t1);
+    free(t2);
+    free(t3);
+    /* the top level: -- before the command */
+    const char *d[] = {"ksim", "--", "run", hello, "-q", "-o", "cli-out/o4"};
+    assert_int_equal(cli(7, d), KS_EXIT_OK);
+    assert_true(exists("cli-out/o4/summary.json"));
+    /* partition: keys after -- may start with - */
+    const char *e[] = {"ksim", "partition", "--partitions=3", "--", "-v"};
+    captured k = capture(ks_cli_main, 5, e);
+    assert_int_equal(k.rc, KS_EXIT_OK);
+    assert_int_equal(strlen(k.out), 2);
+    captured_free(&k);
+}
+
+/* Every command: -h and --help print what `ksim help CMD` prints, and
+ * `ksim help help` is help's own. */
+static void test_help_everywhere(void **state)
+{
+    (void)state;
+    static const char *const cmds[] = {"run",   "validate", "defaults", "partition",
+                                       "check", "report",   "explain",  "help"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        const char *h[] = {"ksim", "help", cmds[i]};
+        captured want = capture(ks_cli_main, 3, h);
+        assert_int_equal(want.rc, KS_EXIT_OK);
+        char head[64];
+        snprintf(head, sizeof head, "usage: ksim %s", cmds[i]);
+        assert_memory_equal(want.out, head, strlen(head));
+        assert_non_null(strstr(want.out, "  -h, --help          show this help\n"));
+        static const char *const forms[] = {"-h", "--help"};
+        for (size_t f = 0; f < 2; f++) {
+            const char *a[] = {"ksim", cmds[i], forms[f]};
+            captured got = capture(ks_cli_main, 3, a);
+            assert_int_equal(got.rc, KS_EXIT_OK);
+            assert_string_equal(got.out, want.out);
+            assert_string_equal(got.err, "");
+            captured_free(&got);
+        }
+        captured_free(&want);
+    }
+    const char *qh[] = {"ksim", "run", "-qh"};
+    captured c = capture(ks_cli_main, 3, qh);
+    assert_int_equal(c.rc, KS_EXIT_OK);
+    assert_non_null(strstr(c.out, "  -o, --out DIR "));
+    captured_free(&c);
+}
+
+/* Every line a failing command prints on standard error is its own:
+ * "ksim CMD: ..." or the "Try 'ksim CMD --help'" after bad usage. */
+static void expect_prefixed(int argc, const char **argv, const char *cmd, int rc,
+                            const char *message)
+{
+    captured c = capture(ks_cli_main, argc, argv);
+    assert_int_equal(c.rc, rc);
+    char prefix[64], try_line[96];
+    snprintf(prefix, sizeof prefix, "ksim%s%s: ", *cmd ? " " : "", cmd);
+    snprintf(try_line, sizeof try_line, "Try 'ksim %s%s--help' for more information.", cmd,
+             *cmd ? " " : "");
+    if (!strstr(c.err, message))
+        fail_msg("'%s' not in: %s", message, c.err);
+    assert_true(*c.err != '\0');
+    for (char *line = c.err, *end; *line; line = end + 1) {
+        end = strchr(line, '\n');
+        assert_non_null(end);
+        *end = '\0';
+        if (strncmp(line, prefix, strlen(prefix)) != 0 && strcmp(line, try_line) != 0 &&
+            strncmp(line, "  reproduce  ", 13) != 0)
+            fail_msg("'%s' does not start with '%s'", line, prefix);
+    }
+    captured_free(&c);
+}
+
+static void test_one_error_prefix(void **state)
+{
+    (void)state;
+    const char *a[] = {"ksim", "run", hello, "--bogus"};
+    expect_prefixed(4, a, "run", KS_EXIT_USAGE, "ksim run: unknown option '--bogus'");
+    const char *b[] = {"ksim", "run", hello, "--set", "producers.p1.config.lingr.ms=3"};
+    expect_prefixed(5, b, "run", KS_EXIT_USAGE, "ksim run: ");
+    const char *c[] = {"ksim", "run", "does-not-exist.json"};
+    expect_prefixed(3, c, "run", KS_EXIT_USAGE, "ksim run: does-not-exist.json: cannot open");
+    const char *d[] = {"ksim", "run", hello, "-q", "-o", "/proc/ksim-cannot-write"};
+    expect_prefixed(6, d, "run", KS_EXIT_USAGE, "/proc/ksim-cannot-write");
+    const char *e[] = {"ksim", "run", hello, "-q", "--no-trace", "-o", "cli-out/p",
+                       "--set", "producers.p1.workload.records=9"};
+    expect_prefixed(9, e, "run", KS_EXIT_EXPECT, "ksim run: hello: 3 of 5 expectations failed");
+    const char *f[] = {"ksim", "run", hello, "--quiet=yes"};
+    expect_prefixed(4, f, "run", KS_EXIT_USAGE, "ksim run: option '--quiet' takes no value");
+    const char *g[] = {"ksim", "run", hello, "-q", "-o"};
+    expect_prefixed(5, g, "run", KS_EXIT_USAGE, "ksim run: option '-o' requires a value");
+    const char *h[] = {"ksim", "validate", hello, "--set", "producers.p1.config.lingr.ms=3"};
+    expect_prefixed(5, h, "validate", KS_EXIT_USAGE, "did you mean \"linger.ms\"");
+    const char *i[] = {"ksim", "defaults", "--kafka-version", "9.9"};
+    expect_prefixed(4, i, "defaults", KS_EXIT_USAGE, "--kafka-version: expected a release");
+    const char *j[] = {"ksim", "partition", "--partitions", "3", "--key-hex", "zz"};
+    expect_prefixed(6, j, "partition", KS_EXIT_USAGE, "'zz': not a hex byte string");
+    const char *k[] = {"ksim", "check", "--bogus"};
+    expect_prefixed(3, k, "check", KS_EXIT_USAGE, "unknown option '--bogus'");
+    const char *l[] = {"ksim", "report", "--format", "gif", "cli-out/a"};
+    expect_prefixed(5, l, "report", KS_EXIT_USAGE, "--format: expected png, svg or both");
+    const char *m[] = {"ksim", "explain", "no-such-trace.jsonl"};
+    expect_prefixed(3, m, "explain", KS_EXIT_USAGE, "no-such-trace.jsonl: cannot open");
+    const char *n[] = {"ksim", "help", "rn"};
+    expect_prefixed(3, n, "help", KS_EXIT_USAGE, "unknown command 'rn' (did you mean 'run'?)");
+    const char *o[] = {"ksim", "rn"};
+    expect_prefixed(2, o, "", KS_EXIT_USAGE, "ksim: unknown command 'rn' (did you mean 'run'?)");
+    const char *p[] = {"ksim", "--bogus"};
+    expect_prefixed(2, p, "", KS_EXIT_USAGE, "ksim: unknown option '--bogus'");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +351,9 @@ int main(void)
         cmocka_unit_test(test_default_out_dir_is_safe),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_partition_command),
+        cmocka_unit_test(test_short_out_and_double_dash),
+        cmocka_unit_test(test_help_everywhere),
+        cmocka_unit_test(test_one_error_prefix),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -30,7 +30,6 @@
 #include "tests/harness.h"
 
 #include "models/world.h"
-#include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/trace_line.h"
 
@@ -658,7 +657,7 @@ static void test_wrong_types(void **state)
         free(trace);
         result r = explain(fx, fx->trace, NULL);
         char want[320];
-        snprintf(want, sizeof want, "ksim: explain: %s:%zu: %s\n", fx->trace, line,
+        snprintf(want, sizeof want, "ksim explain: %s:%zu: %s\n", fx->trace, line,
                  cases[i].message);
         assert_int_equal(r.rc, 2);
         assert_string_equal(r.err, want);

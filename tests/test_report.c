@@ -25,6 +25,7 @@
 
 #include "sim/str.h"
 #include "tools/cli.h"
+#include "tools/status.h"
 #include "tools/commands.h"
 #include "tools/trace_line.h"
 

@@ -25,7 +25,8 @@
 #include "models/scenario.h"
 #include "sim/str.h"
 #include "sim/trace.h"
-#include "tools/cli.h"
+#include "tools/options.h"
+#include "tools/status.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -215,14 +216,6 @@ typedef struct check_opts {
     size_t n_paths;
 } check_opts;
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "ksim: check: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'ksim check --help' for more information.\n");
-    return KS_EXIT_USAGE;
-}
-
 static bool parse_seed(const char *s, uint64_t *out)
 {
     if (*s < '0' || *s > '9')
@@ -252,31 +245,51 @@ static bool add_override(check_opts *o, const char *arg)
     return true;
 }
 
-/* Handles one option at argv[*i]. Returns 0 to go on, -1 after --help,
+enum {
+    CHECK_HELP = 'h',
+    CHECK_QUIET = 'q',
+    CHECK_TAP = 256,
+    CHECK_JUNIT,
+    CHECK_SEED,
+    CHECK_SET
+};
+
+static const ks_opt_def check_options[] = {
+    {CHECK_HELP, 'h', "help", false},  {CHECK_QUIET, 'q', "quiet", false},
+    {CHECK_TAP, '\0', "tap", false},   {CHECK_JUNIT, '\0', "junit", true},
+    {CHECK_SEED, '\0', "seed", true},  {CHECK_SET, '\0', "set", true},
+};
+
+/* Handles one option (its value v). Returns 0 to go on, -1 after --help,
  * or KS_EXIT_USAGE (message printed). */
-static int parse_option(int argc, char **argv, int *i, check_opts *o)
+static int parse_option(int id, const char *v, check_opts *o)
 {
-    const char *a = argv[*i], *v;
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    switch (id) {
+    case CHECK_HELP:
         fputs(ks_usage_check, stdout);
         return -1;
-    } else if (strcmp(a, "--tap") == 0) {
-        o->tap = true;
-    } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+    case CHECK_QUIET:
         o->quiet = true;
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--junit"))) {
+        break;
+    case CHECK_TAP:
+        o->tap = true;
+        break;
+    case CHECK_JUNIT:
         if (!*v)
-            return usage_error("--junit: %s", "expected FILE or -");
+            return ks_status_usage("check", "--junit: expected FILE or -");
         o->junit = v;
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--seed"))) {
+        break;
+    case CHECK_SEED:
         if (!parse_seed(v, &o->seed))
-            return usage_error("--seed: expected an integer from 0 to 2^63-1, got '%s'", v);
+            return ks_status_usage("check", "--seed: expected an integer from 0 to 2^63-1, "
+                                   "got '%s'", v);
         o->has_seed = true;
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--set"))) {
+        break;
+    case CHECK_SET:
         if (!add_override(o, v))
-            return usage_error("--set: expected PATH=VALUE (at most 256), got '%s'", v);
-    } else {
-        return usage_error("unknown option '%s'", a);
+            return ks_status_usage("check", "--set: expected PATH=VALUE (at most 256), got '%s'",
+                                   v);
+        break;
     }
     return 0;
 }
@@ -288,25 +301,26 @@ static int parse_args(int argc, char **argv, check_opts *o)
 {
     o->paths = malloc((size_t)argc * sizeof *o->paths);
     if (!o->paths)
-        return usage_error("%s", "out of memory");
-    bool options_end = false;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (!options_end && strcmp(a, "--") == 0) {
-            options_end = true;
-        } else if (!options_end && a[0] == '-' && a[1] != '\0') {
-            int rc = parse_option(argc, argv, &i, o);
-            if (rc != 0)
-                return rc;
-        } else if (strcmp(a, "-") == 0) {
-            return usage_error("%s", "scenarios come from files and directories, "
-                                     "not standard input ('-')");
-        } else {
-            o->paths[o->n_paths++] = a;
-        }
+        return ks_status_fail("check", "out of memory");
+    ks_opt_parser p;
+    ks_opt_init(&p, argc, argv, 2, check_options, sizeof check_options / sizeof *check_options,
+                false);
+    for (int id; (id = ks_opt_next(&p)) != KS_OPT_END;) {
+        int rc = 0;
+        if (id == KS_OPT_ERROR)
+            rc = ks_status_usage("check", "%s", p.error);
+        else if (id == KS_OPT_OPERAND && strcmp(p.value, "-") == 0)
+            rc = ks_status_usage("check", "scenarios come from files and directories, "
+                                          "not standard input ('-')");
+        else if (id == KS_OPT_OPERAND)
+            o->paths[o->n_paths++] = p.value;
+        else
+            rc = parse_option(id, p.value, o);
+        if (rc != 0)
+            return rc;
     }
     if (o->tap && o->junit && strcmp(o->junit, "-") == 0)
-        return usage_error("%s", "--tap and --junit - cannot both use standard output");
+        return ks_status_usage("check", "--tap and --junit - cannot both use standard output");
     return 0;
 }
 
@@ -360,7 +374,7 @@ static int add_directory(const char *dir, file_list *l)
 {
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(stderr, "ksim: check: %s: cannot read the directory: %s\n", dir, strerror(errno));
+        ks_status_fail("check", "%s: cannot read the directory: %s", dir, strerror(errno));
         return KS_EXIT_USAGE;
     }
     size_t first = l->n, dlen = strlen(dir);
@@ -380,13 +394,13 @@ static int add_directory(const char *dir, file_list *l)
         }
         if (!list_add(l, path)) {
             closedir(d);
-            fprintf(stderr, "ksim: check: out of memory\n");
+            ks_status_fail("check", "out of memory");
             return KS_EXIT_USAGE;
         }
     }
     closedir(d);
     if (l->n == first)
-        fprintf(stderr, "ksim: check: warning: %s: no *.json files\n", dir);
+        ks_status_warn("check", "%s: no *.json files", dir);
     else
         qsort(l->v + first, l->n - first, sizeof *l->v, compare_paths);
     return 0;
@@ -399,7 +413,7 @@ static int collect_files(const char *const *paths, size_t n, file_list *l)
     for (size_t i = 0; i < n; i++) {
         struct stat st;
         if (stat(paths[i], &st) != 0) {
-            fprintf(stderr, "ksim: check: %s: %s\n", paths[i], strerror(errno));
+            ks_status_fail("check", "%s: %s", paths[i], strerror(errno));
             return KS_EXIT_USAGE;
         }
         if (S_ISDIR(st.st_mode)) {
@@ -407,12 +421,12 @@ static int collect_files(const char *const *paths, size_t n, file_list *l)
             if (rc != 0)
                 return rc;
         } else if (!list_add(l, ks_strdup(paths[i]))) {
-            fprintf(stderr, "ksim: check: out of memory\n");
+            ks_status_fail("check", "out of memory");
             return KS_EXIT_USAGE;
         }
     }
     if (l->n == 0) {
-        fprintf(stderr, "ksim: check: no scenario files found\n");
+        ks_status_fail("check", "no scenario files found");
         return KS_EXIT_USAGE;
     }
     return 0;
@@ -819,7 +833,7 @@ static void run_all(const check_opts *o, const file_list *files, scen_result *re
 {
     if (o->tap)
         fprintf(out, "TAP version 13\n1..%zu\n", files->n);
-    ks_cli_flush(out);
+    ks_status_flush(out);
     for (size_t i = 0; i < files->n; i++) {
         run_one(o, files->v[i], &res[i]);
         t->n[res[i].what]++;
@@ -827,10 +841,10 @@ static void run_all(const check_opts *o, const file_list *files, scen_result *re
             report_tap(out, i + 1, &res[i]);
         else
             report_human(out, o, &res[i]);
-        ks_cli_flush(out); /* a CI log shows each scenario as it ends */
+        ks_status_flush(out); /* a CI log shows each scenario as it ends */
     }
     report_totals(out, o, files->n, t);
-    ks_cli_flush(out);
+    ks_status_flush(out);
 }
 
 /* Runs the check once the options are parsed; returns the exit code. */
@@ -843,12 +857,12 @@ static int check(const check_opts *o)
     char err[512];
     ks_outfile junit = {0};
     if (rc == 0 && o->junit && !ks_outfile_open(&junit, o->junit, err, sizeof err)) {
-        fprintf(stderr, "ksim: check: %s\n", err);
+        ks_status_fail("check", "%s", err);
         rc = KS_EXIT_USAGE;
     }
     scen_result *res = rc == 0 ? calloc(files.n, sizeof *res) : NULL;
     if (rc == 0 && !res) {
-        fprintf(stderr, "ksim: check: out of memory\n");
+        ks_status_fail("check", "out of memory");
         if (o->junit)
             ks_outfile_abort(&junit);
         rc = KS_EXIT_USAGE;
@@ -864,7 +878,7 @@ static int check(const check_opts *o)
     if (o->junit) {
         junit_write(junit.f, o, res, files.n, &t);
         if (!ks_outfile_commit(&junit, err, sizeof err)) {
-            fprintf(stderr, "ksim: check: %s\n", err);
+            ks_status_fail("check", "%s", err);
             rc = KS_EXIT_USAGE;
         }
     }
@@ -879,7 +893,7 @@ int ks_cmd_check(int argc, char **argv)
 {
     check_opts *o = calloc(1, sizeof *o);
     if (!o) {
-        fprintf(stderr, "ksim: check: out of memory\n");
+        ks_status_fail("check", "out of memory");
         return KS_EXIT_USAGE;
     }
     int rc = parse_args(argc, argv, o);

@@ -26,10 +26,12 @@
 
 #include "ks_version.h"
 #include "sim/histogram.h"
+#include "models/check/verdicts.h"
 #include "models/kafka/config.h"
 #include "sim/outfile.h"
 #include "sim/str.h"
-#include "tools/cli.h"
+#include "tools/options.h"
+#include "tools/status.h"
 #include "tools/trace_line.h"
 
 #include <errno.h>
@@ -161,38 +163,40 @@ typedef struct report_opts {
     bool png, svg;
 } report_opts;
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "ksim: report: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'ksim report --help' for more information.\n");
-    return KS_EXIT_USAGE;
-}
+enum { REPORT_HELP = 'h', REPORT_OUT = 'o', REPORT_TEMPLATES = 256, REPORT_FORMAT };
 
-/* Handles one option at argv[*i]. Returns 0 to go on, -1 after --help,
- * or KS_EXIT_USAGE (message printed). */
-static int parse_option(int argc, char **argv, int *i, report_opts *o)
+static const ks_opt_def report_options[] = {
+    {REPORT_HELP, 'h', "help", false},
+    {REPORT_OUT, 'o', "out", true},
+    {REPORT_TEMPLATES, '\0', "templates", true},
+    {REPORT_FORMAT, '\0', "format", true},
+};
+
+/* Handles one option (p->value its value). Returns 0 to go on, -1 after
+ * --help, or KS_EXIT_USAGE (message printed). */
+static int parse_option(int id, const ks_opt_parser *p, report_opts *o)
 {
-    const char *a = argv[*i], *v;
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    const char *v = p->value;
+    switch (id) {
+    case REPORT_HELP:
         fputs(ks_usage_report, stdout);
         return -1;
-    } else if ((v = ks_cli_option_value(argc, argv, i, "-o")) ||
-               (v = ks_cli_option_value(argc, argv, i, "--out"))) {
+    case REPORT_OUT:
         if (!*v)
-            return usage_error("%s: expected a directory", a);
+            return ks_status_usage("report", "%s: expected a directory", p->name);
         o->out = v;
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--templates"))) {
+        break;
+    case REPORT_TEMPLATES:
         if (!*v)
-            return usage_error("%s", "--templates: expected a directory");
+            return ks_status_usage("report", "--templates: expected a directory");
         o->templates = v;
-    } else if ((v = ks_cli_option_value(argc, argv, i, "--format"))) {
+        break;
+    case REPORT_FORMAT:
         o->png = strcmp(v, "png") == 0 || strcmp(v, "both") == 0;
         o->svg = strcmp(v, "svg") == 0 || strcmp(v, "both") == 0;
         if (!o->png && !o->svg)
-            return usage_error("--format: expected png, svg or both, got '%s'", v);
-    } else {
-        return usage_error("unknown option '%s'", a);
+            return ks_status_usage("report", "--format: expected png, svg or both, got '%s'", v);
+        break;
     }
     return 0;
 }
@@ -203,27 +207,28 @@ static int parse_args(int argc, char **argv, report_opts *o)
 {
     o->runs = malloc((size_t)argc * sizeof *o->runs);
     if (!o->runs)
-        return usage_error("%s", "out of memory");
+        return ks_status_fail("report", "out of memory");
     o->out = "ksim-report";
     o->png = o->svg = true;
-    bool options_end = false;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (!options_end && strcmp(a, "--") == 0) {
-            options_end = true;
-        } else if (!options_end && a[0] == '-' && a[1] != '\0') {
-            int rc = parse_option(argc, argv, &i, o);
-            if (rc != 0)
-                return rc;
-        } else if (strcmp(a, "-") == 0) {
-            return usage_error("%s", "a RUN is a trace file or a run directory, "
-                                     "not standard input ('-')");
-        } else {
-            o->runs[o->n_runs++] = a;
-        }
+    ks_opt_parser p;
+    ks_opt_init(&p, argc, argv, 2, report_options, sizeof report_options / sizeof *report_options,
+                false);
+    for (int id; (id = ks_opt_next(&p)) != KS_OPT_END;) {
+        int rc = 0;
+        if (id == KS_OPT_ERROR)
+            rc = ks_status_usage("report", "%s", p.error);
+        else if (id == KS_OPT_OPERAND && strcmp(p.value, "-") == 0)
+            rc = ks_status_usage("report", "a RUN is a trace file or a run directory, "
+                                           "not standard input ('-')");
+        else if (id == KS_OPT_OPERAND)
+            o->runs[o->n_runs++] = p.value;
+        else
+            rc = parse_option(id, &p, o);
+        if (rc != 0)
+            return rc;
     }
     if (o->n_runs == 0)
-        return usage_error("%s", "expected at least one RUN (a trace or a run directory)");
+        return ks_status_usage("report", "expected at least one RUN (a trace or a run directory)");
     return 0;
 }
 
@@ -292,18 +297,18 @@ static int resolve_paths(run_data *r)
         r->trace = ks_strdup(r->arg);
         dir = dir_of(r->arg);
     } else {
-        fprintf(stderr, "ksim: report: %s: no such trace or run directory\n", r->arg);
+        ks_status_fail("report", "%s: no such trace or run directory", r->arg);
         return KS_EXIT_USAGE;
     }
     char *summary = dir ? path_join(dir, "summary.json") : NULL;
     free(dir);
     if (!r->trace || !summary) {
         free(summary);
-        fprintf(stderr, "ksim: report: out of memory\n");
+        ks_status_fail("report", "out of memory");
         return KS_EXIT_USAGE;
     }
     if (!file_exists(r->trace)) {
-        fprintf(stderr, "ksim: report: %s: no trace.jsonl in this directory\n", r->arg);
+        ks_status_fail("report", "%s: no trace.jsonl in this directory", r->arg);
         free(summary);
         return KS_EXIT_USAGE;
     }
@@ -485,7 +490,7 @@ static int read_trace(run_data *r)
     char err[1024];
     FILE *in = fopen(r->trace, "rb");
     if (!in) {
-        fprintf(stderr, "ksim: report: %s: %s\n", r->trace, strerror(errno));
+        ks_status_fail("report", "%s: %s", r->trace, strerror(errno));
         return KS_EXIT_USAGE;
     }
     r->metrics_rows = tmpfile();
@@ -499,7 +504,7 @@ static int read_trace(run_data *r)
         ok = false;
     }
     if (!ok)
-        fprintf(stderr, "ksim: report: %s\n", err);
+        ks_status_fail("report", "%s", err);
     fclose(in);
     return ok ? 0 : KS_EXIT_USAGE;
 }
@@ -515,7 +520,7 @@ static bool open_data(ks_outfile *of, const char *dir, size_t n, const char *wha
                    : fmt_str("%s/data/%s.dat", dir, what);
     bool ok = path && ks_outfile_open(of, path, err, sizeof err);
     if (!ok)
-        fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
+        ks_status_fail("report", "%s", path ? err : "out of memory");
     else if (columns)
         fprintf(of->f, "# %s\n", columns);
     free(path);
@@ -527,7 +532,7 @@ static bool commit_data(ks_outfile *of)
     char err[512];
     if (ks_outfile_commit(of, err, sizeof err))
         return true;
-    fprintf(stderr, "ksim: report: %s\n", err);
+    ks_status_fail("report", "%s", err);
     return false;
 }
 
@@ -544,14 +549,16 @@ static bool write_rows(FILE *rows, const char *dir, size_t n, const char *what,
     while ((got = fread(buf, 1, sizeof buf, rows)) > 0)
         fwrite(buf, 1, got, of.f);
     if (ferror(rows)) {
-        fprintf(stderr, "ksim: report: a temporary file: read error\n");
+        ks_status_fail("report", "a temporary file: read error");
         ks_outfile_abort(&of);
         return false;
     }
     return commit_data(&of);
 }
 
-/* Every summary value the report reads or shows, with its type. */
+/* Every summary value the report reads or shows, with its type: these,
+ * then the delivery checker's counts (verdicts.h), then
+ * delivery.records.failed (for the delivery bars; not a row of the table). */
 typedef enum cell_fmt { CF_PLAIN, CF_MS, CF_MBPS } cell_fmt;
 
 static const struct summary_row {
@@ -570,26 +577,27 @@ static const struct summary_row {
     {"latency max (ms)", "latency_ns.max", CF_MS, KS_TLT_INT},
     {"throughput (records/s)", "throughput.records_per_sec", CF_PLAIN, KS_TLT_INT | KS_TLT_REAL},
     {"throughput (MB/s)", "throughput.bytes_per_sec", CF_MBPS, KS_TLT_INT | KS_TLT_REAL},
-    {"lost", "delivery.lost", CF_PLAIN, KS_TLT_INT},
-    {"duplicate", "delivery.duplicate", CF_PLAIN, KS_TLT_INT},
-    {"extra copies", "delivery.extra_copies", CF_PLAIN, KS_TLT_INT},
-    {"reordered (nonmonotonic_send)", "delivery.nonmonotonic_send", CF_PLAIN, KS_TLT_INT},
-    {"failed but present", "delivery.failed_but_present", CF_PLAIN, KS_TLT_INT},
-    {"indeterminate", "delivery.indeterminate", CF_PLAIN, KS_TLT_INT},
-    {"aborted read", "delivery.aborted_read", CF_PLAIN, KS_TLT_INT},
-    {"zombie write visible", "delivery.zombie_write_visible", CF_PLAIN, KS_TLT_INT},
-    {"torn transaction", "delivery.torn_transaction", CF_PLAIN, KS_TLT_INT},
-    {"precommitted read", "delivery.precommitted_read", CF_PLAIN, KS_TLT_INT},
-    {"processed twice", "delivery.processed_twice", CF_PLAIN, KS_TLT_INT},
-    {NULL, "delivery.records.failed", CF_PLAIN, KS_TLT_INT}, /* the delivery bars */
 };
+
+/* The summary's path of a delivery count ("delivery.lost"); false for a
+ * count the summary does not hold (a DERIVED one). */
+static bool delivery_path(ks_verdict v, char *buf, size_t n)
+{
+    snprintf(buf, n, "delivery.%s", ks_verdict_key(v));
+    return ks_verdict_info_of(v)->cls != KS_VC_DERIVED;
+}
 
 /* Checks the type of every summary field the report reads. */
 static void check_summary(ks_tl_error *te, const json_t *s)
 {
+    char path[64];
     ks_tl_jget(te, s, "", "delivery", KS_TLT_OBJECT | KS_TLT_NULL);
     for (size_t i = 0; i < sizeof summary_rows / sizeof *summary_rows; i++)
         ks_tl_jpath(te, s, summary_rows[i].path, summary_rows[i].want);
+    for (int v = 0; v < KS_VERDICT__COUNT; v++)
+        if (delivery_path((ks_verdict)v, path, sizeof path))
+            ks_tl_jpath(te, s, path, KS_TLT_INT);
+    ks_tl_jpath(te, s, "delivery.records.failed", KS_TLT_INT); /* the delivery bars */
     const json_t *cs = ks_tl_jget(te, s, "", "consumers", KS_TLT_OBJECT), *c;
     const char *id;
     char at[160];
@@ -619,7 +627,7 @@ static bool read_summary(run_data *r)
     if (ours)
         check_summary(&te, s);
     if (te.set) {
-        fprintf(stderr, "ksim: report: %s: %s\n", r->summary_path, te.text);
+        ks_status_fail("report", "%s: %s", r->summary_path, te.text);
         json_decref(s);
         return false;
     }
@@ -853,14 +861,14 @@ static bool write_batches(const run_data *r, size_t n, const char *dir)
     return commit_data(&of);
 }
 
-/* The delivery checker's counts the bars show. The first four are always
- * drawn (the anomalies of Jepsen's queue checker, plus a write the
- * producer was told failed that is in a log anyway); a record told failed
- * that no log holds (what at-most-once loses) and an outcome never told
- * only when some run has one; the transactional anomalies whenever a
- * summary has them (a scenario with transactions or consumers), at 0 too:
- * that they were checked and not found is the point of such a run. */
-enum { DELIVERY_KEYS_MAX = 11 };
+/* The delivery checker's counts the bars show, as verdicts.h's `bar`
+ * says: lost, duplicate, reordered and failed but present always (the
+ * anomalies of Jepsen's queue checker, plus a write the producer was told
+ * failed that is in a log anyway); a record told failed that no log holds
+ * (what at-most-once loses) and an outcome never told only when some run
+ * has one; the transactional anomalies whenever a summary has them (a
+ * scenario with transactions or consumers), at 0 too: that they were
+ * checked and not found is the point of such a run. */
 
 /* An integer of a summary at a dotted path, 0 when absent (its type was
  * checked when the summary was read). */
@@ -870,44 +878,33 @@ static int64_t summary_int(const json_t *o, const char *dotted)
     return (int64_t)json_integer_value(ks_tl_jpath(&unused, o, dotted, KS_TLT_INT));
 }
 
-/* One count of a run's summary; failed_and_absent is derived: records
- * told failed less those present anyway. */
-static int64_t delivery_count(const json_t *summary, const char *key)
+/* One count of a run's summary (a derived one computed from it). */
+static int64_t delivery_count(const json_t *summary, ks_verdict v)
 {
-    const json_t *d = json_object_get(summary, "delivery");
-    if (strcmp(key, "failed_and_absent") == 0) {
-        int64_t v = summary_int(d, "records.failed") - summary_int(d, "failed_but_present");
-        return v > 0 ? v : 0;
-    }
-    return summary_int(d, key);
+    return ks_verdict_count(json_object_get(summary, "delivery"), v);
 }
 
-static size_t delivery_keys(const run_data *runs, size_t n, const char *keys[DELIVERY_KEYS_MAX])
+/* Does the bar of count v belong in the chart of these runs? */
+static bool delivery_bar(const run_data *runs, size_t n, ks_verdict v)
 {
-    static const char *const always[] = {"lost", "duplicate", "nonmonotonic_send",
-                                         "failed_but_present"};
-    static const char *const when_any[] = {"failed_and_absent", "indeterminate"};
-    static const char *const when_checked[] = {"aborted_read", "zombie_write_visible",
-                                               "torn_transaction", "precommitted_read",
-                                               "processed_twice"};
+    ks_verdict_show bar = ks_verdict_info_of(v)->bar;
+    bool any = bar == KS_VS_ALWAYS;
+    for (size_t r = 0; r < n && !any; r++) {
+        const json_t *d = json_object_get(runs[r].summary, "delivery");
+        if (bar == KS_VS_NONZERO)
+            any = runs[r].summary && delivery_count(runs[r].summary, v) > 0;
+        else if (bar == KS_VS_CHECKED)
+            any = json_object_get(d, ks_verdict_key(v)) != NULL;
+    }
+    return any;
+}
+
+static size_t delivery_keys(const run_data *runs, size_t n, ks_verdict keys[KS_VERDICT__COUNT])
+{
     size_t k = 0;
-    for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
-        keys[k++] = always[i];
-    for (size_t i = 0; i < sizeof when_any / sizeof when_any[0]; i++) {
-        bool any = false;
-        for (size_t r = 0; r < n && !any; r++)
-            any = runs[r].summary && delivery_count(runs[r].summary, when_any[i]) > 0;
-        if (any)
-            keys[k++] = when_any[i];
-    }
-    for (size_t i = 0; i < sizeof when_checked / sizeof when_checked[0]; i++) {
-        bool any = false;
-        for (size_t r = 0; r < n && !any; r++)
-            any = json_object_get(json_object_get(runs[r].summary, "delivery"),
-                                  when_checked[i]) != NULL;
-        if (any)
-            keys[k++] = when_checked[i];
-    }
+    for (int v = 0; v < KS_VERDICT__COUNT; v++)
+        if (delivery_bar(runs, n, (ks_verdict)v))
+            keys[k++] = (ks_verdict)v;
     return k;
 }
 
@@ -915,7 +912,7 @@ static size_t delivery_keys(const run_data *runs, size_t n, const char *keys[DEL
  * about an empty range when every bar is 0). */
 static int64_t delivery_max(const run_data *runs, size_t n)
 {
-    const char *keys[DELIVERY_KEYS_MAX];
+    ks_verdict keys[KS_VERDICT__COUNT];
     size_t nk = delivery_keys(runs, n, keys);
     int64_t max = 1;
     for (size_t i = 0; i < n; i++)
@@ -938,10 +935,10 @@ static bool write_delivery(const run_data *runs, size_t n, const char *dir)
         if (runs[i].summary)
             fprintf(of.f, " run%zu", i + 1);
     fputc('\n', of.f);
-    const char *keys[DELIVERY_KEYS_MAX];
+    ks_verdict keys[KS_VERDICT__COUNT];
     size_t nk = delivery_keys(runs, n, keys);
     for (size_t k = 0; k < nk; k++) {
-        fputs(keys[k], of.f);
+        fputs(ks_verdict_key(keys[k]), of.f);
         for (size_t i = 0; i < n; i++)
             if (runs[i].summary)
                 fprintf(of.f, " %" PRId64, delivery_count(runs[i].summary, keys[k]));
@@ -1181,8 +1178,8 @@ static char *read_template(const char *tdir, const char *name)
     char *path = fmt_str("%s/%s.gp", tdir, name);
     FILE *f = path ? fopen(path, "r") : NULL;
     if (!f) {
-        fprintf(stderr, "ksim: report: %s: %s\n", path ? path : name,
-                path ? strerror(errno) : "out of memory");
+        ks_status_fail("report", "%s: %s", path ? path : name,
+                       path ? strerror(errno) : "out of memory");
         free(path);
         return NULL;
     }
@@ -1194,7 +1191,7 @@ static char *read_template(const char *tdir, const char *name)
     bool bad = ferror(f);
     fclose(f);
     if (bad)
-        fprintf(stderr, "ksim: report: %s: cannot read\n", path);
+        ks_status_fail("report", "%s: cannot read", path);
     free(path);
     char *text = ks_sb_take(&b);
     if (bad) {
@@ -1251,7 +1248,7 @@ static bool write_script(const report_opts *o, const char *tdir, const run_data 
     char *text = ks_sb_take(&b);
     bool ok = common && tmpl && p1 && p2 && text;
     if (common && tmpl && !ok)
-        fprintf(stderr, "ksim: report: out of memory\n");
+        ks_status_fail("report", "out of memory");
     if (ok) {
         char *path = fmt_str("%s/%s.gp", o->out, ci->name);
         ks_outfile of = {0};
@@ -1262,7 +1259,7 @@ static bool write_script(const report_opts *o, const char *tdir, const run_data 
             ok = ks_outfile_commit(&of, err, sizeof err);
         }
         if (!ok)
-            fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
+            ks_status_fail("report", "%s", path ? err : "out of memory");
         free(path);
     }
     free(common);
@@ -1303,9 +1300,9 @@ static char *find_templates(const report_opts *o)
         free(common);
         return cand;
     }
-    fprintf(stderr, "ksim: report: cannot find the gnuplot templates%s%s%s: give "
-                    "--templates DIR (the source tree's reports/) or set KSIM_REPORTS_DIR\n",
-            common ? " (" : "", common ? common : "", common ? ")" : "");
+    ks_status_fail("report", "cannot find the gnuplot templates%s%s%s: give "
+                             "--templates DIR (the source tree's reports/) or set KSIM_REPORTS_DIR",
+                   common ? " (" : "", common ? common : "", common ? ")" : "");
     free(common);
     free(cand);
     return NULL;
@@ -1349,7 +1346,7 @@ static bool settle_image(const char *dir, const char *name, const char *ext, boo
     char *final = fmt_str("%s/%s.%s", dir, name, ext);
     bool ok = tmp && final;
     if (ok && commit && rename(tmp, final) != 0) {
-        fprintf(stderr, "ksim: report: %s: %s\n", final, strerror(errno));
+        ks_status_fail("report", "%s: %s", final, strerror(errno));
         ok = false;
     }
     if (tmp && (!commit || !ok))
@@ -1371,11 +1368,10 @@ static int draw_chart(const report_opts *o, chart_id c)
     snprintf(script, sizeof script, "%s.gp", name);
     int st = run_gnuplot(o->out, script);
     if (st == 127)
-        fprintf(stderr, "ksim: report: cannot run gnuplot (install gnuplot-nox, or set "
-                        "KSIM_GNUPLOT): the charts were not drawn\n");
+        ks_status_fail("report", "cannot run gnuplot (install gnuplot-nox, or set "
+                                 "KSIM_GNUPLOT): the charts were not drawn");
     else if (st != 0)
-        fprintf(stderr, "ksim: report: gnuplot failed on %s/%s (status %d)\n", o->out, script,
-                st);
+        ks_status_fail("report", "gnuplot failed on %s/%s (status %d)", o->out, script, st);
     bool ok = st == 0;
     if (o->png)
         ok = settle_image(o->out, name, "png", st == 0) && ok;
@@ -1586,6 +1582,35 @@ static char *summary_cell(const json_t *summary, const char *path, cell_fmt f)
     return fmt_str("%.3f", f == CF_MS ? x / 1e6 : x / 1e6);
 }
 
+/* A row of the summary table, when some run's summary has the value
+ * (e.g. aborted_read, only with consumers); `name` is the row's. */
+static void summary_row(doc *d, el *t, const run_data *runs, size_t n, char *name,
+                        const char *path, cell_fmt f)
+{
+    bool any = false;
+    for (size_t j = 0; j < n; j++)
+        any |= runs[j].summary && jpath(runs[j].summary, path);
+    if (!any) {
+        free(name);
+        return;
+    }
+    cell(d, t, name);
+    for (size_t j = 0; j < n; j++)
+        cell(d, t, summary_cell(runs[j].summary, path, f));
+}
+
+/* The name of a delivery count's row: its label, with the summary's key
+ * after it when the label does not spell the key ("reordered
+ * (nonmonotonic_send)"). */
+static char *delivery_label(ks_verdict v)
+{
+    const ks_verdict_info *vi = ks_verdict_info_of(v);
+    bool spelt = strlen(vi->label) == strlen(vi->key);
+    for (size_t i = 0; spelt && vi->key[i]; i++)
+        spelt = vi->label[i] == (vi->key[i] == '_' ? ' ' : vi->key[i]);
+    return spelt ? ks_strdup(vi->label) : fmt_str("%s (%s)", vi->label, vi->key);
+}
+
 /* The summary table: one row per value, one column per run. */
 static void add_summary(doc *d, const run_data *runs, size_t n)
 {
@@ -1603,16 +1628,12 @@ static void add_summary(doc *d, const run_data *runs, size_t n)
     cell(d, t, ks_strdup(""));
     for (size_t j = 0; j < n; j++)
         cell(d, t, ks_strdup(runs[j].label));
-    for (size_t r = 0; r < sizeof summary_rows / sizeof *summary_rows && rows[r].name; r++) {
-        bool any = false;
-        for (size_t j = 0; j < n; j++)
-            any |= runs[j].summary && jpath(runs[j].summary, rows[r].path);
-        if (!any)
-            continue; /* e.g. aborted_read, only with consumers */
-        cell(d, t, ks_strdup(rows[r].name));
-        for (size_t j = 0; j < n; j++)
-            cell(d, t, summary_cell(runs[j].summary, rows[r].path, rows[r].f));
-    }
+    for (size_t r = 0; r < sizeof summary_rows / sizeof *summary_rows; r++)
+        summary_row(d, t, runs, n, ks_strdup(rows[r].name), rows[r].path, rows[r].f);
+    char path[64];
+    for (int v = 0; v < KS_VERDICT__COUNT; v++)
+        if (delivery_path((ks_verdict)v, path, sizeof path))
+            summary_row(d, t, runs, n, delivery_label((ks_verdict)v), path, CF_PLAIN);
     if (with < n)
         doc_add(d, EL_NOTE, ks_strdup("Runs without a summary.json show \"-\"."));
 }
@@ -1826,7 +1847,7 @@ static bool write_page(const char *dir, const char *name, const doc *d, bool htm
         ok = ks_outfile_commit(&of, err, sizeof err);
     }
     if (!ok)
-        fprintf(stderr, "ksim: report: %s\n", path ? err : "out of memory");
+        ks_status_fail("report", "%s", path ? err : "out of memory");
     free(path);
     return ok;
 }
@@ -1858,7 +1879,7 @@ static int read_runs(const report_opts *o, run_data *runs)
             return KS_EXIT_USAGE;
     }
     if (!make_labels(runs, o->n_runs)) {
-        fprintf(stderr, "ksim: report: out of memory\n");
+        ks_status_fail("report", "out of memory");
         return KS_EXIT_USAGE;
     }
     for (size_t i = 0; i < o->n_runs; i++)
@@ -1920,7 +1941,7 @@ static int write_pages(const report_opts *o, const run_data *runs, const bool dr
     add_charts(&d, o, runs, o->n_runs, drawn);
     int rc = 0;
     if (d.oom) {
-        fprintf(stderr, "ksim: report: out of memory\n");
+        ks_status_fail("report", "out of memory");
         rc = KS_EXIT_USAGE;
     } else if (!write_page(o->out, "report.md", &d, false) ||
                !write_page(o->out, "index.html", &d, true)) {
@@ -1938,7 +1959,7 @@ static int make_out_dirs(const char *dir, ks_outdir *made)
     bool ok = data && ks_outdir_make(made, dir, err, sizeof err) &&
               ks_outdir_make(made, data, err, sizeof err);
     if (!ok)
-        fprintf(stderr, "ksim: report: %s\n", data ? err : "out of memory");
+        ks_status_fail("report", "%s", data ? err : "out of memory");
     free(data);
     return ok ? 0 : KS_EXIT_USAGE;
 }
@@ -1952,7 +1973,7 @@ static int report(const report_opts *o)
     run_data *runs = calloc(o->n_runs, sizeof *runs);
     if (!runs) {
         free(tdir);
-        fprintf(stderr, "ksim: report: out of memory\n");
+        ks_status_fail("report", "out of memory");
         return KS_EXIT_USAGE;
     }
     for (size_t i = 0; i < o->n_runs; i++) {

@@ -12,6 +12,7 @@
  */
 #include "models/check/checker.h"
 
+#include "models/check/verdicts.h"
 #include "sim/sim.h"
 
 #include <stdarg.h>
@@ -28,16 +29,9 @@
 /* Room for one anomaly's cause: 8 requests of ~130 bytes and the rest. */
 #define CAUSE_MAX 1536u
 
-/* Verdicts as bits, in the order they are listed in "kinds". */
-enum {
-    K_LOST = 1u,
-    K_DUPLICATE = 2u,
-    K_NONMONOTONIC = 4u,
-    K_FAILED_BUT_PRESENT = 8u,
-    K_INDETERMINATE = 16u
-};
-static const char *const kind_names[] = {"lost", "duplicate", "nonmonotonic_send",
-                                         "failed_but_present", "indeterminate"};
+/* A verdict as a bit of a batch's verdicts, listed in "kinds" in the
+ * order of verdicts.h. */
+#define VERDICT_BIT(v) (1u << KS_VERDICT_##v)
 
 /* What the leader did with the copy a request carried. */
 enum { OUT_PENDING, OUT_APPENDED, OUT_REFUSED };
@@ -114,7 +108,6 @@ struct ks_checker {
     map ledger, requests;
     map aborted;      /* records whose writer failed or whose transaction aborted */
     map zombie;       /* records a fenced producer sent in its last transaction */
-    uint64_t zombie_visible;
     /* committed transactions: their records (and partitions), in commit
      * order, and the partitions read_committed consumers read */
     uint64_t *ctx_ids;
@@ -127,7 +120,6 @@ struct ks_checker {
     uint64_t ntx, tx_cap;
     bool *part_read;           /* per partition: a read_committed consumer reads it */
     ks_time *read_at;          /* per slot of `reads`: when it was first read */
-    uint64_t torn, precommitted;
     uint32_t consumers_seen;   /* 1 + the highest consumer index read by */
     map reads;        /* records read by read_committed consumers (producer = consumer) */
     map ureads;       /* transactional records read by read_uncommitted ones */
@@ -136,16 +128,13 @@ struct ks_checker {
     map lineage;      /* records written for a record read, and that record */
     effect_read *effects; /* every read of such a record, by any consumer */
     uint64_t neffects, effects_cap;
-    uint64_t processed_twice;
     bool reads_on;    /* the maps above are kept (a consumer reads committed) */
-    uint64_t aborted_read;
     char **names; /* interned error names; index + 1 is the handle */
     uint32_t nnames, names_cap;
     json_t *anomalies;
     uint64_t anomalies_total;
     uint64_t acked, acked_no_offset, failed, untold;
-    uint64_t lost, duplicate, extra_copies, nonmonotonic, failed_but_present,
-        indeterminate;
+    uint64_t count[KS_VERDICT__COUNT]; /* records per verdict (verdicts.h) */
     size_t bytes;          /* held, for ks_checker_bytes */
     uint64_t alloc_budget; /* allocations left before simulated exhaustion */
     bool out_of_memory;
@@ -521,9 +510,9 @@ static json_t *cause_of(const ks_checker *c, const entry *e)
 static json_t *kinds_of(unsigned kinds, bool *ok)
 {
     json_t *arr = json_array();
-    for (unsigned i = 0; i < sizeof kind_names / sizeof kind_names[0]; i++)
+    for (unsigned i = 0; i < KS_VERDICT__COUNT; i++)
         if (kinds & (1u << i))
-            push(arr, json_string(kind_names[i]), ok);
+            push(arr, json_string(ks_verdict_key((ks_verdict)i)), ok);
     return arr;
 }
 
@@ -612,25 +601,25 @@ static void judge(ks_checker *c, const entry *e, const uint64_t *ids, uint32_t n
     uint64_t r = e->records;
     bool told_ok = e->told == KS_TOLD_ACKED || e->told == KS_TOLD_ACKED_NO_OFFSET;
     if (told_ok && e->ncopies == 0) {
-        kinds |= K_LOST;
-        c->lost += r;
+        kinds |= VERDICT_BIT(LOST);
+        c->count[KS_VERDICT_LOST] += r;
     }
     if (e->ncopies > 1u) {
-        kinds |= K_DUPLICATE;
-        c->duplicate += r;
-        c->extra_copies += (uint64_t)(e->ncopies - 1u) * r;
+        kinds |= VERDICT_BIT(DUPLICATE);
+        c->count[KS_VERDICT_DUPLICATE] += r;
+        c->count[KS_VERDICT_EXTRA_COPIES] += (uint64_t)(e->ncopies - 1u) * r;
     }
     if (e->overtaken_by) {
-        kinds |= K_NONMONOTONIC;
-        c->nonmonotonic += r;
+        kinds |= VERDICT_BIT(NONMONOTONIC_SEND);
+        c->count[KS_VERDICT_NONMONOTONIC_SEND] += r;
     }
     if (e->told == KS_TOLD_FAILED && e->ncopies > 0) {
-        kinds |= K_FAILED_BUT_PRESENT;
-        c->failed_but_present += r;
+        kinds |= VERDICT_BIT(FAILED_BUT_PRESENT);
+        c->count[KS_VERDICT_FAILED_BUT_PRESENT] += r;
     }
     if (e->told == KS_TOLD_NOTHING) {
-        kinds |= K_INDETERMINATE;
-        c->indeterminate += r;
+        kinds |= VERDICT_BIT(INDETERMINATE);
+        c->count[KS_VERDICT_INDETERMINATE] += r;
         c->untold += r;
     }
     if (!kinds)
@@ -952,13 +941,13 @@ void ks_checker_untold(ks_checker *c, uint32_t producer, uint64_t records)
     if (!c || producer >= c->producers || records == 0)
         return;
     c->untold += records;
-    c->indeterminate += records;
+    c->count[KS_VERDICT_INDETERMINATE] += records;
     c->anomalies_total++;
     if (json_array_size(c->anomalies) >= KS_CHECK_LIST_MAX)
         return;
     bool ok = true;
     json_t *obj = json_object();
-    put(obj, "kinds", kinds_of(K_INDETERMINATE, &ok), &ok);
+    put(obj, "kinds", kinds_of(VERDICT_BIT(INDETERMINATE), &ok), &ok);
     put(obj, "producer", jstr(c->producer_ids ? c->producer_ids[producer] : NULL), &ok);
     put(obj, "partition", json_null(), &ok);
     put(obj, "batch", json_null(), &ok);
@@ -1160,20 +1149,21 @@ static void judge_reads(ks_checker *c)
             continue;
         bool zombie = map_find(&c->zombie, 0, s->key) != NULL;
         if (zombie)
-            c->zombie_visible++;
+            c->count[KS_VERDICT_ZOMBIE_WRITE_VISIBLE]++;
         if (!zombie && !map_find(&c->aborted, 0, s->key))
             continue;
         if (!zombie || map_find(&c->aborted, 0, s->key))
-            c->aborted_read++;
+            c->count[KS_VERDICT_ABORTED_READ]++;
         c->anomalies_total++;
         if (json_array_size(c->anomalies) >= KS_CHECK_LIST_MAX)
             continue;
         json_t *a = json_object();
         json_t *kinds = json_array();
         if (map_find(&c->aborted, 0, s->key))
-            json_array_append_new(kinds, json_string("aborted_read"));
+            json_array_append_new(kinds, json_string(ks_verdict_key(KS_VERDICT_ABORTED_READ)));
         if (zombie)
-            json_array_append_new(kinds, json_string("zombie_write_visible"));
+            json_array_append_new(kinds,
+                                  json_string(ks_verdict_key(KS_VERDICT_ZOMBIE_WRITE_VISIBLE)));
         json_object_set_new(a, "kinds", kinds);
         json_object_set_new(a, "record", json_integer((json_int_t)s->key));
         json_object_set_new(a, "consumer", json_integer(s->producer));
@@ -1201,14 +1191,14 @@ static ks_time first_read(const ks_checker *c, uint64_t record)
     return t;
 }
 
-static void list_txn_anomaly(ks_checker *c, const char *kind, uint64_t tx, const char *cause)
+static void list_txn_anomaly(ks_checker *c, ks_verdict kind, uint64_t tx, const char *cause)
 {
     c->anomalies_total++;
     if (json_array_size(c->anomalies) >= KS_CHECK_LIST_MAX)
         return;
     json_t *a = json_object();
     json_t *kinds = json_array();
-    json_array_append_new(kinds, json_string(kind));
+    json_array_append_new(kinds, json_string(ks_verdict_key(kind)));
     json_object_set_new(a, "kinds", kinds);
     json_object_set_new(a, "producer", json_string(c->producer_ids[c->ctx_producer[tx]]));
     json_object_set_new(a, "transaction", json_integer((json_int_t)c->ctx_number[tx]));
@@ -1242,18 +1232,18 @@ static void judge_transactions(ks_checker *c)
         }
         char cause[200];
         if (seen > 0 && unseen > 0) {
-            c->torn += seen + unseen;
+            c->count[KS_VERDICT_TORN_TRANSACTION] += seen + unseen;
             snprintf(cause, sizeof cause,
                      "read_committed consumers read %llu of its records and never %llu others",
                      (unsigned long long)seen, (unsigned long long)unseen);
-            list_txn_anomaly(c, "torn_transaction", tx, cause);
+            list_txn_anomaly(c, KS_VERDICT_TORN_TRANSACTION, tx, cause);
         }
         if (early > 0) {
-            c->precommitted += early;
+            c->count[KS_VERDICT_PRECOMMITTED_READ] += early;
             snprintf(cause, sizeof cause,
                      "read_committed consumers read %llu of its records before it committed",
                      (unsigned long long)early);
-            list_txn_anomaly(c, "precommitted_read", tx, cause);
+            list_txn_anomaly(c, KS_VERDICT_PRECOMMITTED_READ, tx, cause);
         }
     }
 }
@@ -1299,14 +1289,14 @@ static void judge_effects(ks_checker *c)
         if (distinct < 2)
             continue;
         if (counted != g->source)
-            c->processed_twice++;
+            c->count[KS_VERDICT_PROCESSED_TWICE]++;
         counted = g->source;
         c->anomalies_total++;
         if (json_array_size(c->anomalies) >= KS_CHECK_LIST_MAX)
             continue;
         json_t *a = json_object();
         json_t *kinds = json_array();
-        json_array_append_new(kinds, json_string("processed_twice"));
+        json_array_append_new(kinds, json_string(ks_verdict_key(KS_VERDICT_PROCESSED_TWICE)));
         json_object_set_new(a, "kinds", kinds);
         json_object_set_new(a, "record", json_integer((json_int_t)g->source));
         json_object_set_new(a, "consumer", json_integer(g->consumer));
@@ -1365,23 +1355,13 @@ json_t *ks_checker_finish(ks_checker *c)
     put(records, "failed", jint(c->failed), &ok);
     put(records, "untold", jint(c->untold), &ok);
     put(out, "records", records, &ok);
-    put(out, "lost", jint(c->lost), &ok);
-    put(out, "duplicate", jint(c->duplicate), &ok);
-    put(out, "extra_copies", jint(c->extra_copies), &ok);
-    put(out, "nonmonotonic_send", jint(c->nonmonotonic), &ok);
-    put(out, "failed_but_present", jint(c->failed_but_present), &ok);
-    put(out, "indeterminate", jint(c->indeterminate), &ok);
-    if (c->reads_on) {
-        put(out, "aborted_read", jint(c->aborted_read), &ok);
-        put(out, "zombie_write_visible", jint(c->zombie_visible), &ok);
-        put(out, "torn_transaction", jint(c->torn), &ok);
-        put(out, "precommitted_read", jint(c->precommitted), &ok);
-        put(out, "processed_twice", jint(c->processed_twice), &ok);
+    bool clean = !c->out_of_memory;
+    for (int i = 0; i < KS_VERDICT__COUNT; i++) {
+        const ks_verdict_info *v = ks_verdict_info_of((ks_verdict)i);
+        clean = clean && (v->cls != KS_VC_ANOMALY || c->count[i] == 0);
+        if (v->cls != KS_VC_DERIVED && (!v->txn || c->reads_on))
+            put(out, v->key, jint(c->count[i]), &ok);
     }
-    bool clean = c->lost == 0 && c->duplicate == 0 && c->nonmonotonic == 0 &&
-                 c->failed_but_present == 0 && c->indeterminate == 0 && c->aborted_read == 0 &&
-                 c->zombie_visible == 0 && c->torn == 0 && c->precommitted == 0 &&
-                 c->processed_twice == 0 && !c->out_of_memory;
     put(out, "ok", json_boolean(clean), &ok);
     put(out, "anomalies", json_incref(c->anomalies), &ok);
     put(out, "anomalies_total", jint(c->anomalies_total), &ok);

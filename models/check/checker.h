@@ -21,7 +21,9 @@
  *   indeterminate      never told anything by the end of the run
  * A record can carry several verdicts (a duplicate that was also
  * reordered). Counts are of records; `extra_copies` counts the surplus
- * copies of duplicated records.
+ * copies of duplicated records. The names, their order in the summary and
+ * in "kinds", and the transactional verdicts (ks_checker_watch_reads) are
+ * listed once, in models/check/verdicts.h.
  *
  * Every anomaly lists its copies (offset, request, attempt) and, for each
  * request that carried the batch, what became of it (its response: answered,
