@@ -5,6 +5,7 @@
 #include "models/world.h"
 
 #include "ks_version.h"
+#include "models/net/wire.h"
 #include "sim/str.h"
 
 #include <inttypes.h>
@@ -461,7 +462,10 @@ static void dispatch(ks_world *w, const ks_event *ev)
         ks_producer_on_sender(&w->producers[ev->owner], w);
         break;
     case KS_EV_ARRIVE:
-        ks_broker_on_arrive(w, ev->tag, (uint32_t)ev->arg);
+        if (ks_wire_delivered(w, (uint32_t)ev->arg, KS_NET_REQUEST))
+            ks_broker_on_arrive(w, ev->tag, (uint32_t)ev->arg);
+        else
+            ks_request_unref(&w->reqs, (uint32_t)ev->arg); /* its connection is gone */
         break;
     case KS_EV_APPEND:
         ks_broker_on_append(w, ev->tag, (uint32_t)ev->arg);
@@ -479,6 +483,10 @@ static void dispatch(ks_world *w, const ks_event *ev)
     case KS_EV_RESPONSE: {
         uint32_t id = (uint32_t)ev->arg;
         ks_node client = w->reqs.reqs[id].client;
+        if (!ks_wire_delivered(w, id, KS_NET_RESPONSE)) {
+            ks_request_unref(&w->reqs, id); /* its connection is gone */
+            break;
+        }
         switch (ks_node_kind_of(&w->nodes, client)) {
         case KS_NODE_BROKER:
             ks_broker_on_response(w, client, id);

@@ -7,8 +7,9 @@
  *   append.error retriable (retries exhausted) and not retriable,
  *   NOT_ENOUGH_REPLICAS_AFTER_APPEND with and without idempotence, retry
  *   backoff before and after KIP-580 (3.7), delivery.timeout.ms of a batch
- *   in flight, request.loss windows and determinism, link.down and the
- *   recovery after it, pause.broker, pause.producer, InitProducerId and
+ *   in flight, request.loss windows and determinism (TCP sends lost
+ *   segments again), link.down short (late, no retry) and long (the
+ *   request timeout closes the connection), pause.broker, pause.producer, InitProducerId and
  *   sequence numbers, fault counting with a partition selector, producer
  *   ConfigExceptions, and the invariants of a run with every fault at once.
  * Also the error of requests cancelled by a request timeout from 3.4
@@ -193,10 +194,11 @@ static void test_request_timeout_error_name(void **state)
     assert_int_equal(line_int(ack, "t"), 1000 * MS);
     assert_true(line_str_is(ack, "error", "TimeoutException"));
     run_free(&r);
-    /* every request in flight on the connection is cancelled the same way */
+    /* every request in flight on the connection is cancelled the same way
+     * (a cut longer than request.timeout.ms, so TCP has not recovered) */
     ks_override ol[] = {{"producers.p1.workload.records", "10"},
                         {"faults", "[{\"type\": \"link.down\", \"from.ms\": 2.5, "
-                                   "\"to.ms\": 5.5}]"}};
+                                   "\"to.ms\": 1500}]"}};
     r = run_text(BASE, ol, 2, KS_TL_BATCH);
     assert_int_equal(count_with(&r, "retry", "error", "REQUEST_TIMED_OUT"), 5);
     run_free(&r);
@@ -566,8 +568,12 @@ static void test_delivery_timeout_in_flight(void **state)
 /* ---- 9. request.loss ------------------------------------------------------- */
 
 /* Probability 1 in [3 ms, 6 ms): of ten acks=0 requests sent at 0..9 ms,
- * those sent at 3, 4 and 5 ms (requests 4, 5, 6) are lost; the one at
- * 6 ms is not (the window's end is open). */
+ * the segments of those sent at 3, 4 and 5 ms (requests 4, 5, 6) are
+ * lost on the wire; the one at 6 ms is not (the window's end is open).
+ * The connection is TCP: each lost segment is sent again one RTO later
+ * (200 ms + 2 x 1 ms latency = 202 ms) and gets through, and what is sent
+ * after waits behind it in order. Nothing is lost to the application:
+ * all ten records land, requests 7-10 queued behind request 6. */
 static void test_request_loss_window(void **state)
 {
     (void)state;
@@ -581,24 +587,30 @@ static void test_request_loss_window(void **state)
         const char *f = nth(&r, "fault", k);
         assert_int_equal(line_int(f, "request"), (int64_t)k + 4);
         assert_int_equal(line_int(f, "t"), (int64_t)(k + 3) * MS);
+        assert_int_equal(line_int(f, "delay_ns"), 202 * MS);
         assert_true(line_str_is(f, "type", "request.loss"));
     }
     for (size_t k = 0; k < 10; k++) {
         const char *s = nth(&r, "send", k);
-        bool lost = k >= 3 && k <= 5;
-        assert_int_equal(line_int(s, "arrive_t"), lost ? -1 : (int64_t)k * MS + W_REQ + LAT);
+        int64_t arrive = (int64_t)k * MS + W_REQ + LAT;
+        if (k >= 3 && k <= 5)
+            arrive += 202 * MS; /* sent again one RTO later */
+        else if (k > 5)
+            arrive = 5 * MS + 202 * MS + W_REQ + LAT; /* in order behind request 6 */
+        assert_int_equal(line_int(s, "arrive_t"), arrive);
     }
-    assert_int_equal(count_ev(&r, "append"), 7);
+    assert_int_equal(count_ev(&r, "append"), 10);
     assert_int_equal(sum_int(&r, "records.acked"), 10);
-    assert_int_equal(sum_int(&r, "delivery.lost"), 3);
-    assert_int_equal(sum_int(&r, "partitions.events-0.log_end_offset"), 7);
+    assert_int_equal(sum_int(&r, "delivery.lost"), 0);
+    assert_int_equal(sum_int(&r, "partitions.events-0.log_end_offset"), 10);
     assert_int_equal(sum_int(&r, "faults.0.hits"), 3);
     run_free(&r);
 }
 
-/* Probability 0.5 over the whole run: which requests are lost comes from
- * the stream "fault.0" alone, so two runs lose the same ones (53 of 100
- * with seed 42). */
+/* Probability 0.5 over the whole run: which segments are lost comes from
+ * the stream "fault.0" alone, so two runs lose the same ones (54 strikes
+ * with seed 42, retransmissions included). TCP sends every one again, so
+ * no record is lost and the log holds all 100. */
 static void test_request_loss_deterministic(void **state)
 {
     (void)state;
@@ -607,11 +619,11 @@ static void test_request_loss_deterministic(void **state)
                        {"faults", "[{\"type\": \"request.loss\", \"probability\": 0.5}]"}};
     run a = run_text(BASE, o, 3, KS_TL_BATCH);
     run b = run_text(BASE, o, 3, KS_TL_BATCH);
-    assert_int_equal(sum_int(&a, "faults.0.hits"), 53);
-    assert_int_equal(sum_int(&b, "faults.0.hits"), 53);
-    assert_int_equal(count_strikes(&a), 53);
-    assert_int_equal(sum_int(&a, "delivery.lost"), 53);
-    assert_int_equal(sum_int(&a, "partitions.events-0.log_end_offset"), 47);
+    assert_int_equal(sum_int(&a, "faults.0.hits"), 54);
+    assert_int_equal(sum_int(&b, "faults.0.hits"), 54);
+    assert_int_equal(count_strikes(&a), 54);
+    assert_int_equal(sum_int(&a, "delivery.lost"), 0);
+    assert_int_equal(sum_int(&a, "partitions.events-0.log_end_offset"), 100);
     assert_int_equal(a.trace_len, b.trace_len);
     assert_memory_equal(a.trace, b.trace, a.trace_len);
     assert_non_null(strstr(a.lines[0], "{\"name\":\"fault.0\",\"id\":\""));
@@ -624,14 +636,12 @@ static void test_request_loss_deterministic(void **state)
 
 /* Ten records 1 ms apart; the link is down in [2.5 ms, 5.5 ms).
  *   request 2's response left at 2022034, before the cut: it arrives;
- *   request 3 (sent at 2 ms) arrives, but its response leaves at 3022034,
- *     in the cut: lost;
- *   requests 4, 5, 6 (sent at 3, 4, 5 ms) are lost on the way;
- *   request 7 (6 ms) gets through; its response waits behind request 3's.
- * Five requests are in flight, so records 7-9 wait in one batch. At
- * 2 ms + request.timeout.ms the producer closes the connection and
- * retries the five batches; all ten records are acked in the end. The
- * batches of requests 3 and 7 were appended before: two duplicates. */
+ *   request 3 (sent at 2 ms) is appended, but its response leaves at
+ *     3022034, in the cut: TCP sends it again 202 ms later;
+ *   requests 4, 5, 6 (sent at 3, 4, 5 ms) are sent again 202 ms later;
+ *   request 7 (6 ms) waits in order behind request 6.
+ * The cut is far shorter than request.timeout.ms (1000): the connection
+ * survives, nothing is retried, nothing duplicated; everything is late. */
 static void test_link_down_recovery(void **state)
 {
     (void)state;
@@ -648,28 +658,56 @@ static void test_link_down_recovery(void **state)
     const char *s3 = find_line(&r, "fault", "what", "response", 0);
     assert_int_equal(line_int(s3, "request"), 3);
     assert_int_equal(line_int(s3, "t"), 2 * MS + TO_APPEND);
+    assert_int_equal(line_int(s3, "delay_ns"), 202 * MS);
     for (size_t k = 0; k < 3; k++) {
         const char *f = find_line(&r, "fault", "what", "request", k);
         assert_int_equal(line_int(f, "request"), (int64_t)k + 4);
         assert_int_equal(line_int(f, "t"), (int64_t)(k + 3) * MS);
+        assert_int_equal(line_int(f, "delay_ns"), 202 * MS);
     }
-    /* in flight before the cut: still delivered */
+    /* in flight before the cut: delivered on time */
     assert_int_equal(line_int(find_int(&r, "response", "request", 2), "t"), 1 * MS + RTT);
-    /* after the cut */
-    assert_int_equal(line_int(find_int(&r, "arrive", "request", 7), "t"), 6 * MS + W_REQ + LAT);
+    /* request 3's response, sent again */
+    assert_int_equal(line_int(find_int(&r, "response", "request", 3), "t"),
+                     2 * MS + RTT + 202 * MS);
+    assert_int_equal(line_int(find_int(&r, "append", "request", 4), "t"),
+                     3 * MS + 202 * MS + TO_APPEND);
+    assert_int_equal(count_with(&r, "producer", "what", "disconnect"), 0);
+    assert_int_equal(count_ev(&r, "retry"), 0);
+    assert_int_equal(sum_int(&r, "records.acked"), 10);
+    assert_int_equal(sum_int(&r, "delivery.lost"), 0);
+    assert_int_equal(sum_int(&r, "delivery.duplicate"), 0);
+    assert_int_equal(sum_int(&r, "partitions.events-0.log_end_offset"), 10);
+    assert_int_equal(sum_int(&r, "faults.0.hits"), 1); /* the window opened once */
+    run_free(&r);
+}
+
+/* The same cut, but to 1500 ms: longer than request.timeout.ms. TCP's
+ * retransmissions back off (202, 404, 808 ms ...) and the next one after
+ * the cut would be at 3 ms + 3030 ms, so the strikes carry that delay;
+ * before it, at 2 ms + request.timeout.ms, the producer closes the
+ * connection with five requests in flight and retries their batches.
+ * Request 3's batch had been appended: one duplicate. */
+static void test_link_down_breaks_connection(void **state)
+{
+    (void)state;
+    ks_override o[] = {{"producers.p1.workload.records", "10"},
+                       {"faults", "[{\"type\": \"link.down\", \"from.ms\": 2.5, \"to.ms\": 1500}]"}};
+    run r = run_text(BASE, o, 2, KS_TL_RECORD);
+    const char *f4 = find_line(&r, "fault", "what", "request", 0);
+    assert_int_equal(line_int(f4, "request"), 4);
+    assert_int_equal(line_int(f4, "delay_ns"), 3030 * MS);
     const char *d = find_line(&r, "producer", "what", "disconnect", 0);
     assert_int_equal(line_int(d, "t"), 2 * MS + 1000 * MS);
     assert_int_equal(line_int(d, "in_flight"), 5);
     assert_int_equal(count_with(&r, "producer", "what", "disconnect"), 1);
-    assert_int_equal(count_ev(&r, "retry"), 5);
-    for (size_t k = 0; k < 5; k++) /* the five in flight, oldest first */
-        assert_int_equal(line_int(nth(&r, "retry", k), "batch"), (int64_t)k + 2);
+    assert_int_equal(count_with(&r, "retry", "error", "REQUEST_TIMED_OUT"), 5);
+    /* the retries go out into the cut too, and get through after it */
     assert_int_equal(sum_int(&r, "records.acked"), 10);
     assert_int_equal(sum_int(&r, "records.failed"), 0);
     assert_int_equal(sum_int(&r, "delivery.lost"), 0);
-    assert_int_equal(sum_int(&r, "delivery.duplicate"), 2);
-    assert_int_equal(sum_int(&r, "partitions.events-0.log_end_offset"), 12);
-    assert_int_equal(sum_int(&r, "faults.0.hits"), 1); /* the window opened once */
+    assert_int_equal(sum_int(&r, "delivery.duplicate"), 1);
+    assert_int_equal(sum_int(&r, "partitions.events-0.log_end_offset"), 11);
     run_free(&r);
 }
 
@@ -1005,6 +1043,7 @@ int main(void)
         cmocka_unit_test(test_request_loss_window),
         cmocka_unit_test(test_request_loss_deterministic),
         cmocka_unit_test(test_link_down_recovery),
+        cmocka_unit_test(test_link_down_breaks_connection),
         cmocka_unit_test(test_pause_broker),
         cmocka_unit_test(test_pause_producer),
         cmocka_unit_test(test_pause_producer_backlog),

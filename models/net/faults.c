@@ -149,30 +149,65 @@ static bool targeted_hit(ks_world *w, uint32_t i, const ks_request *q, ks_time a
     return true;
 }
 
-/* A link fault (loss or cut) on the link of q, at `at`. */
-static bool link_hit(ks_world *w, uint32_t i, const ks_request *q, ks_time at)
+/* Does link fault i cover the link of q (a client's link to a broker)? */
+static bool on_link(const ks_world *w, uint32_t i, const ks_request *q)
 {
     const ks_fault_conf *c = &w->faults.conf[i];
-    if (at < c->from_ns || at >= c->to_ns)
-        return false;
     /* link faults are of the clients' links; the brokers' own links are
      * left to the replication faults to come */
     if (ks_node_kind_of(&w->nodes, q->client) == KS_NODE_BROKER)
         return false;
     if (!selects_client(w, c, q->client))
         return false;
-    if (c->broker >= 0 && (uint32_t)c->broker != q->server)
+    return c->broker < 0 || (uint32_t)c->broker == q->server;
+}
+
+/* Is one transmission of a segment at `t` lost to link fault i? */
+static bool segment_lost(ks_world *w, uint32_t i, ks_time t)
+{
+    const ks_fault_conf *c = &w->faults.conf[i];
+    if (t < c->from_ns || t >= c->to_ns)
         return false;
-    if (c->type == KS_FAULT_LINK_DOWN)
-        return true;
-    if (!(ks_rng_unit(&w->faults.rng[i]) < c->probability))
-        return false;
-    w->faults.hits[i]++;
+    return c->type == KS_FAULT_LINK_DOWN || ks_rng_unit(&w->faults.rng[i]) < c->probability;
+}
+
+/* TCP under a link fault ([Linux] include/net/tcp.h TCP_RTO_MIN 200 ms,
+ * TCP_RTO_MAX 120 s; net.ipv4.tcp_retries2 15): the message travels as
+ * ceil(bytes / 1460) segments (the MSS of a 1500-byte MTU); a segment
+ * lost is sent again one RTO later, the RTO doubling at each further
+ * loss up to TCP_RTO_MAX, and after 15 retransmissions of one segment the
+ * connection breaks. The RTO of an established connection is about
+ * srtt + TCP_RTO_MIN, ksim takes srtt as twice the link's latency
+ * parameter. The message arrives when its last segment does: it is
+ * delayed by the longest of its segments' retransmissions. Returns false
+ * when the connection breaks (the message is lost); else *extra is the
+ * delay, 0 when nothing was lost. */
+static bool tcp_under_fault(ks_world *w, uint32_t i, ks_time at, uint64_t bytes,
+                            ks_time *extra)
+{
+    const ks_time rto_min = 200 * KS_NS_PER_MS, rto_max = 120000 * KS_NS_PER_MS;
+    ks_time rto0 = ks_time_add(rto_min, 2 * w->net.latency.a_ns);
+    uint64_t segments = bytes ? (bytes + 1459u) / 1460u : 1u;
+    *extra = 0;
+    for (uint64_t s = 0; s < segments; s++) {
+        ks_time t = at, rto = rto0;
+        for (int tries = 0; segment_lost(w, i, t); tries++) {
+            if (tries == 15)
+                return false;
+            t = ks_time_add(t, rto);
+            rto = rto >= rto_max / 2 ? rto_max : 2 * rto;
+        }
+        if (t - at > *extra)
+            *extra = t - at;
+        if (w->faults.conf[i].type == KS_FAULT_LINK_DOWN)
+            break; /* every segment meets the same cut */
+    }
     return true;
 }
 
+/* One strike on a message; `broken`: TCP gave up and the message is lost. */
 static void trace_strike(ks_world *w, uint32_t i, const ks_request *q, ks_time at,
-                         const char *what, ks_time delay)
+                         const char *what, ks_time delay, bool broken)
 {
     if (!trace_fault(w, i, at))
         return;
@@ -188,7 +223,28 @@ static void trace_strike(ks_world *w, uint32_t i, const ks_request *q, ks_time a
     ks_trace_str(tr, "what", what);
     if (delay > 0)
         ks_trace_i64(tr, "delay_ns", delay);
+    if (broken)
+        ks_trace_bool(tr, "broken", true);
     ks_trace_end(tr);
+}
+
+/* One link fault on a message: TCP retransmits what it loses (a delay,
+ * traced), unless the connection breaks (the message is lost). Returns
+ * false when it is lost. */
+static bool link_fault(ks_world *w, uint32_t i, uint32_t req, ks_net_dir dir, ks_time at,
+                       uint64_t bytes, ks_time *delay_ns, const char *what)
+{
+    ks_time extra;
+    bool delivered = tcp_under_fault(w, i, at, bytes, &extra);
+    if (delivered && extra == 0)
+        return true;
+    if (w->faults.conf[i].type != KS_FAULT_LINK_DOWN)
+        w->faults.hits[i]++;
+    /* retransmitted segments die with their connection */
+    w->reqs.reqs[req].retx[dir] = true;
+    trace_strike(w, i, &w->reqs.reqs[req], at, what, delivered ? extra : 0, !delivered);
+    *delay_ns = ks_time_add(*delay_ns, extra);
+    return delivered;
 }
 
 /* Shared by requests and responses: `drop`, `delay` and `loss` are the
@@ -198,14 +254,18 @@ static int32_t on_message(ks_world *w, uint32_t req, ks_time at, ks_time *delay_
                           const char *what)
 {
     const ks_request *q = &w->reqs.reqs[req];
+    ks_net_dir dir = drop == KS_FAULT_DROP_REQUEST ? KS_NET_REQUEST : KS_NET_RESPONSE;
+    uint64_t bytes = dir == KS_NET_REQUEST ? q->request_bytes : q->response_bytes;
     for (uint32_t i = 0; i < w->faults.n; i++) {
         ks_fault_type t = w->faults.conf[i].type;
         if (t == delay && targeted_hit(w, i, q, at)) {
             *delay_ns = ks_time_add(*delay_ns, w->faults.conf[i].delay_ns);
-            trace_strike(w, i, q, at, what, w->faults.conf[i].delay_ns);
-        } else if ((t == drop && targeted_hit(w, i, q, at)) ||
-                   ((t == loss || t == KS_FAULT_LINK_DOWN) && link_hit(w, i, q, at))) {
-            trace_strike(w, i, q, at, what, 0);
+            trace_strike(w, i, q, at, what, w->faults.conf[i].delay_ns, false);
+        } else if (t == drop && targeted_hit(w, i, q, at)) {
+            trace_strike(w, i, q, at, what, 0, false);
+            return (int32_t)i;
+        } else if ((t == loss || t == KS_FAULT_LINK_DOWN) && on_link(w, i, q) &&
+                   !link_fault(w, i, req, dir, at, bytes, delay_ns, what)) {
             return (int32_t)i;
         }
     }

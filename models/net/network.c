@@ -143,4 +143,5 @@ void ks_net_reconnect(ks_net *n, uint32_t conn)
 {
     for (int d = 0; d < 2; d++)
         n->conns[conn].lane[d].last_arrival_ns = 0;
+    n->conns[conn].epoch++;
 }

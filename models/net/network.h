@@ -47,6 +47,7 @@ typedef struct ks_net_conn {
     ks_node client, server;
     ks_net_channel channel;
     uint32_t incarnation;    /* 0 for the pair's first connection */
+    uint32_t epoch;          /* +1 each time it is closed and opened again */
     ks_net_lane lane[2];
 } ks_net_conn;
 
@@ -101,7 +102,8 @@ static inline ks_time ks_net_wire_free(const ks_net *n, uint32_t conn, ks_net_di
 }
 
 /* The connection was closed and is opened again: a new TCP connection,
- * whose messages owe nothing to the order of the old one's. */
+ * whose messages owe nothing to the order of the old one's; what the old
+ * one was still retransmitting is gone (ks_wire_delivered). */
 void ks_net_reconnect(ks_net *n, uint32_t conn);
 
 #endif

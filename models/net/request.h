@@ -81,6 +81,8 @@ typedef struct ks_request {
                                Kafka bounds it by bytes) */
     uint32_t topic;         /* Metadata: the topic asked about (scenario index) */
     bool daemon;            /* its events keep no run alive (a metadata refresh) */
+    bool retx[2];           /* per direction: TCP is retransmitting it (a link fault) */
+    uint32_t conn_epoch[2]; /* ... on the connection as it was when it left */
     bool parked;            /* Fetch: waiting at the leader for data (DelayedFetch) */
     ks_fetched *fetched;    /* Fetch answer: the records, in partition order (owned) */
     uint32_t nfetched;

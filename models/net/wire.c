@@ -14,6 +14,8 @@ static ks_sent post(ks_world *w, uint32_t id, ks_net_dir dir, ks_time at)
     s.fault = dir == KS_NET_REQUEST ? ks_faults_request(w, id, at, &delay)
                                     : ks_faults_response(w, id, at, &delay);
     bool lost = s.fault >= 0;
+    q = &w->reqs.reqs[id];
+    q->conn_epoch[dir] = w->net.conns[q->conn].epoch;
     s.arrival_ns = ks_net_transit(&w->net, q->conn, dir, at, bytes, delay, lost, &s.sent_ns);
     if (!lost) {
         q->refs++; /* the arrival's hold */
@@ -25,6 +27,12 @@ static ks_sent post(ks_world *w, uint32_t id, ks_net_dir dir, ks_time at)
             ks_sim_schedule(&w->sim, s.arrival_ns, &ev);
     }
     return s;
+}
+
+bool ks_wire_delivered(ks_world *w, uint32_t id, ks_net_dir dir)
+{
+    const ks_request *q = &w->reqs.reqs[id];
+    return !q->retx[dir] || q->conn_epoch[dir] == w->net.conns[q->conn].epoch;
 }
 
 ks_sent ks_wire_request(ks_world *w, uint32_t id)

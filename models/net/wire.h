@@ -14,6 +14,7 @@
 #ifndef KS_WIRE_H
 #define KS_WIRE_H
 
+#include "models/net/network.h"
 #include "sim/sim.h"
 
 #include <stdint.h>
@@ -30,5 +31,8 @@ typedef struct ks_sent {
 ks_sent ks_wire_request(struct ks_world *w, uint32_t id);
 /* The response to request `id` leaves its server at `at`. */
 ks_sent ks_wire_response(struct ks_world *w, uint32_t id, ks_time at);
+/* At its arrival: did the message get through? One that TCP was still
+ * retransmitting when its connection was closed never does. */
+bool ks_wire_delivered(struct ks_world *w, uint32_t id, ks_net_dir dir);
 
 #endif
