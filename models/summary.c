@@ -8,6 +8,8 @@
  */
 #include "models/world.h"
 
+#include "models/check/checker.h"
+
 #include "ks_version.h"
 
 #include <stdio.h>

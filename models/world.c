@@ -4,6 +4,8 @@
  */
 #include "models/world.h"
 
+#include "models/check/checker.h"
+
 #include "ks_version.h"
 #include "models/net/wire.h"
 #include "sim/str.h"
@@ -75,6 +77,7 @@ static bool build_checker(ks_world *w)
             for (uint32_t k = 0; w->consumers[i].conf->read_committed && k < w->consumers[i].nparts; k++)
                 ks_checker_reads_partition(w->checker, w->consumers[i].parts[k]);
     }
+    w->obs = ks_checker_observer(w->checker);
     return w->checker != NULL;
 }
 

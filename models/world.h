@@ -19,7 +19,7 @@
 #include "models/net/network.h"
 #include "models/producer/producer.h"
 #include "models/net/request.h"
-#include "models/check/checker.h"
+#include "models/obs.h"
 #include "sim/diag.h"
 #include "models/scenario.h"
 #include "models/events.h"
@@ -51,7 +51,8 @@ typedef struct ks_world {
 
     ks_metrics metrics;
     ks_faults faults;
-    ks_checker *checker;
+    struct ks_checker *checker;   /* the delivery checker, world.c only */
+    ks_obs obs;                   /* whom the nodes report to: the checker */
     ks_coordinators coord;
     ks_groups groups;
     json_t *delivery;             /* the checker's verdicts, after the run */

@@ -138,6 +138,32 @@ static void test_at_least_once_duplicate(void **state)
     ks_checker_free(c);
 }
 
+/* The same story told through the observation points (models/obs.h), as
+ * the nodes tell it, gives the same verdicts; with nobody watching
+ * (ks_checker_observer(NULL)) the points do nothing. */
+static void test_observer_same_verdicts(void **state)
+{
+    (void)state;
+    ks_checker *c = new_checker();
+    ks_obs o = ks_checker_observer(c);
+    const uint64_t ids[] = {100};
+    ks_obs_sent(&o, 0, 0, 0, 1, 1, 1);
+    ks_obs_appended(&o, 0, 0, 1, 0);
+    ks_obs_request_fate(&o, 0, 1, KS_FATE_RESPONSE_DROPPED, 0);
+    ks_obs_sent(&o, 0, 0, 0, 1, 2, 2);
+    ks_obs_appended(&o, 0, 0, 2, 1);
+    ks_obs_request_fate(&o, 0, 2, KS_FATE_ANSWERED, KS_OBS_NO_FAULT);
+    ks_obs_told(&o, 0, 0, 0, KS_TOLD_ACKED, NULL, 1, ids, 1);
+    json_t *s = ks_checker_finish(c);
+    assert_dump(s, at_least_once_summary);
+    json_decref(s);
+    ks_checker_free(c);
+    ks_obs none = ks_checker_observer(NULL);
+    assert_null(none.ops);
+    ks_obs_sent(&none, 0, 0, 0, 1, 1, 1);
+    ks_obs_told(&none, 0, 0, 0, KS_TOLD_ACKED, NULL, 1, ids, 1);
+}
+
 /* With idempotence the broker recognises the retry: one copy, no anomaly. */
 static void test_idempotent_retry_is_ok(void **state)
 {
@@ -717,6 +743,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_at_least_once_duplicate),
+        cmocka_unit_test(test_observer_same_verdicts),
         cmocka_unit_test(test_idempotent_retry_is_ok),
         cmocka_unit_test(test_at_most_once_told_failed),
         cmocka_unit_test(test_acks0_dropped_is_lost),

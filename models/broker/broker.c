@@ -236,7 +236,7 @@ static void append_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
     part->batches++;
     w->brokers[broker].records += rb->records;
     ks_fetch_wake(w, broker, rb->partition);
-    ks_checker_appended(w->checker, ks_world_producer_of(w, q->client), rb->batch_seq,
+    ks_obs_appended(&w->obs, ks_world_producer_of(w, q->client), rb->batch_seq,
                         q->correlation_id,
                         rb->base_offset);
     trace_append(w, broker, q, rb, NULL, KS_NO_FAULT);
@@ -246,7 +246,7 @@ static void append_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
 static void refuse_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb,
                          const char *why, int32_t fault)
 {
-    ks_checker_not_appended(w->checker, ks_world_producer_of(w, q->client), rb->batch_seq,
+    ks_obs_not_appended(&w->obs, ks_world_producer_of(w, q->client), rb->batch_seq,
                             q->correlation_id, why);
     trace_append(w, broker, q, rb, why, fault);
 }
@@ -322,7 +322,7 @@ void ks_broker_respond(ks_world *w, uint32_t broker, uint32_t id)
     switch (ks_node_kind_of(&w->nodes, q->client)) {
     case KS_NODE_PRODUCER:
         if (q->api == KS_API_PRODUCE)
-            ks_checker_request_fate(w->checker, ks_world_producer_of(w, q->client),
+            ks_obs_request_fate(&w->obs, ks_world_producer_of(w, q->client),
                                     q->correlation_id, KS_FATE_RESPONSE_DROPPED, s.fault);
         q->fate_known = true;
         ks_producer_lost(&w->producers[ks_world_producer_of(w, q->client)], w, id);
@@ -350,7 +350,7 @@ static void note_aborted(ks_world *w, const ks_plog *l, uint32_t before)
     const ks_plog_batch *b = ks_plog_find(l, a->first_offset);
     for (; b && b < l->batches + l->count && b->base_offset < a->last_offset; b++)
         if (!b->control && b->transactional && b->producer_id == a->producer_id)
-            ks_checker_aborted(w->checker, &l->ids[b->ids_at], b->records);
+            ks_obs_aborted(&w->obs, &l->ids[b->ids_at], b->records);
 }
 
 static void trace_marker(ks_world *w, const ks_request *q, const ks_partition *part, int64_t off)

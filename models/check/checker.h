@@ -32,6 +32,8 @@
  * 1 appended it at offset 0, its response was dropped by fault 0; the
  * retry, request 2, appended it again at offset 1".
  *
+ * Observes from beside: the nodes report to models/obs.h and the world
+ * makes the checker their observer; the checker never answers them.
  * Knows nothing about Kafka beyond producers, partitions, batches,
  * requests and offsets. Ownership: names passed to ks_checker_create are
  * borrowed and must outlive the checker.
@@ -44,35 +46,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* What the application was told about a batch's records. */
-typedef enum ks_told {
-    KS_TOLD_NOTHING,        /* not (yet) */
-    KS_TOLD_ACKED,          /* success with offsets */
-    KS_TOLD_ACKED_NO_OFFSET,/* success, offset unknown (acks=0) */
-    KS_TOLD_FAILED          /* an exception */
-} ks_told;
+#include "models/obs.h"
 
-/* What became of a request that carried a batch. */
-#define KS_REQUEST_FATES(X)                                                  \
-    X(PENDING, "pending")           /* no fate yet */                        \
-    X(ANSWERED, "answered")         /* its response reached the producer */  \
-    X(REQUEST_DROPPED, "request_dropped")   /* lost before the broker */     \
-    X(RESPONSE_DROPPED, "response_dropped") /* response lost on the way */   \
-    X(DISCARDED, "discarded")       /* response arrived behind a lost one and \
-                                       was dropped when the connection closed */ \
-    X(TIMED_OUT, "timed_out")       /* request.timeout.ms expired on it */   \
-    X(NO_RESPONSE, "no_response")   /* acks=0: none expected */
-
-typedef enum ks_request_fate {
-#define X(e, name) KS_FATE_##e,
-    KS_REQUEST_FATES(X)
-#undef X
-    KS_FATE__COUNT
-} ks_request_fate;
-
-const char *ks_request_fate_name(ks_request_fate f);
-
-#define KS_CHECK_NO_FAULT (-1)
+#define KS_CHECK_NO_FAULT KS_OBS_NO_FAULT
 /* Anomalies listed in detail in the summary; beyond it only counted. */
 #define KS_CHECK_LIST_MAX 100u
 
@@ -83,6 +59,9 @@ typedef struct ks_checker ks_checker;
 ks_checker *ks_checker_create(uint32_t producers, const char *const *producer_ids,
                               uint32_t partitions, const char *const *partition_names);
 void ks_checker_free(ks_checker *c);
+/* The checker as the run's observer (models/obs.h): every observation
+ * point calls the ks_checker_* function of the same name below. */
+ks_obs ks_checker_observer(ks_checker *c);
 
 /* A request (numbered `request` by its producer) carrying batch `batch`
  * (the producer's batch id, unique per producer and increasing in
@@ -109,7 +88,7 @@ void ks_checker_request_fate(ks_checker *c, uint32_t producer, uint64_t request,
  * accumulator), pass batch = KS_CHECK_NO_BATCH. `error` is the exception
  * name or NULL; `offset` the base offset told (-1 if none). The ids are
  * copied only if the batch is not settled yet. */
-#define KS_CHECK_NO_BATCH UINT64_MAX
+#define KS_CHECK_NO_BATCH KS_OBS_NO_BATCH
 void ks_checker_told(ks_checker *c, uint32_t producer, uint64_t batch, uint32_t partition,
                      ks_told told, const char *error, int64_t offset,
                      const uint64_t *record_ids, uint32_t n);

@@ -395,7 +395,7 @@ static bool take_records(ks_consumer *c, ks_world *w)
         if (--c->buffered[k] == 0)
             c->position[k] = c->fetch_pos[k]; /* past markers the fetch skipped */
         trace_consume(c, w, f, k);
-        ks_checker_read(w->checker, c->index, f->record, c->conf->read_committed,
+        ks_obs_read(&w->obs, c->index, f->record, c->conf->read_committed,
                         f->transactional, ks_sim_now(&w->sim));
     }
     c->buf_head += n;

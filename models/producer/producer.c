@@ -502,7 +502,7 @@ static void complete(ks_producer *p, ks_world *w, uint64_t record, ks_time produ
 /* A record failed inside send(), before any batch held it. */
 static void told_alone(ks_producer *p, ks_world *w, uint64_t record, const char *error)
 {
-    ks_checker_told(w->checker, p->index, KS_CHECK_NO_BATCH, UINT32_MAX, KS_TOLD_FAILED, error,
+    ks_obs_told(&w->obs, p->index, KS_OBS_NO_BATCH, UINT32_MAX, KS_TOLD_FAILED, error,
                     -1, &record, 1);
 }
 
@@ -510,7 +510,7 @@ static void told_alone(ks_producer *p, ks_world *w, uint64_t record, const char 
  * (before its "produce" line), and the checker learns its source. */
 static void forwarded(ks_producer *p, ks_world *w, const ks_send_rec *r)
 {
-    ks_checker_forward(w->checker, r->id, r->source);
+    ks_obs_forward(&w->obs, r->id, r->source);
     ks_trace *tr = w->trace;
     if (!tr || !ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_FORWARD))
         return;
@@ -1002,7 +1002,7 @@ static void finish_batch(ks_producer *p, ks_world *w, uint32_t bid, int64_t base
         if (offset >= 0)
             offset++;
     }
-    ks_checker_told(w->checker, p->index, was_sent(b) ? b->id : KS_CHECK_NO_BATCH,
+    ks_obs_told(&w->obs, p->index, was_sent(b) ? b->id : KS_OBS_NO_BATCH,
                     p->first_partition + b->partition, told, error, base_offset, p->scratch_ids, n);
     ks_acc_release(&p->acc, bid);
 }
@@ -1263,9 +1263,9 @@ static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool 
             continue;
         }
         if (!q->fate_known)
-            ks_checker_request_fate(w->checker, p->index, q->correlation_id,
+            ks_obs_request_fate(&w->obs, p->index, q->correlation_id,
                                     first && timed_out ? KS_FATE_TIMED_OUT : KS_FATE_DISCARDED,
-                                    KS_CHECK_NO_FAULT);
+                                    KS_OBS_NO_FAULT);
         q->fate_known = true;
         first = false;
         for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
@@ -1432,15 +1432,15 @@ static void put_on_wire(ks_producer *p, ks_world *w, uint32_t id, ks_time *arriv
     for (uint32_t e = q->first; q->api == KS_API_PRODUCE && e != KS_REQ_NONE;
          e = w->reqs.entries[e].next) {
         const ks_req_batch *rb = &w->reqs.entries[e];
-        ks_checker_sent(w->checker, p->index, rb->batch_seq, rb->partition, rb->records,
+        ks_obs_sent(&w->obs, p->index, rb->batch_seq, rb->partition, rb->records,
                         q->correlation_id, rb->attempt);
         if (*lost)
-            ks_checker_not_appended(w->checker, p->index, rb->batch_seq, q->correlation_id,
+            ks_obs_not_appended(&w->obs, p->index, rb->batch_seq, q->correlation_id,
                                     "REQUEST_LOST");
     }
     if (*lost) {
         if (q->api == KS_API_PRODUCE)
-            ks_checker_request_fate(w->checker, p->index, q->correlation_id,
+            ks_obs_request_fate(&w->obs, p->index, q->correlation_id,
                                     KS_FATE_REQUEST_DROPPED, fault);
         q->fate_known = true;
         ks_producer_lost(p, w, id);
@@ -1674,8 +1674,8 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
          * NetworkClient.handleCompletedSends, Sender's "acks = 0" case). */
         launch(p, w, broker, id, now, &lost, &sent);
         if (!lost) {
-            ks_checker_request_fate(w->checker, p->index, q->correlation_id,
-                                    KS_FATE_NO_RESPONSE, KS_CHECK_NO_FAULT);
+            ks_obs_request_fate(&w->obs, p->index, q->correlation_id,
+                                    KS_FATE_NO_RESPONSE, KS_OBS_NO_FAULT);
             q->fate_known = true;
         }
         ks_event done = {.kind = KS_EV_TIMER,
@@ -1870,7 +1870,7 @@ static void txn_fenced(ks_producer *p, ks_world *w, ks_kerr err)
     p->txn_blocked = false;
     trace_txn_client(p, w, fenced ? "fenced" : "fatal", ks_kerr_name(err));
     if (fenced)
-        ks_checker_zombie(w->checker, p->txn_ids, p->ntxn_ids);
+        ks_obs_zombie(&w->obs, p->txn_ids, p->ntxn_ids);
     p->ntxn_ids = 0;
     /* abortIncompleteBatches: queued and in-flight batches alike fail;
      * late answers for the latter are ignored */
@@ -1916,11 +1916,11 @@ static void txn_done(ks_producer *p, ks_world *w, const ks_request *q)
     if (p->txn_commit) {
         p->txn_committed++;
         ks_time decided = q && q->decided_ns > 0 ? q->decided_ns : ks_sim_now(&w->sim);
-        ks_checker_txn_committed(w->checker, p->index, p->txn_number, decided, p->txn_ids,
+        ks_obs_txn_committed(&w->obs, p->index, p->txn_number, decided, p->txn_ids,
                                  p->txn_parts, p->ntxn_ids);
     } else {
         p->txn_aborted++;
-        ks_checker_aborted(w->checker, p->txn_ids, p->ntxn_ids);
+        ks_obs_aborted(&w->obs, p->txn_ids, p->ntxn_ids);
     }
     p->ntxn_ids = 0;
     if (p->txn_kip890 && q && q->epoch >= 0 && q->epoch != p->epoch) {
@@ -2460,8 +2460,8 @@ static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
             continue;
         }
         if (!q->fate_known)
-            ks_checker_request_fate(w->checker, p->index, q->correlation_id, KS_FATE_ANSWERED,
-                                    KS_CHECK_NO_FAULT);
+            ks_obs_request_fate(&w->obs, p->index, q->correlation_id, KS_FATE_ANSWERED,
+                                    KS_OBS_NO_FAULT);
         q->fate_known = true;
         handle_response(p, w, q);
         ks_request_unref(&w->reqs, id); /* the producer's hold */
@@ -2522,5 +2522,5 @@ void ks_producer_finish(ks_producer *p, ks_world *w)
             untold += b->records;
     }
     if (untold > 0)
-        ks_checker_untold(w->checker, p->index, untold);
+        ks_obs_untold(&w->obs, p->index, untold);
 }

@@ -266,7 +266,7 @@ void ks_producer_forward(ks_producer *p, struct ks_world *w, uint64_t source, ui
 void ks_producer_send_offsets(ks_producer *p, struct ks_world *w, uint32_t consumer,
                               const char *group_id, const char *member_id, const uint32_t *parts,
                               const int64_t *offsets, uint32_t n);
-/* At the end: tells the checker about records never sent. */
+/* At the end: tells the observer about records never sent. */
 void ks_producer_finish(ks_producer *p, struct ks_world *w);
 
 /* The keyless partitioner a producer uses: the scenario's choice, or the
