@@ -20,6 +20,7 @@
 #include "sim/dist.h"
 #include "models/kafka/config.h"
 #include "models/kafka/errors.h"
+#include "models/producer/partitioner.h"
 #include "sim/sim.h"
 
 #include <jansson.h>
@@ -135,12 +136,11 @@ typedef struct ks_workload_conf {
     ks_time burst_interval_ns;
 } ks_workload_conf;
 
-/* Keyless partitioner choice; the names match models/producer/partitioner.h. */
-#define KS_PARTITIONER_CHOICES(X)         \
-    X(DEFAULT, "default")                 \
-    X(ROUND_ROBIN, "round_robin")         \
-    X(STICKY, "sticky")                   \
-    X(UNIFORM_STICKY, "uniform_sticky")
+/* Keyless partitioner choice: "default" (the version's own) or one of
+ * the partitioners, listed once in models/producer/partitioner.h. */
+#define KS_PARTITIONER_CHOICES(X) \
+    X(DEFAULT, "default")         \
+    KS_PARTITIONERS(X)
 
 typedef enum ks_partitioner_choice {
 #define X(e, name) KS_PCHOICE_##e,

@@ -485,12 +485,12 @@ static const char *why_written(ks_txn_state from, ks_txn_state s)
         return "the coordinator aborts the fenced transaction";
     switch (s) {
     case KS_TXN_EMPTY:
-        return "InitProducerId";
+        return ks_api_name(KS_API_INIT_PRODUCER_ID);
     case KS_TXN_ONGOING:
-        return "AddPartitionsToTxn";
+        return ks_api_name(KS_API_ADD_PARTITIONS_TO_TXN);
     case KS_TXN_PREPARE_COMMIT:
     case KS_TXN_PREPARE_ABORT:
-        return "EndTxn";
+        return ks_api_name(KS_API_END_TXN);
     case KS_TXN_COMPLETE_COMMIT:
     case KS_TXN_COMPLETE_ABORT:
         return "markers written";
