@@ -334,6 +334,11 @@ ks_scenario *ks_scenario_load(const char *file, const ks_override *ovr, size_t n
 /* Same, from text in memory (tests); `file` is only used in messages. */
 ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_override *ovr,
                                size_t n_ovr, bool has_seed, uint64_t seed, ks_diag *diag);
+/* Same, from `len` bytes that need not end in a NUL (a file read whole,
+ * a fuzzer's input). A NUL byte anywhere is an error naming its offset. */
+ks_scenario *ks_scenario_parse_bytes(const char *file, const char *data, size_t len,
+                                     const ks_override *ovr, size_t n_ovr, bool has_seed,
+                                     uint64_t seed, ks_diag *diag);
 void ks_scenario_free(ks_scenario *sc);
 
 /* The resolved scenario as JSON: every ksim value with defaults filled

@@ -154,7 +154,7 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
     p->first_partition = w->topic_first_partition[pc->topic];
     p->partitions = w->topic_partitions[pc->topic];
     p->max_partitions = w->sc->topics[pc->topic].max_partitions;
-    p->metadata_max_age_ns = cfg[KS_PCFG_METADATA_MAX_AGE_MS].i * KS_NS_PER_MS;
+    p->metadata_max_age_ns = ks_time_from_ms(cfg[KS_PCFG_METADATA_MAX_AGE_MS].i);
     p->metadata_timer = KS_HANDLE_NONE;
     if (!init_nodes(p, w))
         return false;
@@ -203,7 +203,7 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
             return false;
     }
     p->max_request_size = (uint32_t)cfg[KS_PCFG_MAX_REQUEST_SIZE].i;
-    p->max_block_ns = cfg[KS_PCFG_MAX_BLOCK_MS].i * KS_NS_PER_MS;
+    p->max_block_ns = ks_time_from_ms(cfg[KS_PCFG_MAX_BLOCK_MS].i);
     ks_partitioner_kind kind = ks_producer_partitioner(pc, w->sc->kafka_version);
     p->ignore_keys = cfg[KS_PCFG_PARTITIONER_IGNORE_KEYS].i != 0 &&
                      kind == KS_PARTITIONER_UNIFORM_STICKY;
@@ -211,9 +211,10 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
      * KafkaProducer asks the accumulator to abort before a new batch. */
     p->abort_on_new_batch = kind == KS_PARTITIONER_STICKY;
     p->adaptive = cfg[KS_PCFG_PARTITIONER_ADAPTIVE].i != 0;
-    p->availability_timeout_ns = cfg[KS_PCFG_PARTITIONER_AVAILABILITY_TIMEOUT_MS].i * KS_NS_PER_MS;
+    p->availability_timeout_ns =
+        ks_time_from_ms(cfg[KS_PCFG_PARTITIONER_AVAILABILITY_TIMEOUT_MS].i);
     if (!ks_acc_init(&p->acc, p->max_partitions, p->brokers, cfg[KS_PCFG_BATCH_SIZE].i,
-                     cfg[KS_PCFG_LINGER_MS].i * KS_NS_PER_MS,
+                     ks_time_from_ms(cfg[KS_PCFG_LINGER_MS].i),
                      (uint64_t)cfg[KS_PCFG_BUFFER_MEMORY].i))
         return false;
     p->acc.partitions = p->partitions;
@@ -1186,7 +1187,13 @@ void ks_producer_lost(ks_producer *p, ks_world *w, uint32_t req)
         return;
     ks_event ev = {.kind = KS_EV_TIMER,
                    .owner = p->index, .tag = KS_TIMER_LOST, .arg = q->server};
-    ks_sim_schedule(&w->sim, ks_time_add(q->sent_ns, p->set.request_timeout_ns), &ev);
+    /* With a request.timeout.ms shorter than the trip so far (0 is
+     * legal), the deadline has passed already: check now, not in the
+     * past (found by fuzz_run: request.timeout.ms 0 and a dropped
+     * response hit the engine's assert). */
+    ks_time at = ks_time_add(q->sent_ns, p->set.request_timeout_ns);
+    ks_time now = ks_sim_now(&w->sim);
+    ks_sim_schedule(&w->sim, at > now ? at : now, &ev);
 }
 
 /* A lost message's request has waited request.timeout.ms: if it is still
@@ -1225,7 +1232,8 @@ static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool 
     ks_prod_node *n = &p->nodes[broker];
     ks_time now = ks_sim_now(&w->sim);
     n->gen++;
-    n->ready_at_ns = ks_time_add(now, p->conf->config[KS_PCFG_RECONNECT_BACKOFF_MS].i * KS_NS_PER_MS);
+    n->ready_at_ns =
+        ks_time_add(now, ks_time_from_ms(p->conf->config[KS_PCFG_RECONNECT_BACKOFF_MS].i));
     ks_net_reconnect(&w->net, n->conn);
     p->connection_closes++;
     ks_trace *tr = w->trace;
