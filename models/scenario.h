@@ -16,6 +16,7 @@
 #ifndef KS_SCENARIO_H
 #define KS_SCENARIO_H
 
+#include "sim/conf.h"
 #include "sim/diag.h"
 #include "sim/dist.h"
 #include "models/kafka/config.h"
@@ -314,14 +315,7 @@ typedef struct ks_scenario {
     json_t *doc;      /* the document after --set, for messages */
 } ks_scenario;
 
-/* Most --set overrides one load takes. */
-#define KS_MAX_OVERRIDES 256
-
-/* One "--set path=value" override. */
-typedef struct ks_override {
-    const char *path;
-    const char *value;
-} ks_override;
+/* --set overrides (ks_override, KS_MAX_OVERRIDES) are sim/conf.h's. */
 
 /*
  * Loads and validates `file` ("-" reads standard input), applying the
