@@ -12,6 +12,7 @@
 #include "models/scenario.h"
 
 #include "ks_version.h"
+#include "models/kafka/config_json.h"
 #include "sim/conf.h"
 #include "sim/detmath.h"
 #include "sim/json_path.h"
@@ -123,127 +124,6 @@ static const char **leaf_keys(void)
 /* Objects a --set may create on the way to a key. */
 static const char *const sections[] = {"limits", "brokers", "config", "cost", "network",
                                        "workload", "metrics", "expect", NULL};
-
-/* ---- Kafka config objects ----------------------------------------------- */
-
-static void version_text(ks_kafka_version v, char *out, size_t n)
-{
-    int maj = v / 10000, min = v / 100 % 100, patch = v % 100;
-    if (patch == KS_KV_PATCH_LATEST || patch == 0)
-        snprintf(out, n, "%d.%d", maj, min);
-    else
-        snprintf(out, n, "%d.%d.%d", maj, min, patch);
-}
-
-static void load_config_value(ks_conf *L, const ks_cfg_table *t, ks_kafka_version kv, int i,
-                              json_t *v, ks_cfg_value *val)
-{
-    const ks_cfg_def *d = &t->defs[i];
-    char ver[16];
-    ks_conf_about(L, v);
-    if (d->since && kv < d->since) {
-        version_text(d->since, ver, sizeof ver);
-        ks_conf_err(L, "%s config \"%s\" does not exist before Kafka %s (kafka.version selects an "
-               "older release)",
-            t->what, t->names[i], ver);
-        return;
-    }
-    if (d->until && kv >= d->until) {
-        version_text(d->until, ver, sizeof ver);
-        ks_conf_err(L, "%s config \"%s\" was removed in Kafka %s", t->what, t->names[i], ver);
-        return;
-    }
-    bool b;
-    unsigned choice;
-    switch (d->type) {
-    case KS_CFG_INT:
-    case KS_CFG_LONG:
-        if (!ks_conf_check_int(L, v, d->min, d->max, &val->i))
-            return;
-        break;
-    case KS_CFG_BOOL:
-        if (!ks_conf_check_bool(L, v, &b))
-            return;
-        val->i = b;
-        break;
-    case KS_CFG_STRING:
-        if (ks_conf_is_null(L, v)) {
-            val->s = NULL;
-        } else if (json_is_string(v)) {
-            val->s = json_string_value(v); /* the document outlives the scenario's use */
-        } else {
-            ks_conf_err_got(L, v, "a string or null");
-            return;
-        }
-        break;
-    case KS_CFG_ENUM: {
-        size_t n = 0;
-        while (d->choices[n])
-            n++;
-        if (!ks_conf_check_choice(L, v, d->choices, n, &choice))
-            return;
-        /* zstd arrived in Kafka 2.1 (KIP-110). */
-        if (t == &ks_producer_configs && i == KS_PCFG_COMPRESSION_TYPE &&
-            strcmp(d->choices[choice], "zstd") == 0 && kv < KS_KV(2, 1, 0)) {
-            ks_conf_err(L, "compression.type \"zstd\" does not exist before Kafka 2.1 (KIP-110)");
-            return;
-        }
-        val->i = choice;
-        break;
-    }
-    case KS_CFG_ACKS: {
-        static const char *const acks[] = {"all", "-1", "0", "1"};
-        static const int64_t acks_val[] = {KS_ACKS_ALL, KS_ACKS_ALL, 0, 1};
-        if (json_is_integer(v)) {
-            json_int_t x = json_integer_value(v);
-            if (x == -1 || x == 0 || x == 1) {
-                val->i = (int64_t)x;
-                break;
-            }
-        }
-        if (!json_is_string(v)) {
-            ks_conf_err_got(L, v, "one of \"all\", \"-1\", \"0\", \"1\"");
-            return;
-        }
-        if (!ks_conf_check_choice(L, v, acks, 4, &choice))
-            return;
-        val->i = acks_val[choice];
-        break;
-    }
-    }
-    val->set = true;
-    if (!d->read_by)
-        ks_conf_warn(L, "accepted, but no model in ksim %s reads %s config \"%s\" yet: it has no "
-                "effect on this run",
-             KS_VERSION, t->what, t->names[i]);
-}
-
-/* Reads a "config" object against a Kafka config table. */
-static void load_config(ks_conf *L, json_t *obj, const ks_cfg_table *t, ks_kafka_version kv,
-                        ks_cfg_value *vals)
-{
-    ks_cfg_defaults(t, kv, vals);
-    if (!obj)
-        return;
-    const char *k;
-    json_t *v;
-    json_object_foreach(obj, k, v) {
-        size_t mark = ks_conf_enter(L, k);
-        int i = ks_cfg_find(t, k);
-        ks_conf_about(L, v);
-        if (i < 0) {
-            const char *s = ks_suggest(k, t->names, (size_t)t->count);
-            if (s)
-                ks_conf_err(L, "unknown %s config \"%s\" (did you mean \"%s\"?)", t->what, k, s);
-            else
-                ks_conf_err(L, "unknown %s config \"%s\"; docs/scenario.md lists the supported keys",
-                    t->what, k);
-        } else {
-            load_config_value(L, t, kv, i, v, &vals[i]);
-        }
-        ks_conf_leave(L, mark);
-    }
-}
 
 /* ---- sections ----------------------------------------------------------- */
 
@@ -365,7 +245,7 @@ static void load_brokers(ks_conf *L, json_t *root, ks_scenario *sc)
         ks_conf_get_object(L, obj, "cost", &cost);
     }
     size_t m2 = ks_conf_enter(L, "config");
-    load_config(L, cfg, &ks_broker_configs, sc->kafka_version, sc->broker_config);
+    ks_cfg_load_json(L, cfg, &ks_broker_configs, sc->kafka_version, sc->broker_config);
     ks_conf_leave(L, m2);
     if (cost)
         load_cost(L, cost, &sc->broker_cost);
@@ -954,7 +834,7 @@ static void load_producer(ks_conf *L, json_t *p, ks_scenario *sc, uint32_t i)
     json_t *cfg = NULL, *wl = NULL;
     ks_conf_get_object(L, p, "config", &cfg);
     size_t m = ks_conf_enter(L, "config");
-    load_config(L, cfg, &ks_producer_configs, sc->kafka_version, pc->config);
+    ks_cfg_load_json(L, cfg, &ks_producer_configs, sc->kafka_version, pc->config);
     ks_conf_leave(L, m);
     ks_conf_get_object(L, p, "workload", &wl);
     m = ks_conf_enter(L, "workload");

@@ -20,6 +20,7 @@
 #include "sim/diag.h"
 #include "sim/dist.h"
 #include "models/kafka/config.h"
+#include "models/kafka/config_json.h"
 #include "models/kafka/errors.h"
 #include "models/producer/partitioner.h"
 #include "sim/sim.h"
@@ -340,11 +341,6 @@ void ks_scenario_free(ks_scenario *sc);
  * in a fixed key order. It is itself a valid scenario that reruns the
  * same simulation; the trace header carries it. Caller owns the result. */
 json_t *ks_scenario_to_json(const ks_scenario *sc);
-
-/* A config table's values as JSON: every key the Kafka version has, or
- * only those set explicitly. */
-json_t *ks_config_json(const ks_cfg_table *t, const ks_cfg_value *vals, ks_kafka_version v,
-                       bool explicit_only);
 
 const char *ks_arrival_name(ks_arrival a);
 

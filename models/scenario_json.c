@@ -26,41 +26,6 @@ static json_t *number_value(double d)
     return json_real(d);
 }
 
-json_t *ks_config_json(const ks_cfg_table *t, const ks_cfg_value *vals, ks_kafka_version v,
-                       bool explicit_only)
-{
-    json_t *o = json_object();
-    for (int i = 0; i < t->count; i++) {
-        const ks_cfg_def *d = &t->defs[i];
-        if ((d->since && v < d->since) || (d->until && v >= d->until))
-            continue;
-        if (explicit_only && !vals[i].set)
-            continue;
-        const ks_cfg_value *val = &vals[i];
-        json_t *j = NULL;
-        switch (d->type) {
-        case KS_CFG_INT:
-        case KS_CFG_LONG:
-            j = json_integer((json_int_t)val->i);
-            break;
-        case KS_CFG_BOOL:
-            j = json_boolean(val->i != 0);
-            break;
-        case KS_CFG_STRING:
-            j = val->s ? json_string(val->s) : json_null();
-            break;
-        case KS_CFG_ENUM:
-            j = json_string(d->choices[val->i]);
-            break;
-        case KS_CFG_ACKS:
-            j = json_string(val->i == KS_ACKS_ALL ? "all" : val->i == 0 ? "0" : "1");
-            break;
-        }
-        json_object_set_new(o, t->names[i], j);
-    }
-    return o;
-}
-
 static json_t *dist_json(const ks_dist *d)
 {
     json_t *o = json_object();
