@@ -24,8 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_COUNT 100000u
-
 static const char *const arrival_names[] = {
 #define X(e, name) name,
     KS_ARRIVALS(X)
@@ -160,110 +158,6 @@ static void load_limits(ks_conf *L, json_t *root, ks_scenario *sc)
     ks_conf_leave(L, mark);
 }
 
-/* Reads a "cost" object over the values in *c. */
-static void load_cost(ks_conf *L, json_t *cost, ks_broker_cost *c)
-{
-    static const char *const cost_keys[] = {"request.us", "batch.us", "byte.ns",
-                                            "response.delay.ms", "txn.log.write.ms", NULL};
-    size_t m = ks_conf_enter(L, "cost");
-    ks_conf_check_keys(L, cost, cost_keys, NULL);
-    double d;
-    if (ks_conf_get_real(L, cost, "request.us", 0.0, false, 1e9, &d))
-        c->request_ns = ks_round_i64(d * 1e3);
-    if (ks_conf_get_real(L, cost, "batch.us", 0.0, false, 1e9, &d))
-        c->batch_ns = ks_round_i64(d * 1e3);
-    if (ks_conf_get_real(L, cost, "byte.ns", 0.0, false, 1e6, &d))
-        c->byte_ps = ks_round_i64(d * 1e3);
-    ks_conf_get_ms(L, cost, "response.delay.ms", false, &c->response_delay_ns);
-    ks_conf_get_ms(L, cost, "txn.log.write.ms", false, &c->txn_log_write_ns);
-    ks_conf_leave(L, m);
-}
-
-/* "overrides": [{"id": 2, "cost": {...}}]: per-broker costs (a slow
- * broker) over the common ones. */
-static void load_broker_overrides(ks_conf *L, json_t *arr, ks_scenario *sc)
-{
-    static const char *const keys[] = {"id", "cost", NULL};
-    size_t mark = ks_conf_enter(L, "overrides");
-    if (!json_is_array(arr)) {
-        ks_conf_err_got(L, arr, "an array of {\"id\": broker, \"cost\": {...}}");
-        ks_conf_leave(L, mark);
-        return;
-    }
-    size_t i;
-    json_t *o;
-    json_array_foreach(arr, i, o) {
-        size_t m = ks_conf_enter_index(L, i);
-        uint32_t id = 0;
-        json_t *cost = NULL;
-        if (!json_is_object(o)) {
-            ks_conf_err_got(L, o, "an object {\"id\": broker, \"cost\": {...}}");
-        } else if (!ks_conf_member(o, "id")) {
-            ks_conf_check_keys(L, o, keys, NULL);
-            size_t m2 = ks_conf_enter(L, "id");
-            ks_conf_err(L, "missing: the broker id this override is for");
-            ks_conf_leave(L, m2);
-        } else {
-            ks_conf_check_keys(L, o, keys, NULL);
-            if (ks_conf_get_u32(L, o, "id", 0, sc->broker_count - 1, &id) &&
-                ks_conf_get_object(L, o, "cost", &cost) && cost) {
-                if (sc->broker_overridden[id]) {
-                    size_t m2 = ks_conf_enter(L, "id");
-                    ks_conf_err(L, "broker %u is overridden twice", id);
-                    ks_conf_leave(L, m2);
-                }
-                sc->broker_overridden[id] = true;
-                load_cost(L, cost, &sc->broker_costs[id]);
-            }
-        }
-        ks_conf_leave(L, m);
-    }
-    ks_conf_leave(L, mark);
-}
-
-static void load_brokers(ks_conf *L, json_t *root, ks_scenario *sc)
-{
-    static const char *const keys[] = {"count", "config", "cost", "overrides",
-                                       "producer.state.batches", "first.producer.id", NULL};
-    sc->broker_count = 1;
-    sc->producer_state_batches = 5;
-    sc->first_producer_id = 0;
-    sc->broker_cost.request_ns = 20 * KS_NS_PER_US;
-    sc->broker_cost.batch_ns = 10 * KS_NS_PER_US;
-    sc->broker_cost.byte_ps = 1000;
-    sc->broker_cost.response_delay_ns = 0;
-    sc->broker_cost.txn_log_write_ns = KS_NS_PER_MS;
-    json_t *obj = NULL, *cfg = NULL, *cost = NULL;
-    ks_conf_get_object(L, root, "brokers", &obj);
-    size_t mark = ks_conf_enter(L, "brokers");
-    if (obj) {
-        ks_conf_check_keys(L, obj, keys, NULL);
-        ks_conf_get_u32(L, obj, "count", 1, 1024, &sc->broker_count);
-        ks_conf_get_u32(L, obj, "producer.state.batches", 1, 64, &sc->producer_state_batches);
-        ks_conf_get_int(L, obj, "first.producer.id", 0, INT64_MAX / 2, &sc->first_producer_id);
-        ks_conf_get_object(L, obj, "config", &cfg);
-        ks_conf_get_object(L, obj, "cost", &cost);
-    }
-    size_t m2 = ks_conf_enter(L, "config");
-    ks_cfg_load_json(L, cfg, &ks_broker_configs, sc->kafka_version, sc->broker_config);
-    ks_conf_leave(L, m2);
-    if (cost)
-        load_cost(L, cost, &sc->broker_cost);
-    sc->broker_costs = calloc(sc->broker_count, sizeof *sc->broker_costs);
-    sc->broker_overridden = calloc(sc->broker_count, sizeof *sc->broker_overridden);
-    if (!sc->broker_costs || !sc->broker_overridden) {
-        ks_conf_err(L, "out of memory");
-        ks_conf_leave(L, mark);
-        return;
-    }
-    for (uint32_t b = 0; b < sc->broker_count; b++)
-        sc->broker_costs[b] = sc->broker_cost;
-    json_t *ov = ks_conf_member(obj, "overrides");
-    if (ov)
-        load_broker_overrides(L, ov, sc);
-    ks_conf_leave(L, mark);
-}
-
 static void load_latency_object(ks_conf *L, json_t *obj, ks_dist *d)
 {
     static const char *const dist_names[] = {"constant", "uniform", "exponential", "lognormal"};
@@ -370,87 +264,6 @@ static void load_network(ks_conf *L, json_t *root, ks_scenario *sc)
             ks_conf_err(L, "below 1 bit/s (0.000001 Mbit/s); use 0 for unlimited");
             ks_conf_leave(L, m);
         }
-    }
-    ks_conf_leave(L, mark);
-}
-
-/* Kafka topic names: [a-zA-Z0-9._-], 1 to 249 characters ([K] Topic.java). */
-static bool valid_topic_name(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > 249 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-        return false;
-    return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
-}
-
-static void load_topics(ks_conf *L, json_t *root, ks_scenario *sc)
-{
-    static const char *const keys[] = {"name", "partitions", "replication.factor", NULL};
-    json_t *arr = ks_conf_member(root, "topics");
-    size_t mark = ks_conf_enter(L, "topics");
-    if (!arr) {
-        sc->topic_count = 1;
-        sc->topics = calloc(1, sizeof *sc->topics);
-        if (sc->topics)
-            sc->topics[0].name = ks_strdup("events");
-        if (!sc->topics || !sc->topics[0].name) {
-            ks_conf_err(L, "out of memory");
-        } else {
-            sc->topics[0].partitions = 1;
-            sc->topics[0].replication_factor = 1;
-        }
-        ks_conf_leave(L, mark);
-        return;
-    }
-    if (!json_is_array(arr) || json_array_size(arr) == 0 || json_array_size(arr) > MAX_COUNT) {
-        ks_conf_err_got(L, arr, "a non-empty array of topics");
-        ks_conf_leave(L, mark);
-        return;
-    }
-    sc->topic_count = (uint32_t)json_array_size(arr);
-    sc->topics = calloc(sc->topic_count, sizeof *sc->topics);
-    if (!sc->topics) {
-        ks_conf_err(L, "out of memory");
-        sc->topic_count = 0;
-    }
-    for (uint32_t i = 0; i < sc->topic_count; i++) {
-        json_t *t = json_array_get(arr, i);
-        ks_topic_conf *tc = &sc->topics[i];
-        size_t m = ks_conf_enter_index(L, i);
-        tc->partitions = 1;
-        tc->replication_factor = 1;
-        if (!json_is_object(t)) {
-            ks_conf_err_got(L, t, "a topic object");
-            ks_conf_leave(L, m);
-            continue;
-        }
-        ks_conf_check_keys(L, t, keys, NULL);
-        const char *name = NULL;
-        if (!ks_conf_member(t, "name")) {
-            size_t m2 = ks_conf_enter(L, "name");
-            ks_conf_err(L, "missing: every topic needs a name");
-            ks_conf_leave(L, m2);
-        } else if (ks_conf_get_string(L, t, "name", false, &name)) {
-            size_t m2 = ks_conf_enter(L, "name");
-            if (!valid_topic_name(name))
-                ks_conf_err(L, "\"%s\" is not a valid Kafka topic name (1-249 characters of "
-                       "a-z A-Z 0-9 . _ -)", name);
-            for (uint32_t j = 0; j < i; j++)
-                if (sc->topics[j].name && strcmp(sc->topics[j].name, name) == 0)
-                    ks_conf_err(L, "topic \"%s\" is defined twice", name);
-            ks_conf_leave(L, m2);
-            tc->name = ks_strdup(name);
-        }
-        ks_conf_get_u32(L, t, "partitions", 1, MAX_COUNT, &tc->partitions);
-        ks_conf_get_u32(L, t, "replication.factor", 1, 1024, &tc->replication_factor);
-        if (tc->replication_factor > sc->broker_count) {
-            size_t m2 = ks_conf_enter(L, "replication.factor");
-            ks_conf_err(L, "replication factor %u is larger than the %u broker(s) of brokers.count "
-                   "(Kafka: INVALID_REPLICATION_FACTOR)",
-                tc->replication_factor, sc->broker_count);
-            ks_conf_leave(L, m2);
-        }
-        ks_conf_leave(L, m);
     }
     ks_conf_leave(L, mark);
 }
@@ -678,32 +491,6 @@ static void load_compression(ks_conf *L, json_t *obj, ks_producer_conf *pc)
     ks_conf_leave(L, m);
 }
 
-/* Resolves a producer's "topic" to an index (default: the first topic). */
-static void load_producer_topic(ks_conf *L, json_t *p, const ks_scenario *sc, uint32_t *topic_out)
-{
-    const char *topic = NULL;
-    *topic_out = 0;
-    if (!ks_conf_get_string(L, p, "topic", false, &topic) || !sc->topics)
-        return;
-    const char *names[64];
-    size_t nn = 0;
-    for (uint32_t t = 0; t < sc->topic_count; t++) {
-        if (sc->topics[t].name && strcmp(sc->topics[t].name, topic) == 0) {
-            *topic_out = t;
-            return;
-        }
-        if (nn < 64 && sc->topics[t].name)
-            names[nn++] = sc->topics[t].name;
-    }
-    size_t m = ks_conf_enter(L, "topic");
-    const char *s = ks_suggest(topic, names, nn);
-    if (s)
-        ks_conf_err(L, "no topic \"%s\" in topics (did you mean \"%s\"?)", topic, s);
-    else
-        ks_conf_err(L, "no topic \"%s\" in topics", topic);
-    ks_conf_leave(L, m);
-}
-
 /* "transactions": how a transactional producer's application groups its
  * records. Needs transactional.id; a transactional.id without it gets
  * the defaults (one record per transaction, committed). */
@@ -821,7 +608,7 @@ static void load_producer(ks_conf *L, json_t *p, ks_scenario *sc, uint32_t i)
         }
     }
     pc->id = ks_strdup(id);
-    load_producer_topic(L, p, sc, &pc->topic);
+    ks_topic_ref_load(L, p, sc, &pc->topic);
     pc->partitioner = KS_PCHOICE_DEFAULT;
     json_t *pv = ks_conf_member(p, "partitioner");
     if (pv) {
@@ -875,106 +662,6 @@ static void load_producers(ks_conf *L, json_t *root, ks_scenario *sc)
     ks_conf_leave(L, mark);
 }
 
-/* create.partitions needs both "topic" and "total": without them the
- * operation set topic 0 to 0 partitions, and the next keyed send() hit
- * the partitioner's assert (found by fuzz_run). */
-static void require_topic_total(ks_conf *L, json_t *cp)
-{
-    static const char *const required[] = {"topic", "total"};
-    for (size_t k = 0; k < 2; k++) {
-        if (!ks_conf_member(cp, required[k])) {
-            size_t m = ks_conf_enter(L, required[k]);
-            ks_conf_err(L, "missing: create.partitions needs a \"topic\" and a \"total\"");
-            ks_conf_leave(L, m);
-        }
-    }
-}
-
-/* "admin": [{"at.ms": 500, "create.partitions": {"topic": "t", "total": 6}}] */
-static void load_admin(ks_conf *L, json_t *root, ks_scenario *sc)
-{
-    static const char *const keys[] = {"at.ms", "create.partitions", NULL};
-    static const char *const cp_keys[] = {"topic", "total", NULL};
-    for (uint32_t t = 0; t < sc->topic_count; t++)
-        sc->topics[t].max_partitions = sc->topics[t].partitions;
-    json_t *arr = ks_conf_member(root, "admin");
-    if (!arr)
-        return;
-    size_t mark = ks_conf_enter(L, "admin");
-    size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
-    if (!json_is_array(arr) || n > 10000) {
-        ks_conf_err_got(L, arr, "an array of at most 10000 admin operations");
-        ks_conf_leave(L, mark);
-        return;
-    }
-    sc->admin = calloc(n ? n : 1, sizeof *sc->admin);
-    if (!sc->admin) {
-        ks_conf_err(L, "out of memory");
-        ks_conf_leave(L, mark);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        json_t *o = json_array_get(arr, i), *cp = NULL;
-        size_t m = ks_conf_enter_index(L, i);
-        ks_admin_op op = {0, 0, 0};
-        const char *topic = NULL;
-        int64_t total = 0;
-        if (!json_is_object(o)) {
-            ks_conf_err_got(L, o, "an admin operation object");
-        } else {
-            ks_conf_check_keys(L, o, keys, NULL);
-            ks_conf_get_ms(L, o, "at.ms", false, &op.at_ns);
-            if (!ks_conf_get_object(L, o, "create.partitions", &cp) || !cp) {
-                size_t m2 = ks_conf_enter(L, "create.partitions");
-                ks_conf_err(L, "missing: the operation (create.partitions)");
-                ks_conf_leave(L, m2);
-            } else {
-                size_t m2 = ks_conf_enter(L, "create.partitions");
-                ks_conf_check_keys(L, cp, cp_keys, NULL);
-                require_topic_total(L, cp);
-                bool found = false;
-                if (ks_conf_get_string(L, cp, "topic", false, &topic)) {
-                    for (uint32_t t = 0; t < sc->topic_count && !found; t++) {
-                        if (sc->topics[t].name && strcmp(sc->topics[t].name, topic) == 0) {
-                            op.topic = t;
-                            found = true;
-                        }
-                    }
-                    if (!found) {
-                        size_t m3 = ks_conf_enter(L, "topic");
-                        ks_conf_err(L, "no topic \"%s\" in topics", topic);
-                        ks_conf_leave(L, m3);
-                    }
-                }
-                if (ks_conf_get_int(L, cp, "total", 1, MAX_COUNT, &total) && found) {
-                    ks_topic_conf *tc = &sc->topics[op.topic];
-                    if ((uint32_t)total <= tc->max_partitions) {
-                        size_t m3 = ks_conf_enter(L, "total");
-                        /* Kafka: INVALID_PARTITIONS, partitions can only grow */
-                        ks_conf_err(L, "topic \"%s\" has %u partitions by then; partitions can only be "
-                               "added (Kafka: INVALID_PARTITIONS)",
-                            tc->name, tc->max_partitions);
-                        ks_conf_leave(L, m3);
-                    } else {
-                        tc->max_partitions = (uint32_t)total;
-                        op.total = (uint32_t)total;
-                    }
-                }
-                ks_conf_leave(L, m2);
-            }
-        }
-        if (i > 0 && op.at_ns < sc->admin[i - 1].at_ns) {
-            size_t m2 = ks_conf_enter(L, "at.ms");
-            ks_conf_err(L, "admin operations must be listed in time order");
-            ks_conf_leave(L, m2);
-        }
-        sc->admin[i] = op;
-        ks_conf_leave(L, m);
-    }
-    sc->admin_count = (uint32_t)n;
-    ks_conf_leave(L, mark);
-}
-
 /* ---- consumers --------------------------------------------------------- */
 
 static void consumer_partitions(ks_conf *L, json_t *v, const ks_scenario *sc, ks_consumer_conf *c)
@@ -985,7 +672,7 @@ static void consumer_partitions(ks_conf *L, json_t *v, const ks_scenario *sc, ks
     const ks_topic_conf *tc = &sc->topics[c->topic];
     c->all_partitions = v == NULL;
     size_t n = v ? (json_is_array(v) ? json_array_size(v) : 0) : tc->partitions;
-    if (v && (!json_is_array(v) || n == 0 || n > MAX_COUNT)) {
+    if (v && (!json_is_array(v) || n == 0 || n > KS_MAX_PARTITIONS)) {
         size_t m = ks_conf_enter(L, "partitions");
         ks_conf_err_got(L, v, "an array of partition numbers");
         ks_conf_leave(L, m);
@@ -1041,7 +728,7 @@ static void load_consumer(ks_conf *L, json_t *o, ks_scenario *sc, uint32_t i)
         }
     }
     c->id = ks_strdup(id);
-    load_producer_topic(L, o, sc, &c->topic);
+    ks_topic_ref_load(L, o, sc, &c->topic);
     consumer_partitions(L, ks_conf_member(o, "partitions"), sc, c);
     unsigned ch;
     json_t *iso = ks_conf_member(o, "isolation.level");
@@ -1674,11 +1361,11 @@ ks_scenario *ks_scenario_parse_bytes(const char *file, const char *data, size_t 
         sc->seed = seed;
     load_limits(&L, root, sc);
     load_metrics(&L, root, sc);
-    load_brokers(&L, root, sc);
+    ks_broker_section_load(&L, root, sc);
     load_network(&L, root, sc);
-    load_topics(&L, root, sc);
+    ks_topic_section_load(&L, root, sc);
     load_producers(&L, root, sc);
-    load_admin(&L, root, sc);
+    ks_admin_section_load(&L, root, sc);
     load_consumers(&L, root, sc);
     load_faults(&L, root, sc);
     if ((uint64_t)sc->producer_count * sc->broker_count > 1000000u)
@@ -1743,9 +1430,7 @@ void ks_scenario_free(ks_scenario *sc)
 {
     if (!sc)
         return;
-    for (uint32_t i = 0; sc->topics && i < sc->topic_count; i++)
-        free(sc->topics[i].name);
-    free(sc->topics);
+    ks_topic_section_free(sc);
     for (uint32_t i = 0; sc->producers && i < sc->producer_count; i++) {
         free(sc->producers[i].id);
         ks_workload_conf *w = &sc->producers[i].workload;
@@ -1763,12 +1448,11 @@ void ks_scenario_free(ks_scenario *sc)
         free(sc->consumers[i].partitions);
     }
     free(sc->consumers);
-    free(sc->admin);
+    ks_admin_section_free(sc);
     for (uint32_t i = 0; sc->faults && i < sc->fault_count; i++)
         free(sc->faults[i].note);
     free(sc->faults);
-    free(sc->broker_costs);
-    free(sc->broker_overridden);
+    ks_broker_section_free(sc);
     free(sc->file);
     free(sc->name);
     free(sc->description);

@@ -16,6 +16,8 @@
 #ifndef KS_SCENARIO_H
 #define KS_SCENARIO_H
 
+#include "models/broker/broker_section.h"
+#include "models/broker/topic_section.h"
 #include "sim/conf.h"
 #include "sim/diag.h"
 #include "sim/dist.h"
@@ -45,22 +47,6 @@ typedef enum ks_arrival {
 #undef X
     KS_ARRIVAL__COUNT
 } ks_arrival;
-
-typedef struct ks_topic_conf {
-    char *name;
-    uint32_t partitions;        /* at the start */
-    uint32_t max_partitions;    /* after every admin operation */
-    uint32_t replication_factor;
-} ks_topic_conf;
-
-/* An administrative operation at a point of the run: so far
- * create.partitions (AdminClient.createPartitions, NewPartitions.
- * increaseTo(total)). */
-typedef struct ks_admin_op {
-    ks_time at_ns;
-    uint32_t topic;
-    uint32_t total;
-} ks_admin_op;
 
 /* Fault injection (docs/scenario.md, "faults"). Targeted faults hit the
  * first `count` requests (or responses, or appends) that match their
@@ -253,15 +239,6 @@ typedef struct ks_consumer_conf {
     ks_time fetch_max_wait_ns; /* fetch.max.wait.ms: how long a leader holds an empty fetch */
     bool reset_earliest;       /* auto.offset.reset: earliest (else latest) */
 } ks_consumer_conf;
-
-/* Broker costs (docs/scenario.md, "cost model"). */
-typedef struct ks_broker_cost {
-    ks_time request_ns;        /* fixed cost of handling one request */
-    ks_time batch_ns;          /* cost of each partition's batch appended */
-    int64_t byte_ps;           /* cost per byte appended, picoseconds */
-    ks_time response_delay_ns; /* added before every response leaves */
-    ks_time txn_log_write_ns;  /* a coordinator's write to __transaction_state */
-} ks_broker_cost;
 
 typedef struct ks_network_conf {
     ks_dist latency;           /* one-way, per message */

@@ -53,17 +53,6 @@ static json_t *dist_json(const ks_dist *d)
     return o;
 }
 
-static json_t *cost_json(const ks_broker_cost *c)
-{
-    json_t *cost = json_object();
-    json_object_set_new(cost, "request.us", number_value((double)c->request_ns / 1e3));
-    json_object_set_new(cost, "batch.us", number_value((double)c->batch_ns / 1e3));
-    json_object_set_new(cost, "byte.ns", number_value((double)c->byte_ps / 1e3));
-    json_object_set_new(cost, "response.delay.ms", ms_value(c->response_delay_ns));
-    json_object_set_new(cost, "txn.log.write.ms", ms_value(c->txn_log_write_ns));
-    return cost;
-}
-
 /* One fault with the keys its type takes, selectors only when given. */
 static json_t *fault_json(const ks_scenario *sc, const ks_fault_conf *f)
 {
@@ -189,41 +178,14 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
     json_object_set_new(met, "bucket.ms", ms_value(sc->metrics_bucket_ns));
     json_object_set_new(o, "metrics", met);
 
-    json_t *br = json_object();
-    json_object_set_new(br, "count", json_integer(sc->broker_count));
-    json_object_set_new(br, "producer.state.batches", json_integer(sc->producer_state_batches));
-    json_object_set_new(br, "first.producer.id", json_integer((json_int_t)sc->first_producer_id));
-    json_object_set_new(br, "config", ks_config_json(&ks_broker_configs, sc->broker_config, sc->kafka_version, true));
-    json_object_set_new(br, "cost", cost_json(&sc->broker_cost));
-    json_t *ovs = json_array();
-    for (uint32_t b = 0; b < sc->broker_count; b++) {
-        if (!sc->broker_overridden[b])
-            continue;
-        json_t *ov = json_object();
-        json_object_set_new(ov, "id", json_integer(b));
-        json_object_set_new(ov, "cost", cost_json(&sc->broker_costs[b]));
-        json_array_append_new(ovs, ov);
-    }
-    if (json_array_size(ovs) > 0)
-        json_object_set_new(br, "overrides", ovs);
-    else
-        json_decref(ovs);
-    json_object_set_new(o, "brokers", br);
+    json_object_set_new(o, "brokers", ks_broker_section_json(sc));
 
     json_t *net = json_object();
     json_object_set_new(net, "latency", dist_json(&sc->network.latency));
     json_object_set_new(net, "bandwidth.mbps", number_value((double)sc->network.bandwidth_bps / 1e6));
     json_object_set_new(o, "network", net);
 
-    json_t *topics = json_array();
-    for (uint32_t i = 0; i < sc->topic_count; i++) {
-        json_t *t = json_object();
-        json_object_set_new(t, "name", json_string(sc->topics[i].name));
-        json_object_set_new(t, "partitions", json_integer(sc->topics[i].partitions));
-        json_object_set_new(t, "replication.factor", json_integer(sc->topics[i].replication_factor));
-        json_array_append_new(topics, t);
-    }
-    json_object_set_new(o, "topics", topics);
+    json_object_set_new(o, "topics", ks_topic_section_json(sc));
 
     json_t *prods = json_array();
     for (uint32_t i = 0; i < sc->producer_count; i++) {
@@ -297,18 +259,9 @@ json_t *ks_scenario_to_json(const ks_scenario *sc)
     json_object_set_new(o, "producers", prods);
     if (sc->consumer_count > 0)
         json_object_set_new(o, "consumers", consumers_json(sc));
-    if (sc->admin_count > 0) {
-        json_t *ops = json_array();
-        for (uint32_t i = 0; i < sc->admin_count; i++) {
-            json_t *op = json_object(), *cp = json_object();
-            json_object_set_new(op, "at.ms", ms_value(sc->admin[i].at_ns));
-            json_object_set_new(cp, "topic", json_string(sc->topics[sc->admin[i].topic].name));
-            json_object_set_new(cp, "total", json_integer(sc->admin[i].total));
-            json_object_set_new(op, "create.partitions", cp);
-            json_array_append_new(ops, op);
-        }
-        json_object_set_new(o, "admin", ops);
-    }
+    json_t *admin = ks_admin_section_json(sc);
+    if (admin)
+        json_object_set_new(o, "admin", admin);
     if (sc->fault_count > 0) {
         json_t *arr = json_array();
         for (uint32_t i = 0; i < sc->fault_count; i++)
