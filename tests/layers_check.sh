@@ -9,8 +9,11 @@
 #            (tools/cli.h), which only tools/cli.c and tools/main.c do
 # and sim/ never names a Kafka thing in an include; the nodes (models/
 # producer, broker, consumer, net) never include the delivery checker
-# (models/check/): they report to models/obs.h, the checker observes. Prints each include that
-# runs up a layer, and fails if there is one.
+# (models/check/): they report to models/obs.h, the checker observes. A
+# model's scenario section header (models/*/*_section.h) is vocabulary that
+# models/scenario.h gathers: it includes only sim/, models/kafka/, other
+# section headers and the partitioner list, never a model's running code.
+# Prints each include that runs up a layer, and fails if there is one.
 cd "$1" || exit 2
 bad=$(grep -HnE '#include "[^"]*"' $(find sim -name '*.[ch]') |
       grep -vE '#include "(sim/[^"]*|ks_version\.h|ziggurat_exp\.h)"')
@@ -20,9 +23,11 @@ bad3=$(grep -HnE '#include "tools/' tools/options.[ch] tools/status.[ch] |
 bad4=$(grep -HnE '#include "tools/cli\.h"' $(find tools -name '*.[ch]') |
        grep -vE '^tools/(cli|main)\.c:')
 bad5=$(grep -HnE '#include "models/check/' $(find models/producer models/broker models/consumer models/net -name '*.[ch]'))
-if [ -n "$bad$bad2$bad3$bad4$bad5" ]; then
-  echo "includes that run up the layers (sim < models < tools: options, status < commands < cli; nodes report to models/obs.h, not to models/check/):"
-  printf '%s\n%s\n%s\n%s\n%s\n' "$bad" "$bad2" "$bad3" "$bad4" "$bad5" | sed '/^$/d'
+bad6=$(grep -HnE '#include "[^"]*"' $(find models -name '*_section.h') |
+       grep -vE '#include "(sim/[^"]*|models/kafka/[^"]*|models/[a-z]+/[a-z_]+_section\.h|models/producer/partitioner\.h)"')
+if [ -n "$bad$bad2$bad3$bad4$bad5$bad6" ]; then
+  echo "includes that run up the layers (sim < models < tools: options, status < commands < cli; nodes report to models/obs.h, not to models/check/; section headers: sim/, models/kafka/, sections):"
+  printf '%s\n%s\n%s\n%s\n%s\n%s\n' "$bad" "$bad2" "$bad3" "$bad4" "$bad5" "$bad6" | sed '/^$/d'
   exit 1
 fi
 echo "layers: sim/ $(find sim -name '*.[ch]' | wc -l) files, models/ $(find models -name '*.[ch]' | wc -l) files, tools/ $(find tools -name '*.[ch]' | wc -l) files: every include runs downward"
