@@ -18,6 +18,11 @@
 
 #include "models/broker/broker_section.h"
 #include "models/broker/topic_section.h"
+#include "models/consumer/consumer_section.h"
+#include "models/net/fault_section.h"
+#include "models/net/network_section.h"
+#include "models/producer/producer_section.h"
+#include "models/producer/workload_section.h"
 #include "sim/conf.h"
 #include "sim/diag.h"
 #include "sim/dist.h"
@@ -32,218 +37,6 @@
 #include <stdint.h>
 
 #define KS_SCENARIO_FORMAT 1
-
-#define KS_ARRIVALS(X)               \
-    X(CONSTANT, "constant")          \
-    X(POISSON, "poisson")            \
-    X(BURST, "burst")
-
-/* How a workload picks keys and value sizes. */
-typedef enum ks_pick { KS_PICK_CYCLE, KS_PICK_UNIFORM, KS_PICK_ZIPF } ks_pick;
-
-typedef enum ks_arrival {
-#define X(e, name) KS_ARRIVAL_##e,
-    KS_ARRIVALS(X)
-#undef X
-    KS_ARRIVAL__COUNT
-} ks_arrival;
-
-/* Fault injection (docs/scenario.md, "faults"). Targeted faults hit the
- * first `count` requests (or responses, or appends) that match their
- * selectors; probabilistic ones lose each message on the selected links
- * with a probability; windows hold between from and to. */
-#define KS_FAULT_TYPES(X)                  \
-    X(DROP_REQUEST, "drop.request")        \
-    X(DROP_RESPONSE, "drop.response")      \
-    X(DELAY_REQUEST, "delay.request")      \
-    X(DELAY_RESPONSE, "delay.response")    \
-    X(APPEND_ERROR, "append.error")        \
-    X(REQUEST_LOSS, "request.loss")        \
-    X(RESPONSE_LOSS, "response.loss")      \
-    X(LINK_DOWN, "link.down")              \
-    X(PAUSE_BROKER, "pause.broker")        \
-    X(PAUSE_PRODUCER, "pause.producer")    \
-    X(CRASH_PRODUCER, "crash.producer")    \
-    X(CRASH_CONSUMER, "crash.consumer")
-
-typedef enum ks_fault_type {
-#define X(e, name) KS_FAULT_##e,
-    KS_FAULT_TYPES(X)
-#undef X
-    KS_FAULT__COUNT
-} ks_fault_type;
-
-const char *ks_fault_type_name(ks_fault_type t);
-
-typedef struct ks_fault_conf {
-    ks_fault_type type;
-    int32_t producer;       /* producer index; -1: any */
-    int32_t broker;         /* -1: any */
-    int32_t topic;          /* with partition: a topic index; -1: any */
-    int32_t partition;      /* partition number in the topic; -1: any */
-    ks_api api;             /* targeted: requests of this API (Produce) */
-    int64_t request;        /* the producer's request number of that API; -1: any */
-    ks_time after_ns;       /* targeted: only at or after this time */
-    uint32_t count;         /* targeted: how many to hit */
-    ks_time delay_ns;       /* delay.* */
-    ks_kerr error;          /* append.error */
-    double probability;     /* *.loss */
-    ks_time from_ns, to_ns; /* windows and *.loss; to_ns KS_TIME_MAX: open;
-                               crash.*: at = from_ns, restart = to_ns (consumers) */
-    int32_t consumer;       /* crash.consumer */
-    int32_t forward_to;     /* crash.consumer: the producer it forwards to after
-                               the restart, or -1 (the same) */
-    char *note;             /* free text, or NULL */
-} ks_fault_conf;
-
-/* What one producer's application does. */
-typedef struct ks_workload_conf {
-    uint64_t records;       /* send() calls in all */
-    ks_arrival arrival;
-    double rate_per_sec;    /* mean send() calls per second */
-    ks_time interval_ns;    /* 1 / rate, rounded; the constant gap */
-    ks_time start_ns;       /* first send() */
-    /* Keys and value sizes of successive records, repeating: record i
-     * has keys[i % key_count] (NULL: no key) and value_bytes[i % n]. */
-    char **keys;
-    uint32_t key_count;     /* >= 1 */
-    bool key_list;          /* given as an array */
-    uint32_t *value_bytes;
-    uint32_t value_count;   /* >= 1 */
-    bool value_list;        /* given as an array */
-    /* Or drawn: keys prefix + 0..key_space-1, uniformly or Zipf(s) (rank
-     * 1 the most frequent); value sizes uniform in [value_min, value_max]. */
-    ks_pick key_pick;
-    uint32_t key_space;
-    double zipf_s;
-    char *key_prefix;
-    ks_pick value_pick;
-    uint32_t value_min, value_max;
-    /* arrival "burst": burst_records send() calls every burst_interval_ns */
-    uint32_t burst_records;
-    ks_time burst_interval_ns;
-} ks_workload_conf;
-
-/* Keyless partitioner choice: "default" (the version's own) or one of
- * the partitioners, listed once in models/producer/partitioner.h. */
-#define KS_PARTITIONER_CHOICES(X) \
-    X(DEFAULT, "default")         \
-    KS_PARTITIONERS(X)
-
-typedef enum ks_partitioner_choice {
-#define X(e, name) KS_PCHOICE_##e,
-    KS_PARTITIONER_CHOICES(X)
-#undef X
-    KS_PCHOICE__COUNT
-} ks_partitioner_choice;
-
-const char *ks_partitioner_choice_name(ks_partitioner_choice c);
-
-/* Producer CPU costs (docs/scenario.md, "cost model"). */
-typedef struct ks_producer_cost {
-    ks_time record_ns;   /* the application thread, per send() */
-    ks_time batch_ns;    /* the sender thread, per batch drained */
-    ks_time request_ns;  /* the sender thread, per request built */
-} ks_producer_cost;
-
-/* What compression.type does to this producer's data. Defaults depend on
- * the codec (docs/scenario.md); a scenario may set its own. */
-typedef struct ks_compression_conf {
-    double ratio;              /* compressed / uncompressed record bytes */
-    int64_t compress_ps;       /* producer CPU per uncompressed byte, ps */
-    int64_t decompress_ps;     /* broker CPU per uncompressed byte, ps */
-} ks_compression_conf;
-
-/* How a transactional producer's application groups its records
- * (docs/scenario.md, "transactions"). */
-#define KS_TXN_ENDS(X)       \
-    X(COMMIT, "commit")      \
-    X(ABORT, "abort")        \
-    X(NONE, "none")
-
-typedef enum ks_txn_end {
-#define X(e, name) KS_TXN_END_##e,
-    KS_TXN_ENDS(X)
-#undef X
-    KS_TXN_END__COUNT
-} ks_txn_end;
-
-/* Which transaction protocol: the classic one, or KIP-890's (transaction
- * version 2: an epoch bump at every commit or abort, partitions added by
- * the first produce); "default" picks by kafka.version (4.0+: kip890). */
-#define KS_TXN_PROTOCOLS(X)     \
-    X(DEFAULT, "default")       \
-    X(CLASSIC, "classic")       \
-    X(KIP890, "kip890")
-
-typedef enum ks_txn_protocol {
-#define X(e, name) KS_TXNP_##e,
-    KS_TXN_PROTOCOLS(X)
-#undef X
-    KS_TXNP__COUNT
-} ks_txn_protocol;
-
-typedef struct ks_txn_conf {
-    bool enabled;              /* transactional.id is set */
-    uint32_t records;          /* send() calls per transaction */
-    ks_txn_end *ends;          /* how successive transactions end, cycled */
-    uint32_t end_count;
-    ks_time end_delay_ns;      /* from a transaction's last send() to its commit/abort */
-    ks_txn_protocol protocol;
-} ks_txn_conf;
-
-const char *ks_txn_end_name(ks_txn_end e);
-const char *ks_txn_protocol_name(ks_txn_protocol p);
-
-typedef struct ks_producer_conf {
-    char *id;
-    uint32_t topic;                      /* index into topics */
-    ks_partitioner_choice partitioner;   /* for keyless records */
-    ks_cfg_value config[KS_PCFG__COUNT];
-    ks_workload_conf workload;
-    ks_producer_cost cost;
-    ks_compression_conf compression;
-    ks_txn_conf txn;
-} ks_producer_conf;
-
-/* How a consumer commits its offsets. */
-#define KS_COMMIT_MODES(X)            \
-    X(NONE, "none")                   \
-    X(SYNC, "sync")                   \
-    X(TRANSACTION, "transaction")
-
-typedef enum ks_commit_mode {
-#define X(e, name) KS_COMMIT_##e,
-    KS_COMMIT_MODES(X)
-#undef X
-    KS_COMMIT__COUNT
-} ks_commit_mode;
-
-const char *ks_commit_mode_name(ks_commit_mode m);
-
-/* A consumer (docs/scenario.md, "consumers"). */
-typedef struct ks_consumer_conf {
-    char *id;
-    uint32_t topic;
-    uint32_t *partitions;      /* partition numbers it reads */
-    uint32_t partition_count;
-    bool all_partitions;       /* not given: every partition the topic has at the start */
-    bool read_committed;       /* isolation.level */
-    char *group_id;
-    ks_time start_ns;
-    ks_time poll_interval_ns;  /* between the end of one poll's processing and the next poll */
-    uint32_t max_poll_records;
-    ks_time process_ns;        /* the application's time per record */
-    ks_commit_mode commit;
-    int32_t forward_to;        /* consume-transform-produce: producer index, or -1 */
-    ks_time fetch_max_wait_ns; /* fetch.max.wait.ms: how long a leader holds an empty fetch */
-    bool reset_earliest;       /* auto.offset.reset: earliest (else latest) */
-} ks_consumer_conf;
-
-typedef struct ks_network_conf {
-    ks_dist latency;           /* one-way, per message */
-    uint64_t bandwidth_bps;    /* per link and direction; 0 = unlimited */
-} ks_network_conf;
 
 typedef struct ks_limits_conf {
     uint64_t max_events;
@@ -318,7 +111,5 @@ void ks_scenario_free(ks_scenario *sc);
  * in a fixed key order. It is itself a valid scenario that reruns the
  * same simulation; the trace header carries it. Caller owns the result. */
 json_t *ks_scenario_to_json(const ks_scenario *sc);
-
-const char *ks_arrival_name(ks_arrival a);
 
 #endif

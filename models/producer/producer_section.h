@@ -1,0 +1,115 @@
+/*
+ * producer_section.h - the scenario's "producers" section (docs/scenario.md):
+ * each producer's id, topic, partitioner, Kafka config, workload, costs,
+ * compression and transactions.
+ *
+ * Owns: the producer's scenario vocabulary, and loading the section through
+ * the generic loader (sim/conf.h) with its defaults and checks, and writing
+ * its resolved form back. The values live in ks_scenario (models/scenario.h),
+ * which models/producer/ reads; nothing here runs a producer.
+ */
+#ifndef KS_PRODUCER_SECTION_H
+#define KS_PRODUCER_SECTION_H
+
+#include "models/kafka/config.h"
+#include "models/producer/partitioner.h"
+#include "models/producer/workload_section.h"
+#include "sim/conf.h"
+#include "sim/sim.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct ks_scenario ks_scenario;
+
+/* Keyless partitioner choice: "default" (the version's own) or one of
+ * the partitioners, listed once in models/producer/partitioner.h. */
+#define KS_PARTITIONER_CHOICES(X) \
+    X(DEFAULT, "default")         \
+    KS_PARTITIONERS(X)
+
+typedef enum ks_partitioner_choice {
+#define X(e, name) KS_PCHOICE_##e,
+    KS_PARTITIONER_CHOICES(X)
+#undef X
+    KS_PCHOICE__COUNT
+} ks_partitioner_choice;
+
+const char *ks_partitioner_choice_name(ks_partitioner_choice c);
+
+/* Producer CPU costs (docs/scenario.md, "cost model"). */
+typedef struct ks_producer_cost {
+    ks_time record_ns;   /* the application thread, per send() */
+    ks_time batch_ns;    /* the sender thread, per batch drained */
+    ks_time request_ns;  /* the sender thread, per request built */
+} ks_producer_cost;
+
+/* What compression.type does to this producer's data. Defaults depend on
+ * the codec (docs/scenario.md); a scenario may set its own. */
+typedef struct ks_compression_conf {
+    double ratio;              /* compressed / uncompressed record bytes */
+    int64_t compress_ps;       /* producer CPU per uncompressed byte, ps */
+    int64_t decompress_ps;     /* broker CPU per uncompressed byte, ps */
+} ks_compression_conf;
+
+/* How a transactional producer's application groups its records
+ * (docs/scenario.md, "transactions"). */
+#define KS_TXN_ENDS(X)       \
+    X(COMMIT, "commit")      \
+    X(ABORT, "abort")        \
+    X(NONE, "none")
+
+typedef enum ks_txn_end {
+#define X(e, name) KS_TXN_END_##e,
+    KS_TXN_ENDS(X)
+#undef X
+    KS_TXN_END__COUNT
+} ks_txn_end;
+
+/* Which transaction protocol: the classic one, or KIP-890's (transaction
+ * version 2: an epoch bump at every commit or abort, partitions added by
+ * the first produce); "default" picks by kafka.version (4.0+: kip890). */
+#define KS_TXN_PROTOCOLS(X)     \
+    X(DEFAULT, "default")       \
+    X(CLASSIC, "classic")       \
+    X(KIP890, "kip890")
+
+typedef enum ks_txn_protocol {
+#define X(e, name) KS_TXNP_##e,
+    KS_TXN_PROTOCOLS(X)
+#undef X
+    KS_TXNP__COUNT
+} ks_txn_protocol;
+
+typedef struct ks_txn_conf {
+    bool enabled;              /* transactional.id is set */
+    uint32_t records;          /* send() calls per transaction */
+    ks_txn_end *ends;          /* how successive transactions end, cycled */
+    uint32_t end_count;
+    ks_time end_delay_ns;      /* from a transaction's last send() to its commit/abort */
+    ks_txn_protocol protocol;
+} ks_txn_conf;
+
+const char *ks_txn_end_name(ks_txn_end e);
+const char *ks_txn_protocol_name(ks_txn_protocol p);
+
+typedef struct ks_producer_conf {
+    char *id;
+    uint32_t topic;                      /* index into topics */
+    ks_partitioner_choice partitioner;   /* for keyless records */
+    ks_cfg_value config[KS_PCFG__COUNT];
+    ks_workload_conf workload;
+    ks_producer_cost cost;
+    ks_compression_conf compression;
+    ks_txn_conf txn;
+} ks_producer_conf;
+
+/* Reads root's "producers" (at least one) into sc. Needs the topics
+ * (clients name them) and sc->kafka_version. */
+void ks_producer_section_load(ks_conf *L, json_t *root, ks_scenario *sc);
+/* The resolved "producers" array. */
+json_t *ks_producer_section_json(const ks_scenario *sc);
+void ks_producer_section_free(ks_scenario *sc);
+
+#endif
