@@ -74,6 +74,13 @@ static void wait_for_thread(ks_world *w, ks_broker *b, uint32_t conn)
     b->wait_tail = conn;
 }
 
+void ks_broker_free(ks_broker *b)
+{
+    free(b->parked);
+    b->parked = NULL;
+    b->nparked = b->parked_cap = 0;
+}
+
 /* Gives free threads to waiting connections, oldest first. */
 static void dispatch(ks_world *w, ks_broker *b)
 {

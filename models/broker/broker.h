@@ -65,6 +65,9 @@ typedef struct ks_broker {
     uint32_t queued;
 } ks_broker;
 
+/* Frees what b holds (not b itself). */
+void ks_broker_free(ks_broker *b);
+
 /* Request handlers. `req` is a request pool index. */
 void ks_broker_on_arrive(struct ks_world *w, uint32_t broker, uint32_t req);
 void ks_broker_on_append(struct ks_world *w, uint32_t broker, uint32_t req);
