@@ -60,6 +60,34 @@ static void consumer_partitions(ks_conf *L, json_t *v, const ks_scenario *sc, ks
     }
 }
 
+/* "commit" and "forward.to": a consumer committing with a transaction
+ * forwards to a transactional producer. */
+static void consumer_commit(ks_conf *L, json_t *o, const ks_scenario *sc, ks_consumer_conf *c)
+{
+    unsigned ch;
+    json_t *cm = ks_conf_member(o, "commit");
+    if (cm) {
+        size_t m = ks_conf_enter(L, "commit");
+        if (ks_conf_check_choice(L, cm, commit_mode_names, KS_COMMIT__COUNT, &ch))
+            c->commit = (ks_commit_mode)ch;
+        ks_conf_leave(L, m);
+    }
+    const char *fw;
+    if (ks_conf_get_string(L, o, "forward.to", false, &fw)) {
+        size_t m = ks_conf_enter(L, "forward.to");
+        c->forward_to = ks_conf_find_id(L, "producer", fw, sc->producers ? &sc->producers[0].id : NULL,
+                                    sizeof(ks_producer_conf), sc->producer_count);
+        ks_conf_leave(L, m);
+    }
+    if (c->commit == KS_COMMIT_TRANSACTION &&
+        (c->forward_to < 0 || !sc->producers[c->forward_to].txn.enabled)) {
+        size_t m = ks_conf_enter(L, "commit");
+        ks_conf_err(L, "\"transaction\" commits the offsets with a transactional producer's "
+               "transaction: give \"forward.to\" a producer with a transactional.id");
+        ks_conf_leave(L, m);
+    }
+}
+
 static void load_consumer(ks_conf *L, json_t *o, ks_scenario *sc, uint32_t i)
 {
     static const char *const keys[] = {"id", "topic", "partitions", "isolation.level",
@@ -117,27 +145,7 @@ static void load_consumer(ks_conf *L, json_t *o, ks_scenario *sc, uint32_t i)
     double us;
     if (ks_conf_get_real(L, o, "process.us", 0.0, false, 1e9, &us))
         c->process_ns = ks_round_i64(us * 1e3);
-    json_t *cm = ks_conf_member(o, "commit");
-    if (cm) {
-        size_t m = ks_conf_enter(L, "commit");
-        if (ks_conf_check_choice(L, cm, commit_mode_names, KS_COMMIT__COUNT, &ch))
-            c->commit = (ks_commit_mode)ch;
-        ks_conf_leave(L, m);
-    }
-    const char *fw;
-    if (ks_conf_get_string(L, o, "forward.to", false, &fw)) {
-        size_t m = ks_conf_enter(L, "forward.to");
-        c->forward_to = ks_conf_find_id(L, "producer", fw, sc->producers ? &sc->producers[0].id : NULL,
-                                    sizeof(ks_producer_conf), sc->producer_count);
-        ks_conf_leave(L, m);
-    }
-    if (c->commit == KS_COMMIT_TRANSACTION &&
-        (c->forward_to < 0 || !sc->producers[c->forward_to].txn.enabled)) {
-        size_t m = ks_conf_enter(L, "commit");
-        ks_conf_err(L, "\"transaction\" commits the offsets with a transactional producer's "
-               "transaction: give \"forward.to\" a producer with a transactional.id");
-        ks_conf_leave(L, m);
-    }
+    consumer_commit(L, o, sc, c);
 }
 
 /* "consumers": [{"id": "c1", "topic": "events", "isolation.level": "read_committed"}] */

@@ -248,6 +248,56 @@ static void fault_error(ks_conf *L, json_t *o, ks_fault_conf *f)
     ks_conf_leave(L, m);
 }
 
+/* The keys only some types take, and the ones a type needs. */
+static void fault_by_type(ks_conf *L, json_t *o, const ks_scenario *sc, ks_fault_conf *f)
+{
+    switch (f->type) {
+    case KS_FAULT_DELAY_REQUEST:
+    case KS_FAULT_DELAY_RESPONSE:
+        if (!ks_conf_member(o, "delay.ms"))
+            ks_conf_err(L, "missing: \"delay.ms\", how long the message is held up");
+        ks_conf_get_ms(L, o, "delay.ms", false, &f->delay_ns);
+        break;
+    case KS_FAULT_APPEND_ERROR:
+        fault_error(L, o, f);
+        break;
+    case KS_FAULT_REQUEST_LOSS:
+    case KS_FAULT_RESPONSE_LOSS:
+        if (!ks_conf_member(o, "probability"))
+            ks_conf_err(L, "missing: \"probability\", the chance that each message is lost");
+        ks_conf_get_real(L, o, "probability", 0.0, false, 1.0, &f->probability);
+        fault_window(L, o, f, false);
+        break;
+    case KS_FAULT_LINK_DOWN:
+        fault_window(L, o, f, true);
+        break;
+    case KS_FAULT_PAUSE_BROKER:
+        if (!ks_conf_member(o, "broker"))
+            ks_conf_err(L, "missing: \"broker\", the broker to pause");
+        fault_window(L, o, f, true);
+        break;
+    case KS_FAULT_PAUSE_PRODUCER:
+        if (!ks_conf_member(o, "producer"))
+            ks_conf_err(L, "missing: \"producer\", the producer to pause");
+        fault_window(L, o, f, true);
+        break;
+    case KS_FAULT_CRASH_PRODUCER:
+        if (!ks_conf_member(o, "producer"))
+            ks_conf_err(L, "missing: \"producer\", the producer whose process dies");
+        if (!ks_conf_member(o, "at.ms"))
+            ks_conf_err(L, "missing: \"at.ms\", when it dies");
+        ks_conf_get_ms(L, o, "at.ms", false, &f->from_ns);
+        break;
+    case KS_FAULT_CRASH_CONSUMER:
+        fault_crash_consumer(L, o, sc, f);
+        break;
+    case KS_FAULT_DROP_REQUEST:
+    case KS_FAULT_DROP_RESPONSE:
+    case KS_FAULT__COUNT:
+        break;
+    }
+}
+
 static void load_fault(ks_conf *L, json_t *o, ks_scenario *sc, ks_fault_conf *f)
 {
     const char *type = NULL;
@@ -296,51 +346,7 @@ static void load_fault(ks_conf *L, json_t *o, ks_scenario *sc, ks_fault_conf *f)
             sc->producer_count);
     ks_conf_get_ms(L, o, "after.ms", false, &f->after_ns);
     ks_conf_get_u32(L, o, "count", 1, UINT32_MAX, &f->count);
-    switch (f->type) {
-    case KS_FAULT_DELAY_REQUEST:
-    case KS_FAULT_DELAY_RESPONSE:
-        if (!ks_conf_member(o, "delay.ms"))
-            ks_conf_err(L, "missing: \"delay.ms\", how long the message is held up");
-        ks_conf_get_ms(L, o, "delay.ms", false, &f->delay_ns);
-        break;
-    case KS_FAULT_APPEND_ERROR:
-        fault_error(L, o, f);
-        break;
-    case KS_FAULT_REQUEST_LOSS:
-    case KS_FAULT_RESPONSE_LOSS:
-        if (!ks_conf_member(o, "probability"))
-            ks_conf_err(L, "missing: \"probability\", the chance that each message is lost");
-        ks_conf_get_real(L, o, "probability", 0.0, false, 1.0, &f->probability);
-        fault_window(L, o, f, false);
-        break;
-    case KS_FAULT_LINK_DOWN:
-        fault_window(L, o, f, true);
-        break;
-    case KS_FAULT_PAUSE_BROKER:
-        if (!ks_conf_member(o, "broker"))
-            ks_conf_err(L, "missing: \"broker\", the broker to pause");
-        fault_window(L, o, f, true);
-        break;
-    case KS_FAULT_PAUSE_PRODUCER:
-        if (!ks_conf_member(o, "producer"))
-            ks_conf_err(L, "missing: \"producer\", the producer to pause");
-        fault_window(L, o, f, true);
-        break;
-    case KS_FAULT_CRASH_PRODUCER:
-        if (!ks_conf_member(o, "producer"))
-            ks_conf_err(L, "missing: \"producer\", the producer whose process dies");
-        if (!ks_conf_member(o, "at.ms"))
-            ks_conf_err(L, "missing: \"at.ms\", when it dies");
-        ks_conf_get_ms(L, o, "at.ms", false, &f->from_ns);
-        break;
-    case KS_FAULT_CRASH_CONSUMER:
-        fault_crash_consumer(L, o, sc, f);
-        break;
-    case KS_FAULT_DROP_REQUEST:
-    case KS_FAULT_DROP_RESPONSE:
-    case KS_FAULT__COUNT:
-        break;
-    }
+    fault_by_type(L, o, sc, f);
 }
 
 /* "faults": [{"type": "drop.response", "request": 1}, ...] */
