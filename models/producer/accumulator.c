@@ -423,3 +423,73 @@ void ks_acc_release(ks_acc *a, uint32_t bid)
     a->batch_free = bid;
     a->batches_live--;
 }
+
+/* Appends batch bid to the chain first..*last (linked by ks_batch.next). */
+static void chain_add(ks_acc *a, uint32_t *first, uint32_t *last, uint32_t bid)
+{
+    if (*last == KS_NONE)
+        *first = bid;
+    else
+        a->batches[*last].next = bid;
+    *last = bid;
+}
+
+uint32_t ks_acc_take_unsent(ks_acc *a)
+{
+    uint32_t first = KS_NONE, last = KS_NONE;
+    for (uint32_t part = 0; part < a->partitions; part++) {
+        uint32_t bid = a->dq[part].head;
+        while (bid != KS_NONE) {
+            ks_batch *b = &a->batches[bid];
+            uint32_t next = b->next;
+            if (!ks_batch_was_sent(b)) {
+                ks_acc_remove(a, bid);
+                chain_add(a, &first, &last, bid);
+            }
+            bid = next;
+        }
+    }
+    return first;
+}
+
+uint32_t ks_acc_expired(ks_acc *a, ks_time now, ks_time timeout_ns, ks_time *next)
+{
+    uint32_t first = KS_NONE, last = KS_NONE;
+    for (uint32_t part = 0; part < a->partitions; part++) {
+        ks_deque *d = &a->dq[part];
+        while (d->head != KS_NONE &&
+               ks_time_add(a->batches[d->head].created_ns, timeout_ns) <= now) {
+            uint32_t bid = d->head;
+            ks_acc_remove(a, bid);
+            chain_add(a, &first, &last, bid);
+        }
+    }
+    /* queued batches behind an unexpired head are checked when it goes */
+    for (uint32_t bid = 0; bid < a->batch_cap; bid++) {
+        const ks_batch *b = &a->batches[bid];
+        ks_time deadline = ks_time_add(b->created_ns, timeout_ns);
+        /* (the expired ones, still queued in the chain, are due already) */
+        if (b->state == KS_BATCH_QUEUED && deadline > now && deadline < *next)
+            *next = deadline;
+    }
+    return first;
+}
+
+bool ks_acc_has_queued(const ks_acc *a, const uint32_t *parts, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a->dq[parts[i]].head != KS_NONE)
+            return true;
+    return false;
+}
+
+uint64_t ks_acc_unsent_records(const ks_acc *a)
+{
+    uint64_t n = 0;
+    for (uint32_t bid = 0; bid < a->batch_cap; bid++) {
+        const ks_batch *b = &a->batches[bid];
+        if (b->state != KS_BATCH_FREE && !ks_batch_was_sent(b))
+            n += b->records;
+    }
+    return n;
+}

@@ -30,7 +30,8 @@
  * 0.005 down per batch, 0.05 up); a drained batch's size is its actual
  * compressed size.
  *
- * Never: chooses partitions (partitioner.c) or sends anything (producer.c).
+ * Never: chooses partitions (partitioner.c), sends anything (sender.c) or
+ * tells the application (send.c).
  */
 #ifndef KS_ACCUMULATOR_H
 #define KS_ACCUMULATOR_H
@@ -205,6 +206,28 @@ void ks_acc_set_compression(ks_acc *a, double ratio);
 /* Gives a completed batch's memory and records back. */
 void ks_acc_release(ks_acc *a, uint32_t batch);
 
+/* Takes every batch never sent out of the deques (the transaction
+ * aborts them, RecordAccumulator.abortUndrainedBatches), partition by
+ * partition, head first. Returns them as a chain linked by ks_batch.next
+ * (KS_NONE if none), for the caller to complete and release. */
+uint32_t ks_acc_take_unsent(ks_acc *a);
+/* delivery.timeout.ms in the deques (RecordAccumulator.expiredBatches):
+ * from each deque's head, the batches created timeout_ns or more before
+ * `now`, stopping at the first still in time, are taken out and returned
+ * as a chain as above. *next is lowered to the earliest deadline of the
+ * batches left queued. */
+uint32_t ks_acc_expired(ks_acc *a, ks_time now, ks_time timeout_ns, ks_time *next);
+/* Does one of the partitions parts[0..n) have a queued batch? */
+bool ks_acc_has_queued(const ks_acc *a, const uint32_t *parts, uint32_t n);
+/* The records of batches never sent (the application was never told). */
+uint64_t ks_acc_unsent_records(const ks_acc *a);
+
 static inline ks_batch *ks_acc_batch(ks_acc *a, uint32_t id) { return &a->batches[id]; }
+
+/* Was the batch ever in a request? */
+static inline bool ks_batch_was_sent(const ks_batch *b)
+{
+    return b->state == KS_BATCH_IN_FLIGHT || b->attempts > 0;
+}
 
 #endif
