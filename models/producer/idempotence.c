@@ -167,7 +167,7 @@ bool ks_prod_seq_may_drain(void *ctx, uint32_t part, const ks_batch *head)
     const ks_producer *p = ((const void *const *)ctx)[0];
     const ks_world *w = ((const void *const *)ctx)[1];
     const ks_seq_state *sq = &p->seq[part];
-    if (p->txn && !p->txn_kip890 && !p->txn_added[part])
+    if (!ks_tm_send_allowed(&p->tm, part))
         return false; /* isSendToPartitionAllowed: AddPartitionsToTxn first */
     if (!head->has_seq)
         return !sq->unresolved && (sq->epoch == p->epoch || sq->incomplete == 0);

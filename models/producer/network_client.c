@@ -116,14 +116,14 @@ static uint16_t api_version(const ks_producer *p, const ks_world *w, ks_api api)
     ks_kafka_version v = w->sc->kafka_version;
     switch (api) {
     case KS_API_PRODUCE:
-        return p->txn_kip890       ? 12
+        return p->tm.kip890       ? 12
                : v >= KS_KV(3, 8, 0) ? 11
                : v >= KS_KV(3, 7, 0) ? 10
                : v >= KS_KV(2, 8, 0) ? 9
                : v >= KS_KV(2, 4, 0) ? 8
                                      : 7;
     case KS_API_END_TXN:
-        return p->txn_kip890 ? 5 : v >= KS_KV(3, 8, 0) ? 4 : v >= KS_KV(2, 8, 0) ? 3 : 2;
+        return p->tm.kip890 ? 5 : v >= KS_KV(3, 8, 0) ? 4 : v >= KS_KV(2, 8, 0) ? 3 : 2;
     case KS_API_INIT_PRODUCER_ID:
         return v >= KS_KV(3, 8, 0) ? 5 : v >= KS_KV(2, 7, 0) ? 4 : v >= KS_KV(2, 5, 0) ? 3 : 1;
     case KS_API_ADD_PARTITIONS_TO_TXN:

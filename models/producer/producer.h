@@ -38,6 +38,7 @@
 #include "models/producer/partitioner.h"
 #include "models/producer/producer_config.h"
 #include "models/producer/send.h"
+#include "models/producer/txn_manager.h"
 #include "sim/histogram.h"
 #include "sim/rng.h"
 #include "models/scenario.h"
@@ -47,20 +48,6 @@
 #include <stdint.h>
 
 struct ks_world;
-
-/* The transactional client's phases. */
-#define KS_TXNC_INITIALIZING 1 /* initTransactions: FindCoordinator, InitProducerId */
-#define KS_TXNC_READY 2        /* between transactions */
-#define KS_TXNC_IN_TXN 3       /* beginTransaction done */
-#define KS_TXNC_ENDING 4       /* commitTransaction / abortTransaction */
-#define KS_TXNC_FENCED 5       /* ProducerFencedException: the producer is done */
-
-/* sendOffsetsToTransaction's steps ([K] TransactionManager:
- * AddOffsetsToTxnHandler, then TxnOffsetCommitHandler). */
-#define KS_TXN_OFFSETS_NONE 0
-#define KS_TXN_OFFSETS_ADD 1     /* AddOffsetsToTxn to the transaction coordinator */
-#define KS_TXN_OFFSETS_COMMIT 2  /* TxnOffsetCommit to the group coordinator */
-#define KS_TXN_OFFSETS_DONE 3
 
 /* The summary lists where the first records went and what the
  * application was told about them. */
@@ -102,41 +89,8 @@ typedef struct ks_producer {
     bool bump_required;       /* a local epoch bump is due (KIP-360) */
 
     /* txn_manager.c: InitProducerId, and transactions (transactional.id
-     * set; [K] TransactionManager) */
-    bool pid_needed;          /* InitProducerId must be sent */
-    bool pid_pending;         /* ... and is in flight */
-    ks_time pid_retry_at_ns;  /* after a failed InitProducerId */
-    bool txn;                 /* a transactional producer */
-    bool txn_kip890;          /* transaction version 2 */
-    int txn_phase;            /* KS_TXNC_* */
-    bool txn_blocked;         /* the application waits in initTransactions,
-                                 commitTransaction or abortTransaction */
-    int32_t coordinator;      /* its coordinator's broker; -1 unknown */
-    bool txn_req_in_flight;   /* one transactional request at a time */
-    ks_time txn_retry_at_ns;
-    uint64_t txn_number;      /* transactions begun */
-    uint32_t txn_records;     /* records sent in the current one */
-    bool txn_failed;          /* a batch failed: it can only abort */
-    bool txn_started;         /* the coordinator knows of it (a partition added) */
-    const char *fatal_exception; /* what every send() gets once fenced or failed */
-    bool txn_commit;          /* ending: commit (else abort) */
-    bool *txn_added;          /* per partition: added to the current transaction */
-    bool *txn_pending;        /* per partition: has records, not yet added */
-    uint32_t txn_pending_count;
-    int32_t txn_offsets_consumer; /* consumer whose offsets ride in this one, or -1 */
-    bool txn_end_after_backlog;   /* ... once the records handed over are sent */
-    int64_t *txn_offsets;     /* ... its positions then */
-    uint32_t *txn_offset_parts; /* ... of these world partitions */
-    uint32_t txn_offsets_cap;
-    uint32_t txn_noffsets;
-    int txn_offsets_step;     /* KS_TXN_OFFSETS_*: where sendOffsetsToTransaction is */
-    const char *txn_group_id; /* ... for this group */
-    const char *txn_member_id;/* ... and this member */
-    int32_t group_coordinator;/* the group's coordinator, -1 unknown */
-    uint64_t txn_committed, txn_aborted;
-    uint64_t *txn_ids;        /* the records sent in the current transaction */
-    uint32_t *txn_parts;      /* ... and their partitions (world indices) */
-    uint32_t ntxn_ids, txn_ids_cap;
+     * set) */
+    ks_txn_manager tm;
 
     /* accumulator.c and partitioner.c */
     ks_acc acc;

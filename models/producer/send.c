@@ -311,7 +311,7 @@ static void app_send(ks_producer *p, ks_world *w)
     uint64_t bytes = r.value_bytes + (r.key_len > 0 ? (uint64_t)r.key_len : 0u);
     ks_prod_tm_before_send(p);
     do_send(p, w, r);
-    if (p->txn)
+    if (p->tm.transactional)
         ks_prod_tm_after_send(p, w);
     /* Records are compressed as they are appended (the batch's
      * compression stream), on the application thread. */
@@ -324,7 +324,7 @@ static void app_send(ks_producer *p, ks_world *w)
  * blocked or busy; when it is busy, comes back once it is free. */
 void ks_prod_send_drain_backlog(ks_producer *p, ks_world *w)
 {
-    while (!p->blocked && !p->txn_blocked && p->backlog > 0 && w->sim.verdict == KS_SIM_RUNNING) {
+    while (!p->blocked && !p->tm.blocked && p->backlog > 0 && w->sim.verdict == KS_SIM_RUNNING) {
         /* a paused producer (fault pause.producer) sends nothing until the
          * pause ends */
         ks_time until = ks_faults_producer_paused(w, p->index, ks_sim_now(&w->sim));
@@ -419,7 +419,7 @@ static void arrive(ks_producer *p, ks_world *w, uint64_t source, int32_t via)
         return;
     }
     p->arrivals++;
-    if (p->blocked || p->txn_blocked || p->backlog > 0 || ks_sim_now(&w->sim) < p->app_free_ns ||
+    if (p->blocked || p->tm.blocked || p->backlog > 0 || ks_sim_now(&w->sim) < p->app_free_ns ||
         ks_faults_producer_paused(w, p->index, ks_sim_now(&w->sim)) > 0) {
         p->backlog++;
         ks_prod_send_drain_backlog(p, w);

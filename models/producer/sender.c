@@ -194,7 +194,7 @@ static void batch_error(ks_producer *p, ks_world *w, uint32_t bid, ks_kerr err)
         return;
     }
     ks_prod_seq_done(p, b);
-    bool txn = p->txn;
+    bool txn = p->tm.transactional;
     if (!txn && p->seq && b->has_seq && (int64_t)b->attempts < p->set.retries)
         ks_prod_seq_request_bump(p, b->partition);
     ks_prod_sender_finish_batch(p, w, bid, -1, ks_kerr_exception(err));
@@ -312,7 +312,7 @@ static void fill_entry(ks_producer *p, ks_world *w, ks_req_batch *rb, uint32_t b
     rb->epoch = -1;
     rb->base_seq = -1;
     rb->base_offset = -1;
-    rb->transactional = p->txn;
+    rb->transactional = p->tm.transactional;
     if (w->record_ids) {
         /* the log keeps record ids: the request carries them, so that a
          * copy landing after the producer let the batch go is known */
@@ -392,8 +392,7 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
                     b->attempts > 0 ? "retry" : why_sent(p, b, was_full[b->partition], now));
     }
     q->request_bytes = request_bytes(p, ks_prod_topic_name(w, p), q->batches, batch_bytes);
-    if (p->txn && p->txn_kip890)
-        p->txn_started = true; /* its first produce adds the partition */
+    ks_prod_tm_produce_sent(p);
     p->requests++;
     p->batches += q->batches;
     w->metrics.cur.requests++;
@@ -466,14 +465,14 @@ static void update_load_stats(ks_producer *p, const ks_ready *r)
  * (maybeSendAndPollTransactionalRequest) or without a producer id. */
 static bool may_produce(ks_producer *p, ks_world *w, ks_time now)
 {
-    if (p->txn) {
+    if (p->tm.transactional) {
         ks_time tnext = KS_TIME_MAX;
         ks_prod_tm_send_due(p, w, now, &tnext);
         if (tnext != KS_TIME_MAX)
             ks_prod_sender_wake(p, w, tnext);
         if (p->producer_id < 0 || ks_prod_tm_fatal_error(p))
             return false;
-        if (p->txn_req_in_flight)
+        if (p->tm.in_flight)
             return false;
     }
     if (p->seq) {
@@ -483,7 +482,7 @@ static bool may_produce(ks_producer *p, ks_world *w, ks_time now)
             /* nothing is drained without a producer id; its answer (or a
              * connection becoming ready) wakes the sender */
             ks_time next = KS_TIME_MAX;
-            if (!p->txn)
+            if (!p->tm.transactional)
                 ks_prod_tm_maybe_init_producer_id(p, w, now, &next);
             if (next != KS_TIME_MAX)
                 ks_prod_sender_wake(p, w, next);
@@ -545,7 +544,7 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
         return;
     ks_ready r = {p->node_ready, KS_TIME_MAX, p->queue, p->queue_ids, 0};
     /* a transaction being committed flushes: every batch is ready */
-    ks_acc_ready(&p->acc, p->leader, now, p->blocked || ks_prod_tm_ending(p), &r);
+    ks_acc_ready(&p->acc, p->leader, now, p->blocked || p->tm.end_queued, &r);
     update_load_stats(p, &r);
     ks_time next = r.next_check_ns;
     for (uint32_t b = 0; b < p->brokers && w->sim.verdict == KS_SIM_RUNNING; b++)
