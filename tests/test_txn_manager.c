@@ -280,11 +280,19 @@ static void test_abortable_error(void **state)
     ks_tm_abortable_error(&f.tm);
     assert_int_equal(f.tm.state, KS_TM_ABORTABLE_ERROR);
     assert_true(f.tm.end_queued);
+    /* ... and, the transaction completing, no epoch bump ([K]
+     * maybeTransitionToErrorState: !isCompleting()) */
+    assert_false(f.tm.epoch_bump_required);
+    /* a second failure, now in ABORTABLE_ERROR (not completing), bumps */
+    ks_tm_abortable_error(&f.tm);
+    assert_int_equal(f.tm.state, KS_TM_ABORTABLE_ERROR);
+    assert_true(f.tm.epoch_bump_required);
 
     /* while aborting: "Skipping transition to abortable error state" */
     put_in(&f, KS_TM_ABORTING_TRANSACTION);
     ks_tm_abortable_error(&f.tm);
     assert_int_equal(f.tm.state, KS_TM_ABORTING_TRANSACTION);
+    assert_false(f.tm.epoch_bump_required); /* isCompleting(): no bump */
 }
 
 int main(void)

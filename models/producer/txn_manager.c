@@ -29,7 +29,9 @@
  *  COMMITTING_TRANSACTION, ABORTING_TRANSACTION --EndTxn answered--> READY
  *  any state --fenced, or an error no handler retries--> FATAL_ERROR (final)
  *  (*) a further error leaves ABORTABLE_ERROR where it is; one while
- *      aborting leaves ABORTING_TRANSACTION where it is.
+ *      aborting leaves ABORTING_TRANSACTION where it is. An error makes an
+ *      epoch bump due only outside COMMITTING_TRANSACTION and
+ *      ABORTING_TRANSACTION (Java's !isCompleting()).
  *
  * The transitions, and the function that performs each:
  *   UNINITIALIZED -> INITIALIZING        ks_prod_tm_start: initTransactions(),
@@ -58,7 +60,9 @@
  *                                        ks_prod_tm_abortable and
  *                                        ks_prod_tm_batch_expired): a batch
  *                                        failed or send() threw; while
- *                                        aborting, the state stays
+ *                                        aborting, the state stays; an
+ *                                        epoch bump is due unless it was
+ *                                        committing or aborting
  *   COMMITTING_TRANSACTION | ABORTING_TRANSACTION -> READY
  *                                        txn_done: EndTxn answered, or nothing
  *                                        to end
@@ -217,9 +221,19 @@ bool ks_tm_completing(const ks_txn_manager *tm)
 
 void ks_tm_abortable_error(ks_txn_manager *tm)
 {
-    /* every failure of the transaction's records makes the next
-     * InitProducerId bump the epoch */
-    tm->epoch_bump_required = true;
+    /* A failure makes the next InitProducerId bump the epoch, unless the
+     * transaction is already being committed or aborted: [K]
+     * TransactionManager.maybeTransitionToErrorState (handleFailedBatch
+     * calls it for every failed or expired batch),
+     *     if (canBumpEpoch() && !isCompleting()) epochBumpRequired = true;
+     *     transitionToAbortableError(exception);
+     * (canBumpEpoch is txn_done's !kip890 && started.) A batch failing
+     * while its transaction commits therefore moves the transaction to
+     * ABORTABLE_ERROR without an epoch bump, and its late copy may still
+     * land in the next transaction (KAFKA-17754; scenario
+     * delayed-produce-verified-late). */
+    if (!ks_tm_completing(tm))
+        tm->epoch_bump_required = true;
     /* transitionToAbortableError: "Skipping transition to abortable error
      * state since the transaction is already being aborted" */
     if (tm->state == KS_TM_ABORTING_TRANSACTION)
