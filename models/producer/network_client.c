@@ -111,40 +111,77 @@ uint32_t ks_prod_net_least_loaded(const ks_producer *p, const ks_world *w, ks_ti
  * EndTxn v5 mean transaction version 2 (4.0, KIP-890 part 2) ([K]
  * clients/src/main/resources/common/message/ProduceRequest.json,
  * EndTxnRequest.json). */
+typedef uint16_t api_version_fn(const ks_producer *p, ks_kafka_version v);
+
+static uint16_t produce_version(const ks_producer *p, ks_kafka_version v)
+{
+    return p->tm.kip890         ? 12
+           : v >= KS_KV(3, 8, 0) ? 11
+           : v >= KS_KV(3, 7, 0) ? 10
+           : v >= KS_KV(2, 8, 0) ? 9
+           : v >= KS_KV(2, 4, 0) ? 8
+                                 : 7;
+}
+
+static uint16_t end_txn_version(const ks_producer *p, ks_kafka_version v)
+{
+    return p->tm.kip890 ? 5 : v >= KS_KV(3, 8, 0) ? 4 : v >= KS_KV(2, 8, 0) ? 3 : 2;
+}
+
+static uint16_t init_producer_id_version(const ks_producer *p, ks_kafka_version v)
+{
+    (void)p;
+    return v >= KS_KV(3, 8, 0) ? 5 : v >= KS_KV(2, 7, 0) ? 4 : v >= KS_KV(2, 5, 0) ? 3 : 1;
+}
+
+static uint16_t add_partitions_version(const ks_producer *p, ks_kafka_version v)
+{
+    (void)p;
+    return v >= KS_KV(2, 8, 0) ? 3 : 2;
+}
+
+static uint16_t find_coordinator_version(const ks_producer *p, ks_kafka_version v)
+{
+    (void)p;
+    return v >= KS_KV(3, 0, 0) ? 4 : 3;
+}
+
+static uint16_t add_offsets_version(const ks_producer *p, ks_kafka_version v)
+{
+    (void)p;
+    return v >= KS_KV(3, 8, 0) ? 4 : v >= KS_KV(2, 8, 0) ? 3 : 2;
+}
+
+static uint16_t txn_offset_commit_version(const ks_producer *p, ks_kafka_version v)
+{
+    (void)p;
+    return v >= KS_KV(3, 8, 0) ? 4 : v >= KS_KV(2, 5, 0) ? 3 : 2;
+}
+
+static uint16_t metadata_version(const ks_producer *p, ks_kafka_version v)
+{
+    (void)p;
+    return v >= KS_KV(3, 0, 0) ? 12 : 9;
+}
+
+/* The APIs the producer sends, and their versions; NULL: never sent
+ * (version 0), so a new ApiKey needs no entry unless the producer sends
+ * it. */
+static api_version_fn *const api_versions[KS_API__COUNT] = {
+    [KS_API_PRODUCE] = produce_version,
+    [KS_API_END_TXN] = end_txn_version,
+    [KS_API_INIT_PRODUCER_ID] = init_producer_id_version,
+    [KS_API_ADD_PARTITIONS_TO_TXN] = add_partitions_version,
+    [KS_API_FIND_COORDINATOR] = find_coordinator_version,
+    [KS_API_ADD_OFFSETS_TO_TXN] = add_offsets_version,
+    [KS_API_TXN_OFFSET_COMMIT] = txn_offset_commit_version,
+    [KS_API_METADATA] = metadata_version,
+};
+
 static uint16_t api_version(const ks_producer *p, const ks_world *w, ks_api api)
 {
-    ks_kafka_version v = w->sc->kafka_version;
-    switch (api) {
-    case KS_API_PRODUCE:
-        return p->tm.kip890       ? 12
-               : v >= KS_KV(3, 8, 0) ? 11
-               : v >= KS_KV(3, 7, 0) ? 10
-               : v >= KS_KV(2, 8, 0) ? 9
-               : v >= KS_KV(2, 4, 0) ? 8
-                                     : 7;
-    case KS_API_END_TXN:
-        return p->tm.kip890 ? 5 : v >= KS_KV(3, 8, 0) ? 4 : v >= KS_KV(2, 8, 0) ? 3 : 2;
-    case KS_API_INIT_PRODUCER_ID:
-        return v >= KS_KV(3, 8, 0) ? 5 : v >= KS_KV(2, 7, 0) ? 4 : v >= KS_KV(2, 5, 0) ? 3 : 1;
-    case KS_API_ADD_PARTITIONS_TO_TXN:
-        return v >= KS_KV(2, 8, 0) ? 3 : 2;
-    case KS_API_FIND_COORDINATOR:
-        return v >= KS_KV(3, 0, 0) ? 4 : 3;
-    case KS_API_ADD_OFFSETS_TO_TXN:
-        return v >= KS_KV(3, 8, 0) ? 4 : v >= KS_KV(2, 8, 0) ? 3 : 2;
-    case KS_API_TXN_OFFSET_COMMIT:
-        return v >= KS_KV(3, 8, 0) ? 4 : v >= KS_KV(2, 5, 0) ? 3 : 2;
-    case KS_API_METADATA:
-        return v >= KS_KV(3, 0, 0) ? 12 : 9;
-    case KS_API_WRITE_TXN_MARKERS:
-    case KS_API_FETCH:
-    case KS_API_LIST_OFFSETS:
-    case KS_API_OFFSET_COMMIT:
-    case KS_API_OFFSET_FETCH:
-    case KS_API__COUNT:
-        break;
-    }
-    return 0;
+    api_version_fn *f = (unsigned)api < (unsigned)KS_API__COUNT ? api_versions[api] : NULL;
+    return f ? f(p, w->sc->kafka_version) : 0;
 }
 
 /* The request header and routing: from this producer's node to
@@ -434,6 +471,62 @@ static void trace_response(const ks_producer *p, ks_world *w, const ks_request *
     ks_trace_end(tr);
 }
 
+/* ---- Response dispatch -------------------------------------------------- */
+
+/* A ProduceResponse: the observer learns the request was answered, the
+ * Sender completes or retries its batches. */
+static void on_produce_response(ks_producer *p, ks_world *w, ks_request *q)
+{
+    if (!q->fate_known)
+        ks_obs_request_fate(&w->obs, p->index, q->correlation_id, KS_FATE_ANSWERED,
+                                KS_OBS_NO_FAULT);
+    q->fate_known = true;
+    ks_prod_sender_handle_response(p, w, q);
+}
+
+static void on_metadata_response(ks_producer *p, ks_world *w, ks_request *q)
+{
+    metadata_answered(p, w, q);
+}
+
+/* InitProducerId and the transactional requests: the TransactionManager's. */
+static void on_txn_response(ks_producer *p, ks_world *w, ks_request *q)
+{
+    ks_prod_tm_answered(p, w, q);
+}
+
+typedef void response_handler(ks_producer *p, ks_world *w, ks_request *q);
+
+/* The producer node's handler of each API's response. An API the
+ * producer never sends has none (NULL): its response reaching the
+ * producer is a ksim bug. A new ApiKey needs no entry here unless the
+ * producer sends it. */
+static response_handler *const response_handlers[KS_API__COUNT] = {
+    [KS_API_PRODUCE] = on_produce_response,
+    [KS_API_METADATA] = on_metadata_response,
+    [KS_API_INIT_PRODUCER_ID] = on_txn_response,
+    [KS_API_FIND_COORDINATOR] = on_txn_response,
+    [KS_API_ADD_PARTITIONS_TO_TXN] = on_txn_response,
+    [KS_API_ADD_OFFSETS_TO_TXN] = on_txn_response,
+    [KS_API_TXN_OFFSET_COMMIT] = on_txn_response,
+    [KS_API_END_TXN] = on_txn_response,
+};
+
+/* Hands response q to its API's handler; false (and the run ends with
+ * an internal error) when the producer has none for it. */
+static bool dispatch_response(ks_producer *p, ks_world *w, ks_request *q)
+{
+    response_handler *h = (unsigned)q->api < (unsigned)KS_API__COUNT ? response_handlers[q->api]
+                                                                     : NULL;
+    assert(h && "a response to a request the producer never sends");
+    if (!h) {
+        ks_sim_stop(&w->sim, KS_SIM_INTERNAL_ERROR);
+        return false;
+    }
+    h(p, w, q);
+    return true;
+}
+
 /* Responses on a connection are handled in request order, as
  * NetworkClient does: one that arrives while an older request is still
  * unanswered waits behind it. */
@@ -446,20 +539,10 @@ static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
         ks_request *q = &w->reqs.reqs[id];
         p->responses++;
         trace_response(p, w, q, now);
-        if (q->api != KS_API_PRODUCE) {
-            if (q->api == KS_API_METADATA)
-                metadata_answered(p, w, q);
-            else
-                ks_prod_tm_answered(p, w, q);
-            ks_request_unref(&w->reqs, id);
-            continue;
-        }
-        if (!q->fate_known)
-            ks_obs_request_fate(&w->obs, p->index, q->correlation_id, KS_FATE_ANSWERED,
-                                    KS_OBS_NO_FAULT);
-        q->fate_known = true;
-        ks_prod_sender_handle_response(p, w, q);
+        bool handled = dispatch_response(p, w, q);
         ks_request_unref(&w->reqs, id); /* the producer's hold */
+        if (!handled)
+            return;
     }
     arm_timeout(p, w, broker);
 }

@@ -846,49 +846,64 @@ static void partitions_added(ks_producer *p, ks_world *w, const ks_request *q)
     tm->started = true;
 }
 
+/* FindCoordinator answered: the transaction's coordinator, or the
+ * group's. */
+static void coordinator_found(ks_producer *p, ks_world *w, const ks_request *q)
+{
+    (void)w;
+    if (q->key_type == KS_COORD_GROUP)
+        p->tm.group_coordinator = (int32_t)q->node;
+    else
+        p->tm.coordinator = (int32_t)q->node;
+}
+
+/* AddOffsetsToTxn answered: the group joins the transaction; then
+ * TxnOffsetCommit. */
+static void offsets_added(ks_producer *p, ks_world *w, const ks_request *q)
+{
+    (void)w;
+    (void)q;
+    p->tm.offsets_step = KS_TXN_OFFSETS_COMMIT;
+    p->tm.started = true;
+}
+
+/* InitProducerId answered for a transactional producer: initTransactions
+ * (or the epoch bump after an abort) returns. */
+static void txn_producer_id(ks_producer *p, ks_world *w, const ks_request *q)
+{
+    got_producer_id(p, w, q);
+    p->tm.blocked = false;
+    transition(p, KS_TM_READY);
+    ks_prod_send_drain_backlog(p, w);
+}
+
+typedef void txn_handler(ks_producer *p, ks_world *w, const ks_request *q);
+
+/* The TransactionManager's handler of each of its requests' answers
+ * ([K] its TxnRequestHandler subclasses). NULL: not one of its requests,
+ * which the producer's response dispatch never hands it. */
+static txn_handler *const txn_handlers[KS_API__COUNT] = {
+    [KS_API_FIND_COORDINATOR] = coordinator_found,
+    [KS_API_INIT_PRODUCER_ID] = txn_producer_id,
+    [KS_API_ADD_PARTITIONS_TO_TXN] = partitions_added,
+    [KS_API_ADD_OFFSETS_TO_TXN] = offsets_added,
+    [KS_API_TXN_OFFSET_COMMIT] = txn_offsets_committed,
+    [KS_API_END_TXN] = txn_done,
+};
+
 /* A transactional request's answer. */
 static void txn_answered(ks_producer *p, ks_world *w, const ks_request *q)
 {
-    ks_txn_manager *tm = &p->tm;
-    tm->in_flight = false;
+    p->tm.in_flight = false;
     if (txn_error(p, w, q))
         return;
-    switch (q->api) {
-    case KS_API_FIND_COORDINATOR:
-        if (q->key_type == KS_COORD_GROUP)
-            tm->group_coordinator = (int32_t)q->node;
-        else
-            tm->coordinator = (int32_t)q->node;
-        break;
-    case KS_API_ADD_OFFSETS_TO_TXN:
-        tm->offsets_step = KS_TXN_OFFSETS_COMMIT;
-        tm->started = true;
-        break;
-    case KS_API_TXN_OFFSET_COMMIT:
-        txn_offsets_committed(p, w, q);
-        break;
-    case KS_API_INIT_PRODUCER_ID:
-        got_producer_id(p, w, q);
-        tm->blocked = false;
-        transition(p, KS_TM_READY);
-        ks_prod_send_drain_backlog(p, w);
-        break;
-    case KS_API_ADD_PARTITIONS_TO_TXN:
-        partitions_added(p, w, q);
-        break;
-    case KS_API_END_TXN:
-        txn_done(p, w, q);
-        break;
-    case KS_API_PRODUCE:
-    case KS_API_WRITE_TXN_MARKERS:
-    case KS_API_FETCH:
-    case KS_API_LIST_OFFSETS:
-    case KS_API_METADATA:
-    case KS_API_OFFSET_COMMIT:
-    case KS_API_OFFSET_FETCH:
-    case KS_API__COUNT:
-        break;
+    txn_handler *h = (unsigned)q->api < (unsigned)KS_API__COUNT ? txn_handlers[q->api] : NULL;
+    assert(h && "not a TransactionManager request");
+    if (!h) {
+        ks_sim_stop(&w->sim, KS_SIM_INTERNAL_ERROR);
+        return;
     }
+    h(p, w, q);
 }
 
 void ks_prod_tm_answered(ks_producer *p, ks_world *w, const ks_request *q)
