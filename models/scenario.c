@@ -453,6 +453,15 @@ static bool get_ms(loader *L, json_t *obj, const char *key, bool positive, ks_ti
     if (!get_real(L, obj, key, 0.0, positive, 1e12, &ms))
         return false;
     *out_ns = ks_round_i64(ms * 1e6);
+    /* A positive duration must stay positive once rounded to ns: 1e-9 ms
+     * became 0, and the resolved scenario (0) did not load again (found
+     * by fuzzing the round trip). */
+    if (positive && *out_ns <= 0) {
+        size_t mark = ks_jpath_key(&L->path, key);
+        err_got(L, member(obj, key), "a number of at least 0.000001 (one nanosecond)");
+        ks_jpath_restore(&L->path, mark);
+        return false;
+    }
     return true;
 }
 
@@ -1387,6 +1396,21 @@ static void load_producers(loader *L, json_t *root, ks_scenario *sc)
     ks_jpath_restore(&L->path, mark);
 }
 
+/* create.partitions needs both "topic" and "total": without them the
+ * operation set topic 0 to 0 partitions, and the next keyed send() hit
+ * the partitioner's assert (found by fuzz_run). */
+static void require_topic_total(loader *L, json_t *cp)
+{
+    static const char *const required[] = {"topic", "total"};
+    for (size_t k = 0; k < 2; k++) {
+        if (!member(cp, required[k])) {
+            size_t m = ks_jpath_key(&L->path, required[k]);
+            err(L, "missing: create.partitions needs a \"topic\" and a \"total\"");
+            ks_jpath_restore(&L->path, m);
+        }
+    }
+}
+
 /* "admin": [{"at.ms": 500, "create.partitions": {"topic": "t", "total": 6}}] */
 static void load_admin(loader *L, json_t *root, ks_scenario *sc)
 {
@@ -1428,6 +1452,7 @@ static void load_admin(loader *L, json_t *root, ks_scenario *sc)
             } else {
                 size_t m2 = ks_jpath_key(&L->path, "create.partitions");
                 check_keys(L, cp, cp_keys, NULL);
+                require_topic_total(L, cp);
                 bool found = false;
                 if (get_string(L, cp, "topic", false, &topic)) {
                     for (uint32_t t = 0; t < sc->topic_count && !found; t++) {
@@ -1496,6 +1521,9 @@ static int32_t find_client(loader *L, const char *what, const char *id, char *co
 
 static void consumer_partitions(loader *L, json_t *v, const ks_scenario *sc, ks_consumer_conf *c)
 {
+    /* "topics" may have failed to load (its error is reported already) */
+    if (!sc->topics || c->topic >= sc->topic_count)
+        return;
     const ks_topic_conf *tc = &sc->topics[c->topic];
     c->all_partitions = v == NULL;
     size_t n = v ? (json_is_array(v) ? json_array_size(v) : 0) : tc->partitions;
@@ -2174,8 +2202,23 @@ static void name_defaults(json_t *root)
 ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_override *ovr,
                                size_t n_ovr, bool has_seed, uint64_t seed, ks_diag *diag)
 {
+    return ks_scenario_parse_bytes(file, text, strlen(text), ovr, n_ovr, has_seed, seed, diag);
+}
+
+ks_scenario *ks_scenario_parse_bytes(const char *file, const char *data, size_t len,
+                                     const ks_override *ovr, size_t n_ovr, bool has_seed,
+                                     uint64_t seed, ks_diag *diag)
+{
+    /* jansson would stop at a NUL byte and read what comes before it as
+     * the whole file; a scenario is text, so a NUL anywhere is refused. */
+    const char *nul = memchr(data, '\0', len);
+    if (nul) {
+        ks_diag_error(diag, "%s: byte %zu is a NUL byte (0x00): a scenario file is JSON text",
+                      file, (size_t)(nul - data));
+        return NULL;
+    }
     json_error_t je;
-    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
         ks_diag_error(diag, "%s:%d:%d: invalid JSON: %s", file, je.line, je.column, je.text);
         return NULL;
@@ -2278,7 +2321,7 @@ ks_scenario *ks_scenario_load(const char *file, const ks_override *ovr, size_t n
         return NULL;
     }
     buf[len] = '\0';
-    ks_scenario *sc = ks_scenario_parse(file, buf, ovr, n_ovr, has_seed, seed, diag);
+    ks_scenario *sc = ks_scenario_parse_bytes(file, buf, len, ovr, n_ovr, has_seed, seed, diag);
     free(buf);
     return sc;
 }

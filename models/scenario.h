@@ -20,6 +20,7 @@
 #include "sim/dist.h"
 #include "models/kafka/config.h"
 #include "models/kafka/errors.h"
+#include "models/producer/partitioner.h"
 #include "sim/sim.h"
 
 #include <jansson.h>
@@ -135,12 +136,11 @@ typedef struct ks_workload_conf {
     ks_time burst_interval_ns;
 } ks_workload_conf;
 
-/* Keyless partitioner choice; the names match models/producer/partitioner.h. */
-#define KS_PARTITIONER_CHOICES(X)         \
-    X(DEFAULT, "default")                 \
-    X(ROUND_ROBIN, "round_robin")         \
-    X(STICKY, "sticky")                   \
-    X(UNIFORM_STICKY, "uniform_sticky")
+/* Keyless partitioner choice: "default" (the version's own) or one of
+ * the partitioners, listed once in models/producer/partitioner.h. */
+#define KS_PARTITIONER_CHOICES(X) \
+    X(DEFAULT, "default")         \
+    KS_PARTITIONERS(X)
 
 typedef enum ks_partitioner_choice {
 #define X(e, name) KS_PCHOICE_##e,
@@ -334,6 +334,11 @@ ks_scenario *ks_scenario_load(const char *file, const ks_override *ovr, size_t n
 /* Same, from text in memory (tests); `file` is only used in messages. */
 ks_scenario *ks_scenario_parse(const char *file, const char *text, const ks_override *ovr,
                                size_t n_ovr, bool has_seed, uint64_t seed, ks_diag *diag);
+/* Same, from `len` bytes that need not end in a NUL (a file read whole,
+ * a fuzzer's input). A NUL byte anywhere is an error naming its offset. */
+ks_scenario *ks_scenario_parse_bytes(const char *file, const char *data, size_t len,
+                                     const ks_override *ovr, size_t n_ovr, bool has_seed,
+                                     uint64_t seed, ks_diag *diag);
 void ks_scenario_free(ks_scenario *sc);
 
 /* The resolved scenario as JSON: every ksim value with defaults filled

@@ -21,7 +21,7 @@ static json_t *hist_json(const ks_hist *h)
     json_t *o = json_object();
     json_object_set_new(o, "count", json_integer((json_int_t)h->count));
     json_object_set_new(o, "min", json_integer(h->count ? h->min : 0));
-    json_object_set_new(o, "mean", json_integer(ks_hist_mean(h)));
+    json_object_set_new(o, "mean", json_real(ks_hist_mean_real(h)));
     json_object_set_new(o, "p50", json_integer(ks_hist_quantile(h, 50, 100)));
     json_object_set_new(o, "p90", json_integer(ks_hist_quantile(h, 90, 100)));
     json_object_set_new(o, "p99", json_integer(ks_hist_quantile(h, 99, 100)));

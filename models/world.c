@@ -231,6 +231,8 @@ void ks_world_free(ks_world *w)
     ks_faults_free(&w->faults);
     ks_coord_free(&w->coord);
     ks_groups_free(&w->groups);
+    for (uint32_t i = 0; w->brokers && i < w->broker_count; i++)
+        ks_broker_free(&w->brokers[i]);
     free(w->brokers);
     free(w->node_down);
     for (uint32_t i = 0; w->node_names && i < ks_nodes_count(&w->nodes); i++)

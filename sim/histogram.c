@@ -172,12 +172,11 @@ int64_t ks_hist_quantile(const ks_hist *h, uint64_t num, uint64_t den)
     return h->max;
 }
 
-int64_t ks_hist_mean(const ks_hist *h)
+/* The integer part of sum / count, and the remainder: a 128-by-64-bit
+ * long division, one bit at a time, exact, and only run when a summary
+ * is written. */
+static int64_t mean_parts(const ks_hist *h, uint64_t *rem_out)
 {
-    if (h->count == 0)
-        return 0;
-    /* 128-by-64-bit long division, one bit at a time: exact, and only
-     * run when a summary is written. */
     uint64_t q_hi = 0, q_lo = 0, rem = 0;
     for (int i = 127; i >= 0; i--) {
         uint64_t bit = i >= 64 ? (h->sum_hi >> (i - 64)) & 1u : (h->sum_lo >> i) & 1u;
@@ -191,7 +190,26 @@ int64_t ks_hist_mean(const ks_hist *h)
                 q_lo |= UINT64_C(1) << i;
         }
     }
-    if (q_hi != 0 || q_lo > (uint64_t)INT64_MAX)
+    *rem_out = rem;
+    if (q_hi != 0 || q_lo > (uint64_t)INT64_MAX) {
+        *rem_out = 0;
         return INT64_MAX;
+    }
     return (int64_t)q_lo;
+}
+
+int64_t ks_hist_mean(const ks_hist *h)
+{
+    uint64_t rem;
+    return h->count == 0 ? 0 : mean_parts(h, &rem);
+}
+
+double ks_hist_mean_real(const ks_hist *h)
+{
+    if (h->count == 0)
+        return 0.0;
+    uint64_t rem;
+    int64_t q = mean_parts(h, &rem);
+    /* IEEE division and addition round the same on every machine */
+    return (double)q + (double)rem / (double)h->count;
 }

@@ -51,6 +51,9 @@ uint64_t ks_hist_count_at(const ks_hist *h, uint32_t b);
 int64_t ks_hist_quantile(const ks_hist *h, uint64_t num, uint64_t den);
 /* Mean rounded down; 0 when empty. */
 int64_t ks_hist_mean(const ks_hist *h);
+/* Mean as a real (integer part exact, the fraction rounded to a double);
+ * 0 when empty. For output only, never for ordering events. */
+double ks_hist_mean_real(const ks_hist *h);
 
 /* Bucket index of a value and the range [lo, hi] a bucket covers. */
 uint32_t ks_hist_bucket(int64_t v);

@@ -78,6 +78,13 @@ const char *ks_suggest(const char *word, const char *const *cands, size_t n)
     const char *best = NULL;
     size_t best_d = (size_t)-1;
     for (size_t i = 0; i < n; i++) {
+        /* The distance is at least the difference of the lengths: a
+         * candidate that cannot come within the limit, or beat the best,
+         * is not compared (summaries have 100000s of paths). */
+        size_t cl = strlen(cands[i]);
+        size_t diff = cl > wl ? cl - wl : wl - cl;
+        if (diff > limit || diff >= best_d)
+            continue;
         size_t d = ks_edit_distance(word, cands[i]);
         if (d < best_d) {
             best_d = d;

@@ -17,6 +17,11 @@
 
 #define KS_JPATH_MAX 384
 
+/* json_dumps flags for reals a person reads (summaries, messages): 15
+ * significant digits, so a mean of 10.97 prints as 10.97, not as the
+ * 17-digit 10.970000000000001 of jansson's default. */
+#define KS_JSON_REALS JSON_REAL_PRECISION(15)
+
 typedef struct ks_jpath {
     char buf[KS_JPATH_MAX];
     size_t len;

@@ -39,6 +39,14 @@ static inline ks_time ks_time_add(ks_time a, ks_time b)
     return a + b;
 }
 
+/* A non-negative duration in ms (a Kafka config: a Java long may hold
+ * Long.MAX_VALUE ms) as ns, saturating at KS_TIME_MAX instead of
+ * overflowing (fuzz_scenario: linger.ms 9007199254740993). */
+static inline ks_time ks_time_from_ms(int64_t ms)
+{
+    return ms > KS_TIME_MAX / KS_NS_PER_MS ? KS_TIME_MAX : ms * KS_NS_PER_MS;
+}
+
 /* A scheduled event, for cancellation. 0 is "no event". A handle stays
  * safe to use after its event ran or was cancelled: cancel just fails. */
 typedef uint64_t ks_handle;

@@ -390,8 +390,24 @@ static void test_mean_exact(void **state)
     for (int64_t v = 1; v <= 1000; v++)
         ks_hist_add(&h1, v);
     assert_int_equal(ks_hist_mean(&h1), 500);
+    assert_true(ks_hist_mean_real(&h1) == 500.5);
     ks_hist_add(&h1, 0);
     assert_int_equal(ks_hist_mean(&h1), 500);
+    assert_true(ks_hist_mean_real(&h1) == 500.0);
+    /* the summary's mean keeps its fraction: batches of 10 and 11
+     * records, 97 of 100 of 11, mean 10.97 (not 10) */
+    ks_hist_free(&h1);
+    for (int i = 0; i < 100; i++)
+        ks_hist_add(&h1, i < 97 ? 11 : 10);
+    assert_int_equal(ks_hist_mean(&h1), 10);
+    assert_true(ks_hist_mean_real(&h1) == 10.0 + 97.0 / 100.0);
+    /* past INT64_MAX the integer part saturates and the fraction is 0 */
+    ks_hist_free(&h1);
+    ks_hist_add(&h1, INT64_MAX);
+    ks_hist_add(&h1, INT64_MAX);
+    assert_true(ks_hist_mean_real(&h1) == (double)INT64_MAX);
+    ks_hist_free(&h1);
+    assert_true(ks_hist_mean_real(&h1) == 0.0);
 
     /* a sum past 2^64 carries into the high word: 8 * 2^62 = 2^65 */
     ks_hist_free(&h1);

@@ -192,6 +192,21 @@ static const bad_case bad_cases[] = {
     {"burst keys without burst arrival",
      "{\"producers\": [{\"workload\": {\"burst.records\": 5}}]}", NULL, NULL,
      "burst.records and burst.interval.ms need \"arrival\": \"burst\""},
+    /* found by fuzzing (tests/fuzz/regress) */
+    {"create.partitions without topic and total",
+     "{" P1 ", \"admin\": [{\"at.ms\": 1, \"create.partitions\": {}}]}", NULL, NULL,
+     "t.json: $.admin[0].create.partitions.topic: missing: create.partitions needs a \"topic\" "
+     "and a \"total\""},
+    {"a positive time that rounds to 0 ns",
+     "{" P1 ", \"network\": {\"latency\": {\"dist\": \"lognormal\", \"median.ms\": 1e-9, "
+     "\"sigma\": 0.6}}}",
+     NULL, NULL,
+     "t.json: $.network.latency.median.ms: expected a number of at least 0.000001 (one "
+     "nanosecond), got 1e-9"},
+    {"no topics, with consumers", "{" P1 ", \"consumers\": [{\"id\": \"c1\"}]}", "topics", "[]",
+     "t.json: $.topics: expected a non-empty array of topics, got [] (from --set topics=[])"},
+    {"topics an object, with consumers", "{" P1 ", \"consumers\": [{\"id\": \"c1\"}]}", "topics",
+     "{}", "t.json: $.topics: expected a non-empty array of topics, got {}"},
     {"--set unknown key, suggestion", "{" P1 "}", "producers.p1.config.lingr.ms", "5",
      "unknown producer config \"lingr.ms\" (did you mean \"linger.ms\"?) (from --set "
      "producers.p1.config.lingr.ms=5)"},
@@ -216,6 +231,24 @@ static void test_bad_scenarios(void **state)
         assert_true(ks_diag_has(d, c->message));
         free(d);
     }
+}
+
+/* The file is read as bytes: a valid scenario followed by a NUL byte
+ * and garbage is an error naming the NUL's offset, not a truncated file
+ * that loads. */
+static void test_nul_byte(void **state)
+{
+    (void)state;
+    static const char data[] = "{" P1 "}\0garbage";
+    ks_diag *d = malloc(sizeof *d);
+    ks_diag_init(d);
+    assert_null(ks_scenario_parse_bytes("t.json", data, sizeof data - 1, NULL, 0, false, 0, d));
+    assert_true(ks_diag_has(d, "t.json: byte 29 is a NUL byte (0x00)"));
+    ks_diag_init(d);
+    ks_scenario *sc = ks_scenario_parse_bytes("t.json", data, strlen(data), NULL, 0, false, 0, d);
+    assert_non_null(sc);
+    ks_scenario_free(sc);
+    free(d);
 }
 
 /* Every problem is reported, not just the first. */
@@ -495,7 +528,7 @@ int main(void)
         cmocka_unit_test(test_missing_file),       cmocka_unit_test(test_defaults_by_version),
         cmocka_unit_test(test_explicit_values),    cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_resolved_round_trip), cmocka_unit_test(test_version_parse),
-        cmocka_unit_test(test_config_tables),
+        cmocka_unit_test(test_config_tables),      cmocka_unit_test(test_nul_byte),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

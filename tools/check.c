@@ -21,6 +21,7 @@
 #include "ks_version.h"
 #include "models/world.h"
 #include "sim/expect.h"
+#include "sim/json_path.h"
 #include "sim/outfile.h"
 #include "models/scenario.h"
 #include "sim/str.h"
@@ -480,8 +481,10 @@ static char *reproduce_command(const check_opts *o, const char *file, uint64_t s
  * expectation's error and suggestion when it has them. */
 static void expect_line(ks_sbuf *b, json_t *e)
 {
-    char *want = json_dumps(json_object_get(e, "expected"), JSON_ENCODE_ANY | JSON_COMPACT);
-    char *got = json_dumps(json_object_get(e, "actual"), JSON_ENCODE_ANY | JSON_COMPACT);
+    char *want = json_dumps(json_object_get(e, "expected"),
+                           JSON_ENCODE_ANY | JSON_COMPACT | KS_JSON_REALS);
+    char *got = json_dumps(json_object_get(e, "actual"),
+                           JSON_ENCODE_ANY | JSON_COMPACT | KS_JSON_REALS);
     const char *err = json_string_value(json_object_get(e, "error"));
     const char *sug = json_string_value(json_object_get(e, "did_you_mean"));
     ks_sb_printf(b, "%s: expected %s, got %s",
@@ -650,8 +653,10 @@ static void tap_failure_yaml(FILE *f, const scen_result *r)
     size_t i;
     json_t *e;
     json_array_foreach(r->failures, i, e) {
-        char *want = json_dumps(json_object_get(e, "expected"), JSON_ENCODE_ANY | JSON_COMPACT);
-        char *got = json_dumps(json_object_get(e, "actual"), JSON_ENCODE_ANY | JSON_COMPACT);
+        char *want = json_dumps(json_object_get(e, "expected"),
+                               JSON_ENCODE_ANY | JSON_COMPACT | KS_JSON_REALS);
+        char *got = json_dumps(json_object_get(e, "actual"),
+                               JSON_ENCODE_ANY | JSON_COMPACT | KS_JSON_REALS);
         const char *err = json_string_value(json_object_get(e, "error"));
         const char *sug = json_string_value(json_object_get(e, "did_you_mean"));
         fputs("    - path: ", f);

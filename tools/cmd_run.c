@@ -316,8 +316,10 @@ static void print_report(FILE *f, const run_opts *o, const ks_scenario *sc, json
         json_array_foreach(er->report, i, e) {
             if (json_is_true(json_object_get(e, "ok")))
                 continue;
-            char *want = json_dumps(json_object_get(e, "expected"), JSON_ENCODE_ANY | JSON_COMPACT);
-            char *got = json_dumps(json_object_get(e, "actual"), JSON_ENCODE_ANY | JSON_COMPACT);
+            char *want = json_dumps(json_object_get(e, "expected"),
+                                   JSON_ENCODE_ANY | JSON_COMPACT | KS_JSON_REALS);
+            char *got = json_dumps(json_object_get(e, "actual"),
+                                   JSON_ENCODE_ANY | JSON_COMPACT | KS_JSON_REALS);
             const char *sug = json_string_value(json_object_get(e, "did_you_mean"));
             fprintf(f, "    FAILED   %s: expected %s, got %s", json_string_value(json_object_get(e, "path")),
                     want ? want : "?", got ? got : "?");
@@ -544,7 +546,8 @@ static bool write_outputs(const run_paths *p, json_t *summary, ks_outfile *tout,
         return false;
     }
     errno = 0;
-    if (json_dumpf(summary, sout.f, JSON_INDENT(2)) != 0 || fputc('\n', sout.f) == EOF) {
+    if (json_dumpf(summary, sout.f, JSON_INDENT(2) | KS_JSON_REALS) != 0 ||
+        fputc('\n', sout.f) == EOF) {
         ks_status_fail("run", "%s: write failed: %s",
                        sout.is_stdout ? "standard output" : p->summary,
                        strerror(errno ? errno : EIO));

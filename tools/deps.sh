@@ -2,13 +2,13 @@
 # deps.sh - installs what ksim needs to build and test on Debian 12, and
 # nothing when it is all there. Run as root (or with sudo available).
 #   tools/deps.sh        build + test dependencies
-#   tools/deps.sh --ci   also what .ci/run uses (clang, valgrind, and chromium
-#                        for the report page's browser test)
+#   tools/deps.sh --ci   also what .ci/run uses (clang, libFuzzer, valgrind, and
+#                        chromium for the report page's browser test)
 set -euo pipefail
 
 pkgs=(gcc make cmake pkg-config libjansson-dev libcmocka-dev gnuplot-nox)
 if [ "${1:-}" = "--ci" ]; then
-  pkgs+=(clang valgrind chromium)
+  pkgs+=(clang libclang-rt-14-dev valgrind chromium)
 fi
 
 missing=()

@@ -1,7 +1,7 @@
 /*
  * coordinator.c - transaction coordinators (see coordinator.h).
  *
- * One request's life at the coordinator: ks_coord_handle asks txn_state.c
+ * One request's life at the coordinator: its handler asks txn_state.c
  * for the decision; an answer without a log write goes back at once; a
  * decision with a write is marked pending, and KS_COORD_WRITTEN, after
  * brokers.cost.txn.log.write.ms, applies it and answers. A Prepare* state
@@ -311,38 +311,37 @@ static bool end_txn(ks_world *w, uint32_t id)
     return false;
 }
 
-bool ks_coord_handle(ks_world *w, uint32_t broker, uint32_t id)
+/* ---- the handlers the broker's table names (coordinator.h) ------------------ */
+
+bool ks_coord_init_producer_id(ks_world *w, uint32_t broker, uint32_t id)
+{
+    (void)broker;
+    return init_producer_id(w, id);
+}
+
+bool ks_coord_add_offsets(ks_world *w, uint32_t broker, uint32_t id)
+{
+    (void)broker;
+    return add_offsets(w, id);
+}
+
+bool ks_coord_add_partitions(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
     (void)broker;
-    switch (q->api) {
-    case KS_API_INIT_PRODUCER_ID:
-        return init_producer_id(w, id);
-    case KS_API_ADD_OFFSETS_TO_TXN:
-        return add_offsets(w, id);
-    case KS_API_ADD_PARTITIONS_TO_TXN:
-        /* v4+ come from partition leaders: verification (3.6+), or the
-         * implicit add of transaction version 2 (KIP-890) */
-        if (q->verify_only)
-            return verify_partitions(w, id);
-        if (q->version >= 4)
-            mark_tv2(w, q);
-        return add_partitions(w, id);
-    case KS_API_END_TXN:
-        return end_txn(w, id);
-    case KS_API_PRODUCE:
-    case KS_API_FIND_COORDINATOR:
-    case KS_API_WRITE_TXN_MARKERS:
-    case KS_API_FETCH:
-    case KS_API_LIST_OFFSETS:
-    case KS_API_METADATA:
-    case KS_API_OFFSET_COMMIT:
-    case KS_API_OFFSET_FETCH:
-    case KS_API_TXN_OFFSET_COMMIT:
-    case KS_API__COUNT:
-        break;
-    }
-    return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
+    /* v4+ come from partition leaders: verification (3.6+), or the
+     * implicit add of transaction version 2 (KIP-890) */
+    if (q->verify_only)
+        return verify_partitions(w, id);
+    if (q->version >= 4)
+        mark_tv2(w, q);
+    return add_partitions(w, id);
+}
+
+bool ks_coord_end_txn(ks_world *w, uint32_t broker, uint32_t id)
+{
+    (void)broker;
+    return end_txn(w, id);
 }
 
 /* WriteTxnMarkersRequest v1: header + client id, then one marker:
@@ -485,12 +484,12 @@ static const char *why_written(ks_txn_state from, ks_txn_state s)
         return "the coordinator aborts the fenced transaction";
     switch (s) {
     case KS_TXN_EMPTY:
-        return "InitProducerId";
+        return ks_api_name(KS_API_INIT_PRODUCER_ID);
     case KS_TXN_ONGOING:
-        return "AddPartitionsToTxn";
+        return ks_api_name(KS_API_ADD_PARTITIONS_TO_TXN);
     case KS_TXN_PREPARE_COMMIT:
     case KS_TXN_PREPARE_ABORT:
-        return "EndTxn";
+        return ks_api_name(KS_API_END_TXN);
     case KS_TXN_COMPLETE_COMMIT:
     case KS_TXN_COMPLETE_ABORT:
         return "markers written";

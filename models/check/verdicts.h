@@ -7,7 +7,7 @@
  * Owns: the names of the verdicts and of the counts beside them, their
  * order, and which of them are transactional. The checker (checker.c)
  * counts them and writes them under these keys in this order; `ksim run`
- * (tools/cli.c), `ksim report` (tools/report.c) and `ksim explain`
+ * (tools/cmd_run.c), `ksim report` (tools/report.c) and `ksim explain`
  * (tools/explain/result.c) show them from this list. Never: judges a
  * record (checker.h says what each verdict means).
  */

@@ -635,40 +635,31 @@ void ks_consumer_txn_aborted(ks_consumer *c, ks_world *w)
 
 /* ---- answers, losses, life -------------------------------------------------- */
 
+static void on_coordinator(ks_consumer *c, ks_world *w, const ks_request *q)
+{
+    if (q->error != KS_KERR_NONE) {
+        schedule(c, w, ks_time_add(ks_sim_now(&w->sim), RETRY_BACKOFF_NS), KS_CONSUMER_START);
+        return;
+    }
+    c->coordinator = q->node;
+    fetch_offsets(c, w);
+}
+
+/* The answers a consumer handles, one handler per API; an API it never
+ * sends has none. */
+typedef void answer_fn(ks_consumer *c, ks_world *w, const ks_request *q);
+static answer_fn *const answers[KS_API__COUNT] = {
+    [KS_API_FIND_COORDINATOR] = on_coordinator,
+    [KS_API_OFFSET_FETCH] = on_offsets,
+    [KS_API_LIST_OFFSETS] = on_list_offsets,
+    [KS_API_FETCH] = on_fetched,
+    [KS_API_OFFSET_COMMIT] = on_committed,
+};
+
 static void answered(ks_consumer *c, ks_world *w, const ks_request *q)
 {
-    switch (q->api) {
-    case KS_API_FIND_COORDINATOR:
-        if (q->error != KS_KERR_NONE) {
-            schedule(c, w, ks_time_add(ks_sim_now(&w->sim), RETRY_BACKOFF_NS), KS_CONSUMER_START);
-            return;
-        }
-        c->coordinator = q->node;
-        fetch_offsets(c, w);
-        break;
-    case KS_API_OFFSET_FETCH:
-        on_offsets(c, w, q);
-        break;
-    case KS_API_LIST_OFFSETS:
-        on_list_offsets(c, w, q);
-        break;
-    case KS_API_FETCH:
-        on_fetched(c, w, q);
-        break;
-    case KS_API_OFFSET_COMMIT:
-        on_committed(c, w, q);
-        break;
-    case KS_API_PRODUCE:
-    case KS_API_INIT_PRODUCER_ID:
-    case KS_API_ADD_PARTITIONS_TO_TXN:
-    case KS_API_END_TXN:
-    case KS_API_WRITE_TXN_MARKERS:
-    case KS_API_METADATA:
-    case KS_API_ADD_OFFSETS_TO_TXN:
-    case KS_API_TXN_OFFSET_COMMIT:
-    case KS_API__COUNT:
-        break;
-    }
+    if (answers[q->api])
+        answers[q->api](c, w, q);
 }
 
 void ks_consumer_on_response(ks_consumer *c, ks_world *w, uint32_t id)

@@ -347,7 +347,13 @@ void ks_producer_lost(ks_producer *p, ks_world *w, uint32_t req)
         return;
     ks_event ev = {.kind = KS_EV_TIMER,
                    .owner = p->index, .tag = KS_TIMER_LOST, .arg = q->server};
-    ks_sim_schedule(&w->sim, ks_time_add(q->sent_ns, p->set.request_timeout_ns), &ev);
+    /* With a request.timeout.ms shorter than the trip so far (0 is
+     * legal), the deadline has passed already: check now, not in the
+     * past (found by fuzz_run: request.timeout.ms 0 and a dropped
+     * response hit the engine's assert). */
+    ks_time at = ks_time_add(q->sent_ns, p->set.request_timeout_ns);
+    ks_time now = ks_sim_now(&w->sim);
+    ks_sim_schedule(&w->sim, at > now ? at : now, &ev);
 }
 
 static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool timed_out);
@@ -388,7 +394,7 @@ static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool 
     ks_prod_node *n = &p->nodes[broker];
     ks_time now = ks_sim_now(&w->sim);
     n->gen++;
-    ks_time backoff = p->conf->config[KS_PCFG_RECONNECT_BACKOFF_MS].i * KS_NS_PER_MS;
+    ks_time backoff = ks_time_from_ms(p->conf->config[KS_PCFG_RECONNECT_BACKOFF_MS].i);
     n->ready_at_ns = ks_time_add(now, backoff);
     ks_net_reconnect(&w->net, n->conn);
     p->connection_closes++;

@@ -156,7 +156,7 @@ static bool init_partitioning(ks_producer *p, ks_world *w, const ks_producer_con
 {
     const ks_cfg_value *cfg = pc->config;
     p->max_request_size = (uint32_t)cfg[KS_PCFG_MAX_REQUEST_SIZE].i;
-    p->max_block_ns = cfg[KS_PCFG_MAX_BLOCK_MS].i * KS_NS_PER_MS;
+    p->max_block_ns = ks_time_from_ms(cfg[KS_PCFG_MAX_BLOCK_MS].i);
     ks_partitioner_kind kind = ks_producer_partitioner(pc, w->sc->kafka_version);
     p->ignore_keys = cfg[KS_PCFG_PARTITIONER_IGNORE_KEYS].i != 0 &&
                      kind == KS_PARTITIONER_UNIFORM_STICKY;
@@ -164,9 +164,10 @@ static bool init_partitioning(ks_producer *p, ks_world *w, const ks_producer_con
      * KafkaProducer asks the accumulator to abort before a new batch. */
     p->abort_on_new_batch = kind == KS_PARTITIONER_STICKY;
     p->adaptive = cfg[KS_PCFG_PARTITIONER_ADAPTIVE].i != 0;
-    p->availability_timeout_ns = cfg[KS_PCFG_PARTITIONER_AVAILABILITY_TIMEOUT_MS].i * KS_NS_PER_MS;
+    p->availability_timeout_ns =
+        ks_time_from_ms(cfg[KS_PCFG_PARTITIONER_AVAILABILITY_TIMEOUT_MS].i);
     if (!ks_acc_init(&p->acc, p->max_partitions, p->brokers, cfg[KS_PCFG_BATCH_SIZE].i,
-                     cfg[KS_PCFG_LINGER_MS].i * KS_NS_PER_MS,
+                     ks_time_from_ms(cfg[KS_PCFG_LINGER_MS].i),
                      (uint64_t)cfg[KS_PCFG_BUFFER_MEMORY].i))
         return false;
     p->acc.partitions = p->partitions;
@@ -194,7 +195,7 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
     p->first_partition = w->topic_first_partition[pc->topic];
     p->partitions = w->topic_partitions[pc->topic];
     p->max_partitions = w->sc->topics[pc->topic].max_partitions;
-    p->metadata_max_age_ns = pc->config[KS_PCFG_METADATA_MAX_AGE_MS].i * KS_NS_PER_MS;
+    p->metadata_max_age_ns = ks_time_from_ms(pc->config[KS_PCFG_METADATA_MAX_AGE_MS].i);
     p->metadata_timer = KS_HANDLE_NONE;
     uint32_t max = p->max_partitions;
     p->node_ready = calloc(w->broker_count, sizeof *p->node_ready);

@@ -97,27 +97,9 @@ static int64_t delivery_count(const json_t *d, const char *key)
     return ks_tl_jint(&unused, d, "delivery", key, 0);
 }
 
-/* The transactional counts, unlike `ksim run`, which prints the four read
- * anomalies whenever consumers were checked: aborted reads and zombie
- * writes visible when there is one, processed twice when not 0; torn
- * transactions and precommitted reads not. */
-static void read_anomalies(const json_t *d, ks_sbuf *out)
-{
-    static const ks_verdict pair[2] = {KS_VERDICT_ABORTED_READ, KS_VERDICT_ZOMBIE_WRITE_VISIBLE};
-    int64_t n[2] = {delivery_count(d, ks_verdict_key(pair[0])),
-                    delivery_count(d, ks_verdict_key(pair[1]))};
-    int64_t twice = delivery_count(d, ks_verdict_key(KS_VERDICT_PROCESSED_TWICE));
-    if (n[0] + n[1] > 0)
-        ks_sb_printf(out, ", %" PRId64 " %s, %" PRId64 " %s", n[0],
-                     ks_verdict_info_of(pair[0])->phrase, n[1],
-                     ks_verdict_info_of(pair[1])->phrase);
-    if (twice > 0)
-        ks_sb_printf(out, ", %" PRId64 " %s", twice,
-                     ks_verdict_info_of(KS_VERDICT_PROCESSED_TWICE)->phrase);
-}
-
-/* What the delivery checker found, as `ksim run` reports it (but for the
- * transactional counts). */
+/* What the delivery checker found, in the words and order of `ksim run`
+ * (models/check/verdicts.h): the transactional counts whenever consumers
+ * were checked. */
 static void checker_lines(const explain *e, ks_sbuf *out)
 {
     const json_t *d = json_object_get(e->summary, "delivery"), *a;
@@ -125,8 +107,7 @@ static void checker_lines(const explain *e, ks_sbuf *out)
         return;
     ks_sb_printf(out, "delivery checker (summary.json beside the trace): %s: ",
                  json_is_true(json_object_get(d, "ok")) ? "ok" : "ANOMALIES");
-    ks_verdicts_phrases(out, d, false);
-    read_anomalies(d, out);
+    ks_verdicts_phrases(out, d, true);
     size_t i, shown = 0;
     json_array_foreach(json_object_get(d, "anomalies"), i, a) {
         if (!anomaly_selected(e, a))
