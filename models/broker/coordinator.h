@@ -68,7 +68,6 @@ typedef struct ks_coord_txn {
     bool marker_commit;
     int64_t marker_pid;
     int16_t marker_epoch;
-    bool abort_after_fence;     /* a fence is followed by the coordinator's abort */
 } ks_coord_txn;
 
 typedef struct ks_coordinators {
