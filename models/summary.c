@@ -64,13 +64,13 @@ static json_t *producers_json(const ks_world *w, ks_hist *all)
         }
         json_object_set_new(j, "requests", json_integer((json_int_t)p->requests));
         json_object_set_new(j, "retries", json_integer((json_int_t)p->retries));
-        if (p->txn) {
+        if (p->tm.transactional) {
             json_object_set_new(j, "transactional_id",
                                 json_string(p->conf->config[KS_PCFG_TRANSACTIONAL_ID].s));
             json_object_set_new(j, "transactions_committed",
-                                json_integer((json_int_t)p->txn_committed));
-            json_object_set_new(j, "transactions_aborted", json_integer((json_int_t)p->txn_aborted));
-            json_object_set_new(j, "fenced", json_boolean(p->txn_phase == KS_TXNC_FENCED));
+                                json_integer((json_int_t)p->tm.committed));
+            json_object_set_new(j, "transactions_aborted", json_integer((json_int_t)p->tm.aborted));
+            json_object_set_new(j, "fenced", json_boolean(p->tm.state == KS_TM_FATAL_ERROR));
         }
         json_object_set_new(j, "expired", json_integer((json_int_t)p->expired));
         json_object_set_new(j, "disconnects", json_integer((json_int_t)p->connection_closes));

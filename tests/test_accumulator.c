@@ -233,6 +233,57 @@ static void test_compression_estimate(void **state)
     destroy(a);
 }
 
+/* The batch lifecycle: its legality table, a batch taken through it
+ * (queued, in flight, retrying, in flight again, released), and the
+ * invariant checks refusing a corrupted batch or deque. */
+static void test_batch_lifecycle(void **state)
+{
+    (void)state;
+    static const bool legal[3][3] = {
+        /* to:   FREE   QUEUED IN_FLIGHT */
+        [KS_BATCH_FREE] = {false, true, false},
+        [KS_BATCH_QUEUED] = {true, false, true},
+        [KS_BATCH_IN_FLIGHT] = {true, true, false},
+    };
+    for (int from = 0; from < KS_BATCH__COUNT; from++)
+        for (int to = 0; to < KS_BATCH__COUNT; to++)
+            assert_int_equal(ks_batch_legal((ks_batch_state)from, (ks_batch_state)to),
+                             legal[from][to]);
+    assert_false(ks_batch_legal(KS_BATCH__COUNT, KS_BATCH_FREE));
+    assert_string_equal(ks_batch_state_name(KS_BATCH_IN_FLIGHT), "in_flight");
+
+    ks_acc *a = make(2, 1000, 0, 1 << 20);
+    put(a, 0, 1, 0, 100);
+    assert_true(ks_acc_invariants(a));
+    uint32_t parts[] = {0, 1}, n;
+    uint64_t bytes;
+    uint32_t bid = ks_acc_drain(a, 0, parts, 2, 1 << 20, 0, NULL, NULL, &n, &bytes);
+    assert_int_equal(n, 1);
+    assert_int_equal(a->batches[bid].state, KS_BATCH_IN_FLIGHT);
+    assert_true(a->batches[bid].closed);
+    ks_acc_reenqueue(a, bid, 10, false);
+    assert_int_equal(a->batches[bid].state, KS_BATCH_QUEUED); /* retrying */
+    assert_true(ks_acc_invariants(a));
+    assert_int_equal(ks_acc_drain(a, 0, parts, 2, 1 << 20, 10, NULL, NULL, &n, &bytes), bid);
+    /* corruptions the checks must catch */
+    a->batches[bid].closed = false; /* in flight yet open for appends */
+    assert_false(ks_acc_batch_invariants(a, bid));
+    assert_false(ks_acc_invariants(a));
+    a->batches[bid].closed = true;
+    a->batches_live++;
+    assert_false(ks_acc_invariants(a));
+    a->batches_live--;
+    ks_acc_release(a, bid);
+    assert_int_equal(a->batches[bid].state, KS_BATCH_FREE);
+    assert_true(ks_acc_invariants(a));
+    put(a, 1, 2, 20, 100);
+    a->dq[1].size++; /* a deque that miscounts */
+    assert_false(ks_acc_invariants(a));
+    a->dq[1].size--;
+    assert_true(ks_acc_invariants(a));
+    destroy(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_drain_max_request_size),
         cmocka_unit_test(test_buffer_memory),
         cmocka_unit_test(test_compression_estimate),
+        cmocka_unit_test(test_batch_lifecycle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

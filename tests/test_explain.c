@@ -468,8 +468,8 @@ static void test_pipeline_brief(void **state)
         "broker 0 stores record 24 (from 13) in out-0 at offset 8",
         "\n\n[RESULT]",
         "processed twice",
-        "a consumer read record 17 and record 24, both written for record 13: it was processed "
-        "twice"};
+        ("a consumer read record 17 and record 24, both written for record 13: it was processed "
+         "twice")};
     assert_in_order(r.out, brief, sizeof brief / sizeof *brief);
     assert_lacks(r.out, "in-0 at offset"); /* another partition */
     assert_lacks(r.out, "\n\n[STEP 2]"); /* one line per step */

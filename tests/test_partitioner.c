@@ -170,16 +170,20 @@ static void test_sticky(void **state)
     ks_rng_stream(&rng, 3, "test");
     ks_partitioner pp;
     assert_true(ks_partitioner_init(&pp, KS_PARTITIONER_STICKY, 4, 0, &rng));
+    assert_int_equal(pp.switches, 0);
     uint32_t p = ks_sticky_partition(&pp);
+    assert_int_equal(pp.switches, 1); /* the first choice counts */
     assert_int_equal(ks_sticky_partition(&pp), p);
     ks_sticky_on_new_batch(&pp, (p + 1) % 4); /* a new batch elsewhere: stay */
     assert_int_equal(ks_sticky_partition(&pp), p);
+    assert_int_equal(pp.switches, 1);
     for (int i = 0; i < 1000; i++) {
         ks_sticky_on_new_batch(&pp, p);
         uint32_t q = ks_sticky_partition(&pp);
         assert_true(q != p && q < 4);
         p = q;
     }
+    assert_int_equal(pp.switches, 1001); /* KIP-480 switches counted too */
     ks_partitioner_free(&pp);
     /* one partition: it stays */
     assert_true(ks_partitioner_init(&pp, KS_PARTITIONER_STICKY, 1, 0, &rng));

@@ -145,6 +145,7 @@ static void commit_write(ks_txn_meta *m, ks_txn_decision d, int64_t fresh, ks_ti
     assert_true(ks_txn_apply(m, &d, fresh, now));
     assert_false(m->pending);
     assert_int_equal(m->state, d.write_state);
+    assert_true(ks_txn_invariants_hold(m));
 }
 
 /* ---- States and legality -------------------------------------------------- */
@@ -470,6 +471,54 @@ static void test_add_partitions_writes(void **state)
     ks_txn_meta_free(&m);
 }
 
+/* ---- Invariants ---------------------------------------------------------------- */
+
+static void test_invariants(void **state)
+{
+    (void)state;
+    ks_txn_meta m;
+    meta_at(&m, KS_TXN_EMPTY, 0);
+    assert_true(ks_txn_invariants_hold(&m));
+    /* Ongoing needs a start time. */
+    m.state = KS_TXN_ONGOING;
+    assert_false(ks_txn_invariants_hold(&m));
+    assert_true(ks_txn_add_partition(&m, 2));
+    m.txn_start_ns = 5;
+    assert_true(ks_txn_invariants_hold(&m));
+    /* ... and the producer's id and epoch. */
+    m.epoch = -1;
+    assert_false(ks_txn_invariants_hold(&m));
+    m.epoch = 0;
+    /* A pending state must be a legal successor. */
+    m.pending = true;
+    m.pending_state = KS_TXN_COMPLETE_COMMIT;
+    assert_false(ks_txn_invariants_hold(&m));
+    m.pending_state = KS_TXN_PREPARE_COMMIT;
+    assert_true(ks_txn_invariants_hold(&m));
+    m.pending = false;
+    /* Partitions are distinct. */
+    m.partitions[m.npartitions++] = 2;
+    assert_false(ks_txn_invariants_hold(&m));
+    m.npartitions = 1;
+    /* Completed and Empty states hold none, Empty no start time. */
+    m.state = KS_TXN_COMPLETE_ABORT;
+    assert_false(ks_txn_invariants_hold(&m));
+    m.npartitions = 0;
+    assert_true(ks_txn_invariants_hold(&m));
+    m.state = KS_TXN_EMPTY;
+    assert_false(ks_txn_invariants_hold(&m));
+    m.txn_start_ns = -1;
+    assert_true(ks_txn_invariants_hold(&m));
+    /* Prepare states need the producer id and a start time. */
+    m.state = KS_TXN_PREPARE_ABORT;
+    assert_false(ks_txn_invariants_hold(&m));
+    m.txn_start_ns = 7;
+    assert_true(ks_txn_invariants_hold(&m));
+    m.producer_id = -1;
+    assert_false(ks_txn_invariants_hold(&m));
+    ks_txn_meta_free(&m);
+}
+
 /* ---- EndTxn, classic ---------------------------------------------------------- */
 
 static void test_end_classic_ongoing(void **state)
@@ -662,6 +711,7 @@ static void test_end_kip890_epoch_limit(void **state)
     (void)state;
     ks_txn_meta m;
     meta_at(&m, KS_TXN_ONGOING, KS_TXN_EPOCH_LIMIT - 1);
+    m.txn_start_ns = 0; /* as an Ongoing transaction has */
     ASSERT_WRITE(end(&m, PID, KS_TXN_EPOCH_LIMIT - 1, true, true), KS_KERR_NONE,
                  KS_TXN_PREPARE_COMMIT, KS_TXN_EPOCH_LIMIT, KS_TXN_EPOCH_LIMIT - 1, false);
     m.epoch = INT16_MAX;
@@ -1048,6 +1098,7 @@ int main(void)
         cmocka_unit_test(test_java_hash_malformed),
         cmocka_unit_test(test_partition_for),
         cmocka_unit_test(test_decisions_are_pure),
+        cmocka_unit_test(test_invariants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -382,9 +382,10 @@ static void trace_marker(ks_world *w, const ks_request *q, const ks_partition *p
  * partition's producer state takes its epoch ([K] ProducerAppendInfo.
  * appendEndTxnMarker). A marker sent again after a lost answer is
  * appended again. */
-static void handle_write_txn_markers(ks_world *w, uint32_t id)
+static bool handle_write_txn_markers(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
+    (void)broker;
     ks_marker m = q->commit ? KS_MARKER_COMMIT : KS_MARKER_ABORT;
     for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
         uint32_t pidx = w->reqs.entries[e].partition;
@@ -402,7 +403,7 @@ static void handle_write_txn_markers(ks_world *w, uint32_t id)
         if (off < 0 || !ks_ps_marker(&part->ps, q->producer_id, q->epoch)) {
             w->out_of_memory = true;
             ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
-            return;
+            return true;
         }
         part->log_end_offset = part->log.leo;
         note_aborted(w, &part->log, aborted_before);
@@ -410,6 +411,7 @@ static void handle_write_txn_markers(ks_world *w, uint32_t id)
         ks_fetch_wake(w, part->leader, pidx);
     }
     q->error = KS_KERR_NONE;
+    return true;
 }
 
 static void produce_verified(ks_world *w, uint32_t broker, uint32_t vreq);
@@ -419,28 +421,31 @@ static void produce_verified(ks_world *w, uint32_t broker, uint32_t vreq);
 /* FindCoordinator: the leader of the key's __transaction_state or
  * __consumer_offsets partition (any broker knows it from the cluster's
  * metadata). */
-static void handle_find_coordinator(ks_world *w, uint32_t id)
+static bool handle_find_coordinator(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
+    (void)broker;
     q->node = q->key_type == KS_COORD_GROUP ? ks_group_coordinator(w, q->group_id)
                                             : ks_coord_broker(w, q->transactional_id);
     q->error = KS_KERR_NONE;
+    return true;
 }
 
 /* Metadata for one topic: its partitions and their leaders, as the
  * cluster's metadata has them now ([K] KafkaApis.handleTopicMetadataRequest;
  * MetadataResponse: per partition error, index, leader, epoch, replicas,
  * ISR). */
-static void handle_metadata(ks_world *w, uint32_t id)
+static bool handle_metadata(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
+    (void)broker;
     uint32_t n = w->topic_partitions[q->topic], first = w->topic_first_partition[q->topic];
     free(q->leaders);
     q->leaders = malloc((n ? n : 1u) * sizeof *q->leaders);
     if (!q->leaders) {
         q->nleaders = 0;
         q->error = KS_KERR_UNKNOWN_SERVER_ERROR;
-        return;
+        return true;
     }
     for (uint32_t p = 0; p < n; p++)
         q->leaders[p] = w->partitions[first + p].leader;
@@ -448,6 +453,7 @@ static void handle_metadata(ks_world *w, uint32_t id)
     q->error = KS_KERR_NONE;
     q->response_bytes = 40u + (uint32_t)strlen(w->sc->topics[q->topic].name) + 30u * n +
                         40u * w->broker_count;
+    return true;
 }
 
 /* ---- the broker as a client of other brokers ------------------------------ */
@@ -672,45 +678,40 @@ static void produce_verified(ks_world *w, uint32_t broker, uint32_t vreq)
     produce_done(w, broker, id);
 }
 
+/* Who handles each API at a broker: the partition leader (Produce,
+ * Fetch, ListOffsets, WriteTxnMarkers), the transaction coordinator, the
+ * group coordinator, and any broker (Metadata, FindCoordinator). An API
+ * a broker does not serve has no entry. */
+static ks_broker_handler *const handlers[KS_API__COUNT] = {
+    [KS_API_PRODUCE] = handle_produce,
+    [KS_API_FETCH] = ks_fetch_handle,
+    [KS_API_LIST_OFFSETS] = ks_fetch_list_offsets,
+    [KS_API_WRITE_TXN_MARKERS] = handle_write_txn_markers,
+    [KS_API_METADATA] = handle_metadata,
+    [KS_API_FIND_COORDINATOR] = handle_find_coordinator,
+    [KS_API_INIT_PRODUCER_ID] = ks_coord_init_producer_id,
+    [KS_API_ADD_PARTITIONS_TO_TXN] = ks_coord_add_partitions,
+    [KS_API_ADD_OFFSETS_TO_TXN] = ks_coord_add_offsets,
+    [KS_API_END_TXN] = ks_coord_end_txn,
+    [KS_API_OFFSET_COMMIT] = ks_groups_offset_commit,
+    [KS_API_OFFSET_FETCH] = ks_groups_offset_fetch,
+    [KS_API_TXN_OFFSET_COMMIT] = ks_groups_txn_offset_commit,
+};
+
 void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_broker *b = &w->brokers[broker];
     ks_request *q = &w->reqs.reqs[id];
     ks_time now = ks_sim_now(&w->sim);
     bool now_answer = true;
-    switch (q->api) {
-    case KS_API_PRODUCE:
-        now_answer = handle_produce(w, broker, id);
-        break;
-    case KS_API_INIT_PRODUCER_ID:
-    case KS_API_ADD_PARTITIONS_TO_TXN:
-    case KS_API_ADD_OFFSETS_TO_TXN:
-    case KS_API_END_TXN:
-        /* the coordinator may answer later, once its log write is done */
-        now_answer = ks_coord_handle(w, broker, id);
-        break;
-    case KS_API_FIND_COORDINATOR:
-        handle_find_coordinator(w, id);
-        break;
-    case KS_API_WRITE_TXN_MARKERS:
-        handle_write_txn_markers(w, id);
-        break;
-    case KS_API_FETCH:
-        now_answer = ks_fetch_handle(w, broker, id);
-        break;
-    case KS_API_LIST_OFFSETS:
-        ks_fetch_list_offsets(w, broker, id);
-        break;
-    case KS_API_METADATA:
-        handle_metadata(w, id);
-        break;
-    case KS_API_OFFSET_COMMIT:
-    case KS_API_OFFSET_FETCH:
-    case KS_API_TXN_OFFSET_COMMIT:
-        ks_groups_handle(w, broker, id);
-        break;
-    case KS_API__COUNT:
-        break;
+    ks_broker_handler *handle = handlers[q->api];
+    if (handle) {
+        now_answer = handle(w, broker, id);
+    } else {
+        /* no broker role handles this API: Kafka closes such a
+         * connection; ksim answers UNKNOWN_SERVER_ERROR, which no model
+         * sends today */
+        q->error = KS_KERR_UNKNOWN_SERVER_ERROR;
     }
     uint32_t conn = q->conn;
     ks_broker_conn *c = &w->broker_conns[conn];

@@ -68,6 +68,10 @@ typedef struct ks_broker {
 /* Frees what b holds (not b itself). */
 void ks_broker_free(ks_broker *b);
 
+/* The handler of one API at a broker: true when the response is to be
+ * written now, false when the handler answers later (ks_broker_respond). */
+typedef bool ks_broker_handler(struct ks_world *w, uint32_t broker, uint32_t req);
+
 /* Request handlers. `req` is a request pool index. */
 void ks_broker_on_arrive(struct ks_world *w, uint32_t broker, uint32_t req);
 void ks_broker_on_append(struct ks_world *w, uint32_t broker, uint32_t req);

@@ -1,7 +1,7 @@
 /*
  * coordinator.c - transaction coordinators (see coordinator.h).
  *
- * One request's life at the coordinator: ks_coord_handle asks txn_state.c
+ * One request's life at the coordinator: its handler asks txn_state.c
  * for the decision; an answer without a log write goes back at once; a
  * decision with a write is marked pending, and KS_COORD_WRITTEN, after
  * brokers.cost.txn.log.write.ms, applies it and answers. A Prepare* state
@@ -89,6 +89,32 @@ static void trace_txn(ks_world *w, const ks_coord_txn *t, ks_txn_state from, con
     ks_trace_end(tr);
 }
 
+#ifndef NDEBUG
+/* What holds of a transaction at its coordinator, beside its state's own
+ * invariants: one log write at a time, with the decision it writes and
+ * the request it answers; markers outstanding only while a Prepare*
+ * state is written and its completion is not yet. Asserted after every
+ * step that moves a transaction. */
+static void assert_coord_invariants(const ks_world *w, uint32_t txn)
+{
+    const ks_coord_txn *t = &w->coord.txns[txn];
+    if (w->out_of_memory)
+        return;
+    assert(ks_txn_invariants_hold(&t->meta));
+    assert(!t->meta.pending || (t->pending.write && t->pending.write_state == t->meta.pending_state));
+    assert(t->waiting_req == KS_REQ_NONE || t->meta.pending);
+    assert(t->markers_pending == 0 || t->meta.state == KS_TXN_PREPARE_COMMIT ||
+           t->meta.state == KS_TXN_PREPARE_ABORT);
+    assert(t->markers_pending == 0 || !t->meta.pending);
+    assert(t->markers_pending <= t->meta.npartitions);
+    assert(t->meta.npartitions > 0 || (t->meta.state != KS_TXN_ONGOING &&
+                                       t->meta.state != KS_TXN_PREPARE_COMMIT &&
+                                       t->meta.state != KS_TXN_PREPARE_EPOCH_FENCE));
+}
+#else
+#define assert_coord_invariants(w, txn) ((void)0)
+#endif
+
 static void schedule(ks_world *w, uint32_t txn, uint32_t tag, uint64_t arg, ks_time at)
 {
     ks_event ev = {.kind = KS_EV_TXN, .owner = txn, .tag = tag, .arg = arg};
@@ -107,6 +133,7 @@ static void start_write(ks_world *w, uint32_t txn, const ks_txn_decision *d, uin
     t->waiting_req = req;
     ks_time cost = w->sc->broker_costs[t->broker].txn_log_write_ns;
     schedule(w, txn, KS_COORD_WRITTEN, 0, ks_time_add(ks_sim_now(&w->sim), cost));
+    assert_coord_invariants(w, txn);
 }
 
 /* The timeout scan runs every transaction.abort.timed.out.transaction.
@@ -311,38 +338,37 @@ static bool end_txn(ks_world *w, uint32_t id)
     return false;
 }
 
-bool ks_coord_handle(ks_world *w, uint32_t broker, uint32_t id)
+/* ---- the handlers the broker's table names (coordinator.h) ------------------ */
+
+bool ks_coord_init_producer_id(ks_world *w, uint32_t broker, uint32_t id)
+{
+    (void)broker;
+    return init_producer_id(w, id);
+}
+
+bool ks_coord_add_offsets(ks_world *w, uint32_t broker, uint32_t id)
+{
+    (void)broker;
+    return add_offsets(w, id);
+}
+
+bool ks_coord_add_partitions(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
     (void)broker;
-    switch (q->api) {
-    case KS_API_INIT_PRODUCER_ID:
-        return init_producer_id(w, id);
-    case KS_API_ADD_OFFSETS_TO_TXN:
-        return add_offsets(w, id);
-    case KS_API_ADD_PARTITIONS_TO_TXN:
-        /* v4+ come from partition leaders: verification (3.6+), or the
-         * implicit add of transaction version 2 (KIP-890) */
-        if (q->verify_only)
-            return verify_partitions(w, id);
-        if (q->version >= 4)
-            mark_tv2(w, q);
-        return add_partitions(w, id);
-    case KS_API_END_TXN:
-        return end_txn(w, id);
-    case KS_API_PRODUCE:
-    case KS_API_FIND_COORDINATOR:
-    case KS_API_WRITE_TXN_MARKERS:
-    case KS_API_FETCH:
-    case KS_API_LIST_OFFSETS:
-    case KS_API_METADATA:
-    case KS_API_OFFSET_COMMIT:
-    case KS_API_OFFSET_FETCH:
-    case KS_API_TXN_OFFSET_COMMIT:
-    case KS_API__COUNT:
-        break;
-    }
-    return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
+    /* v4+ come from partition leaders: verification (3.6+), or the
+     * implicit add of transaction version 2 (KIP-890) */
+    if (q->verify_only)
+        return verify_partitions(w, id);
+    if (q->version >= 4)
+        mark_tv2(w, q);
+    return add_partitions(w, id);
+}
+
+bool ks_coord_end_txn(ks_world *w, uint32_t broker, uint32_t id)
+{
+    (void)broker;
+    return end_txn(w, id);
 }
 
 /* WriteTxnMarkersRequest v1: header + client id, then one marker:
@@ -444,6 +470,7 @@ void ks_coord_markers_answered(ks_world *w, uint32_t req)
         if (d.write)
             start_write(w, q->owner, &d, KS_REQ_NONE);
     }
+    assert_coord_invariants(w, q->owner);
 }
 
 /* A marker request or its answer was lost: after the broker's
@@ -537,6 +564,7 @@ static void on_written(ks_world *w, uint32_t txn)
     arm_scan(w);
     if (t->meta.state == KS_TXN_PREPARE_COMMIT || t->meta.state == KS_TXN_PREPARE_ABORT)
         send_markers(w, txn);
+    assert_coord_invariants(w, txn);
 }
 
 /* abortTimedOutTransactions: Ongoing transactions past their timeout are
@@ -560,6 +588,7 @@ static void on_scan(ks_world *w)
             ks_txn_end_txn(&t->meta, t->meta.producer_id, t->meta.epoch, false, t->kip890);
         if (a.write)
             start_write(w, i, &a, KS_REQ_NONE);
+        assert_coord_invariants(w, i);
     }
     arm_scan(w);
 }

@@ -68,7 +68,6 @@ typedef struct ks_coord_txn {
     bool marker_commit;
     int64_t marker_pid;
     int16_t marker_epoch;
-    bool abort_after_fence;     /* a fence is followed by the coordinator's abort */
 } ks_coord_txn;
 
 typedef struct ks_coordinators {
@@ -86,11 +85,13 @@ bool ks_coord_init(ks_coordinators *c, struct ks_world *w);
 void ks_coord_free(ks_coordinators *c);
 /* The coordinator broker of a transactional.id. */
 uint32_t ks_coord_broker(const struct ks_world *w, const char *transactional_id);
-/* A request for the coordinator (InitProducerId, FindCoordinator,
- * AddPartitionsToTxn, EndTxn) is handled at `broker`. Returns true when
- * it is answered now; false when the coordinator answers later
- * (ks_broker_respond). */
-bool ks_coord_handle(struct ks_world *w, uint32_t broker, uint32_t req);
+/* The coordinator's requests, handled at `broker` (ks_broker_handler:
+ * true when answered now; false when the coordinator answers later,
+ * with ks_broker_respond, once its log write is done). */
+bool ks_coord_init_producer_id(struct ks_world *w, uint32_t broker, uint32_t req);
+bool ks_coord_add_partitions(struct ks_world *w, uint32_t broker, uint32_t req);
+bool ks_coord_add_offsets(struct ks_world *w, uint32_t broker, uint32_t req);
+bool ks_coord_end_txn(struct ks_world *w, uint32_t broker, uint32_t req);
 /* The answer to WriteTxnMarkers request `req` reached the coordinator. */
 void ks_coord_markers_answered(struct ks_world *w, uint32_t req);
 /* ... or the request or its answer was lost. */

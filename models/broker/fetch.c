@@ -175,7 +175,7 @@ void ks_fetch_on_timeout(ks_world *w, uint32_t broker, uint32_t id)
     ks_request_unref(&w->reqs, id); /* the deadline's hold */
 }
 
-void ks_fetch_list_offsets(ks_world *w, uint32_t broker, uint32_t id)
+bool ks_fetch_list_offsets(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_request *q = &w->reqs.reqs[id];
     (void)broker;
@@ -187,4 +187,5 @@ void ks_fetch_list_offsets(ks_world *w, uint32_t broker, uint32_t id)
     }
     q->error = KS_KERR_NONE;
     q->response_bytes = 30u + 28u * q->batches;
+    return true;
 }

@@ -33,8 +33,8 @@ struct ks_world;
 /* Fetch at `broker`: returns true when answered now, false when it waits
  * (ks_broker_respond answers it later). */
 bool ks_fetch_handle(struct ks_world *w, uint32_t broker, uint32_t req);
-/* ListOffsets at `broker`, answered now. */
-void ks_fetch_list_offsets(struct ks_world *w, uint32_t broker, uint32_t req);
+/* ListOffsets at `broker`, answered now (returns true). */
+bool ks_fetch_list_offsets(struct ks_world *w, uint32_t broker, uint32_t req);
 /* Data or a marker was appended to world partition `partition` at its
  * leader `broker`: waiting fetches that can now read answer. */
 void ks_fetch_wake(struct ks_world *w, uint32_t broker, uint32_t partition);

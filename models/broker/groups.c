@@ -173,25 +173,46 @@ static void txn_offset_commit(ks_world *w, ks_request *q, ks_group *g)
     }
 }
 
-void ks_groups_handle(ks_world *w, uint32_t broker, uint32_t id)
+/* The group of request `id` if `broker` coordinates it; else NULL with
+ * the request's error set (NOT_COORDINATOR, or out of memory). */
+static ks_group *served_here(ks_world *w, uint32_t broker, ks_request *q)
 {
-    ks_request *q = &w->reqs.reqs[id];
     q->error = KS_KERR_NONE;
     if (ks_group_coordinator(w, q->group_id) != broker) {
         q->error = KS_KERR_NOT_COORDINATOR;
-        return;
+        return NULL;
     }
     ks_group *g = group_of(w, q->group_id);
-    if (!g) {
+    if (!g)
         out_of_memory(w);
-        return;
-    }
-    if (q->api == KS_API_OFFSET_COMMIT)
+    return g;
+}
+
+bool ks_groups_offset_commit(ks_world *w, uint32_t broker, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    ks_group *g = served_here(w, broker, q);
+    if (g)
         offset_commit(w, q, g);
-    else if (q->api == KS_API_OFFSET_FETCH)
+    return true;
+}
+
+bool ks_groups_offset_fetch(ks_world *w, uint32_t broker, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    ks_group *g = served_here(w, broker, q);
+    if (g)
         offset_fetch(w, q, g);
-    else if (q->api == KS_API_TXN_OFFSET_COMMIT)
+    return true;
+}
+
+bool ks_groups_txn_offset_commit(ks_world *w, uint32_t broker, uint32_t id)
+{
+    ks_request *q = &w->reqs.reqs[id];
+    ks_group *g = served_here(w, broker, q);
+    if (g)
         txn_offset_commit(w, q, g);
+    return true;
 }
 
 /* One "offset_commit" trace record: a transaction's offsets became the

@@ -75,9 +75,11 @@ void ks_groups_free(ks_groups *g);
 uint32_t ks_group_offsets_partition(const struct ks_world *w, const char *group_id);
 uint32_t ks_group_coordinator(const struct ks_world *w, const char *group_id);
 
-/* OffsetCommit, OffsetFetch, TxnOffsetCommit at broker `broker`;
- * answered at once. */
-void ks_groups_handle(struct ks_world *w, uint32_t broker, uint32_t req);
+/* OffsetCommit, OffsetFetch, TxnOffsetCommit at broker `broker`
+ * (ks_broker_handler); answered at once: they return true. */
+bool ks_groups_offset_commit(struct ks_world *w, uint32_t broker, uint32_t req);
+bool ks_groups_offset_fetch(struct ks_world *w, uint32_t broker, uint32_t req);
+bool ks_groups_txn_offset_commit(struct ks_world *w, uint32_t broker, uint32_t req);
 /* A WriteTxnMarkers entry for __consumer_offsets partition k reached its
  * leader: the transaction of producer_id commits or aborts the offsets
  * it holds for the groups of that partition. */

@@ -36,6 +36,21 @@
  * transaction and writes the PrepareAbort that follows with the fenced
  * epoch; ksim makes it a state applied at once, which answers the
  * requests that arrive meanwhile as Kafka's pending state does.
+ *
+ * The invariants of each state (ks_txn_invariants_hold, asserted by
+ * ks_txn_apply after every transition in debug builds):
+ *   every state   a pending state is a legal successor; the epoch is at
+ *                 most Short.MAX_VALUE; the partitions fit their array
+ *                 and are distinct;
+ *   Empty         no partitions, no start time;
+ *   Ongoing       a producer id and epoch, a start time;
+ *   PrepareCommit, PrepareAbort   a producer id and a start time;
+ *   PrepareEpochFence  as Ongoing;
+ *   CompleteCommit, CompleteAbort, Dead   no partitions.
+ * The coordinator adds the partitions of a write before applying it, so
+ * that at the coordinator (assert_coord_invariants) Ongoing,
+ * PrepareEpochFence and PrepareCommit also have partitions; PrepareAbort
+ * may have none (with KIP-890, an abort from an idle state).
  */
 #include "models/broker/txn_state.h"
 
@@ -621,7 +636,49 @@ bool ks_txn_apply(ks_txn_meta *m, const ks_txn_decision *d, int64_t fresh_produc
     apply_fields(m, d, fresh_producer_id, now);
     bool moved = ks_txn_set_state(m, d->write_state);
     assert(moved);
+    assert(ks_txn_invariants_hold(m));
     return moved;
+}
+
+/* ---- Invariants --------------------------------------------------------------- */
+
+static bool distinct_partitions(const ks_txn_meta *m)
+{
+    if (m->npartitions > 64)
+        return true; /* quadratic: checked for the small ones only */
+    for (uint32_t i = 0; i < m->npartitions; i++)
+        for (uint32_t j = i + 1; j < m->npartitions; j++)
+            if (m->partitions[i] == m->partitions[j])
+                return false;
+    return true;
+}
+
+bool ks_txn_invariants_hold(const ks_txn_meta *m)
+{
+    if (!valid_state(m->state) || (m->pending && !ks_txn_legal(m->state, m->pending_state)))
+        return false;
+    if (m->npartitions > m->partitions_cap ||
+        (m->npartitions > 0 && !m->partitions) || !distinct_partitions(m))
+        return false;
+    bool owned = m->producer_id >= 0 && m->epoch >= 0, started = m->txn_start_ns >= 0;
+    bool parts = m->npartitions > 0;
+    switch (m->state) {
+    case KS_TXN_EMPTY:
+        return !parts && !started;
+    case KS_TXN_ONGOING:
+    case KS_TXN_PREPARE_EPOCH_FENCE:
+        return owned && started;
+    case KS_TXN_PREPARE_COMMIT:
+    case KS_TXN_PREPARE_ABORT:
+        return m->producer_id >= 0 && started;
+    case KS_TXN_COMPLETE_COMMIT:
+    case KS_TXN_COMPLETE_ABORT:
+    case KS_TXN_DEAD:
+        return !parts;
+    case KS_TXN__COUNT:
+        break;
+    }
+    return false;
 }
 
 /* ---- The transaction log partition ------------------------------------------- */

@@ -100,6 +100,8 @@ void ks_txn_meta_free(ks_txn_meta *m);
  * leaves m as it was) otherwise, which is a ksim bug the caller asserts on.
  */
 bool ks_txn_set_state(ks_txn_meta *m, ks_txn_state to);
+/* Do the invariants of m's state hold (listed in txn_state.c)? */
+bool ks_txn_invariants_hold(const ks_txn_meta *m);
 /* Marks the write of `to` as pending ([K] prepareTransitionTo): false
  * (m unchanged) if a transition is already pending or `to` is illegal. */
 bool ks_txn_set_pending(ks_txn_meta *m, ks_txn_state to);

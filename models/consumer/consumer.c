@@ -16,6 +16,7 @@
 #include "models/net/wire.h"
 #include "models/world.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,81 @@ static void out_of_memory(ks_world *w)
 {
     w->out_of_memory = true;
     ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+}
+
+/* ---- invariants ------------------------------------------------------------ */
+
+#ifndef NDEBUG
+/* The poll cycle of a live consumer in the poll loop: between polls
+ * (a poll scheduled), WAITING in poll() for a fetch, or PROCESSING what
+ * poll() returned (then committing, or waiting for commitTransaction). */
+static void assert_poll_invariants(const ks_consumer *c, const ks_world *w)
+{
+    assert(!c->waiting || (!c->processing && !c->txn_waiting && c->nbuf == 0));
+    assert(!c->txn_waiting || (c->processing && c->conf->commit == KS_COMMIT_TRANSACTION &&
+                               c->forward_to >= 0));
+    assert(c->processing || c->waiting || c->cursor == c->ncur);
+    bool in_flight = false;
+    for (uint32_t b = 0; b < w->broker_count; b++)
+        in_flight = in_flight || c->fetch_req[b] != KS_REQ_NONE;
+    assert(!c->waiting || in_flight);
+    uint64_t buffered = 0;
+    for (uint32_t k = 0; k < c->nparts; k++) {
+        buffered += c->buffered[k];
+        assert(!c->fetching[k] || c->fetch_req[c->leader[k]] != KS_REQ_NONE);
+        assert(c->buffered[k] == 0 || !c->fetching[k]);
+        assert(c->position[k] <= c->fetch_pos[k]);
+        assert(c->buffered[k] > 0 || c->position[k] == c->fetch_pos[k]);
+    }
+    assert(buffered == c->nbuf);
+}
+
+/* The start-up's legal moves: each phase from the one before it or
+ * itself (a request asked again), the poll loop from the offsets (or
+ * their reset); a crash ends any phase. */
+static bool legal_phase(ks_consumer_phase from, ks_consumer_phase to)
+{
+    switch (to) {
+    case KS_CONS_IDLE:
+        return true;
+    case KS_CONS_COORDINATOR:
+        return from == KS_CONS_IDLE || from == KS_CONS_COORDINATOR;
+    case KS_CONS_OFFSETS:
+        return from == KS_CONS_COORDINATOR || from == KS_CONS_OFFSETS;
+    case KS_CONS_RESET:
+        return from == KS_CONS_OFFSETS || from == KS_CONS_RESET;
+    case KS_CONS_POLLING:
+        return from == KS_CONS_OFFSETS || from == KS_CONS_RESET;
+    }
+    return false;
+}
+
+/* What holds in each phase; checked after every event and answer the
+ * consumer handles, which is where its phase and poll cycle move. */
+static void assert_consumer_invariants(const ks_consumer *c, const ks_world *w)
+{
+    if (w->out_of_memory)
+        return; /* the run stopped half-way through a step */
+    assert(c->cursor <= c->ncur);
+    assert(c->buf_cap == 0 ? c->nbuf == 0 : c->buf_head + c->nbuf <= c->buf_cap);
+    if (!c->alive || c->phase != KS_CONS_POLLING) {
+        assert(c->alive || c->phase == KS_CONS_IDLE);
+        assert(!c->waiting && !c->processing && !c->txn_waiting);
+        assert(c->alive || (c->nbuf == 0 && c->ncur == 0));
+        return;
+    }
+    assert_poll_invariants(c, w);
+}
+#else
+#define assert_consumer_invariants(c, w) ((void)0)
+#define legal_phase(from, to) true
+#endif
+
+/* The one place the phase moves. */
+static void enter(ks_consumer *c, ks_consumer_phase to)
+{
+    assert(legal_phase(c->phase, to));
+    c->phase = to;
 }
 
 bool ks_consumer_init(ks_consumer *c, ks_world *w, uint32_t index)
@@ -184,7 +260,7 @@ static uint32_t any_broker(const ks_consumer *c, const ks_world *w)
 
 static void find_coordinator(ks_consumer *c, ks_world *w)
 {
-    c->phase = KS_CONS_COORDINATOR;
+    enter(c, KS_CONS_COORDINATOR);
     uint32_t id = new_request(c, w, KS_API_FIND_COORDINATOR, any_broker(c, w), 4);
     if (id == KS_REQ_NONE)
         return;
@@ -197,7 +273,7 @@ static void find_coordinator(ks_consumer *c, ks_world *w)
  * isolation.level is read_committed). */
 static void fetch_offsets(ks_consumer *c, ks_world *w)
 {
-    c->phase = KS_CONS_OFFSETS;
+    enter(c, KS_CONS_OFFSETS);
     uint32_t id = new_request(c, w, KS_API_OFFSET_FETCH, c->coordinator, 8);
     if (id == KS_REQ_NONE)
         return;
@@ -214,7 +290,7 @@ static void fetch_offsets(ks_consumer *c, ks_world *w)
  * SubscriptionState, OffsetFetcher.resetPositionsIfNeeded). */
 static void reset_offsets(ks_consumer *c, ks_world *w)
 {
-    c->phase = KS_CONS_RESET;
+    enter(c, KS_CONS_RESET);
     for (uint32_t b = 0; b < w->broker_count; b++) {
         uint32_t id = KS_REQ_NONE, last = KS_REQ_NONE;
         for (uint32_t k = 0; k < c->nparts; k++) {
@@ -232,7 +308,7 @@ static void reset_offsets(ks_consumer *c, ks_world *w)
 
 static void start_polling(ks_consumer *c, ks_world *w)
 {
-    c->phase = KS_CONS_POLLING;
+    enter(c, KS_CONS_POLLING);
     schedule(c, w, ks_sim_now(&w->sim), KS_CONSUMER_POLL);
 }
 
@@ -614,6 +690,7 @@ void ks_consumer_txn_committed(ks_consumer *c, ks_world *w, const int64_t *offse
     memcpy(c->committed, offsets ? offsets : c->pending_commit, c->nparts * sizeof *c->committed);
     c->commits++;
     next_poll(c, w);
+    assert_consumer_invariants(c, w);
 }
 
 void ks_consumer_txn_aborted(ks_consumer *c, ks_world *w)
@@ -631,44 +708,36 @@ void ks_consumer_txn_aborted(ks_consumer *c, ks_world *w)
     c->nbuf = c->buf_head = 0;
     c->seeks++;
     next_poll(c, w);
+    assert_consumer_invariants(c, w);
 }
 
 /* ---- answers, losses, life -------------------------------------------------- */
 
+static void on_coordinator(ks_consumer *c, ks_world *w, const ks_request *q)
+{
+    if (q->error != KS_KERR_NONE) {
+        schedule(c, w, ks_time_add(ks_sim_now(&w->sim), RETRY_BACKOFF_NS), KS_CONSUMER_START);
+        return;
+    }
+    c->coordinator = q->node;
+    fetch_offsets(c, w);
+}
+
+/* The answers a consumer handles, one handler per API; an API it never
+ * sends has none. */
+typedef void answer_fn(ks_consumer *c, ks_world *w, const ks_request *q);
+static answer_fn *const answers[KS_API__COUNT] = {
+    [KS_API_FIND_COORDINATOR] = on_coordinator,
+    [KS_API_OFFSET_FETCH] = on_offsets,
+    [KS_API_LIST_OFFSETS] = on_list_offsets,
+    [KS_API_FETCH] = on_fetched,
+    [KS_API_OFFSET_COMMIT] = on_committed,
+};
+
 static void answered(ks_consumer *c, ks_world *w, const ks_request *q)
 {
-    switch (q->api) {
-    case KS_API_FIND_COORDINATOR:
-        if (q->error != KS_KERR_NONE) {
-            schedule(c, w, ks_time_add(ks_sim_now(&w->sim), RETRY_BACKOFF_NS), KS_CONSUMER_START);
-            return;
-        }
-        c->coordinator = q->node;
-        fetch_offsets(c, w);
-        break;
-    case KS_API_OFFSET_FETCH:
-        on_offsets(c, w, q);
-        break;
-    case KS_API_LIST_OFFSETS:
-        on_list_offsets(c, w, q);
-        break;
-    case KS_API_FETCH:
-        on_fetched(c, w, q);
-        break;
-    case KS_API_OFFSET_COMMIT:
-        on_committed(c, w, q);
-        break;
-    case KS_API_PRODUCE:
-    case KS_API_INIT_PRODUCER_ID:
-    case KS_API_ADD_PARTITIONS_TO_TXN:
-    case KS_API_END_TXN:
-    case KS_API_WRITE_TXN_MARKERS:
-    case KS_API_METADATA:
-    case KS_API_ADD_OFFSETS_TO_TXN:
-    case KS_API_TXN_OFFSET_COMMIT:
-    case KS_API__COUNT:
-        break;
-    }
+    if (answers[q->api])
+        answers[q->api](c, w, q);
 }
 
 void ks_consumer_on_response(ks_consumer *c, ks_world *w, uint32_t id)
@@ -677,6 +746,7 @@ void ks_consumer_on_response(ks_consumer *c, ks_world *w, uint32_t id)
     if (c->alive && q->gen == c->generation) {
         c->in_flight--;
         answered(c, w, q);
+        assert_consumer_invariants(c, w);
     }
     ks_request_unref(&w->reqs, id); /* the consumer's hold */
     ks_request_unref(&w->reqs, id); /* the response event's hold */
@@ -742,7 +812,7 @@ static void on_restart(ks_consumer *c, ks_world *w)
     find_coordinator(c, w);
 }
 
-void ks_consumer_on_event(ks_consumer *c, ks_world *w, uint32_t tag, uint64_t arg)
+static void on_event(ks_consumer *c, ks_world *w, uint32_t tag, uint64_t arg)
 {
     if (tag == KS_CONSUMER_LOST) {
         on_lost(c, w, (uint32_t)arg);
@@ -771,14 +841,14 @@ void ks_consumer_on_event(ks_consumer *c, ks_world *w, uint32_t tag, uint64_t ar
     }
 }
 
-void ks_consumer_crash(ks_consumer *c, ks_world *w, ks_time restart_ns, int32_t forward_to)
+static void crash(ks_consumer *c, ks_world *w, ks_time restart_ns, int32_t forward_to)
 {
     if (!c->alive)
         return; /* already dead: there is no process to kill */
     c->alive = false;
     c->generation++;
     c->crashes++;
-    c->phase = KS_CONS_IDLE;
+    enter(c, KS_CONS_IDLE);
     c->waiting = c->processing = c->txn_waiting = false;
     c->nbuf = c->buf_head = c->ncur = c->cursor = 0;
     /* its connections die with it: a new instance opens new ones */
@@ -793,4 +863,16 @@ void ks_consumer_crash(ks_consumer *c, ks_world *w, ks_time restart_ns, int32_t 
     c->restart_forward_to = forward_to;
     ks_time now = ks_sim_now(&w->sim);
     schedule(c, w, restart_ns > now ? restart_ns : now, KS_CONSUMER_RESTART);
+}
+
+void ks_consumer_on_event(ks_consumer *c, ks_world *w, uint32_t tag, uint64_t arg)
+{
+    on_event(c, w, tag, arg);
+    assert_consumer_invariants(c, w);
+}
+
+void ks_consumer_crash(ks_consumer *c, ks_world *w, ks_time restart_ns, int32_t forward_to)
+{
+    crash(c, w, restart_ns, forward_to);
+    assert_consumer_invariants(c, w);
 }

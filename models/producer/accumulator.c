@@ -1,11 +1,122 @@
 /*
- * accumulator.c - the RecordAccumulator (see accumulator.h).
+ * accumulator.c - the RecordAccumulator (see accumulator.h, which also
+ * draws a batch's lifecycle: FREE -> QUEUED -> IN_FLIGHT -> QUEUED
+ * (retrying) ... -> FREE). Every change of a batch's state goes through
+ * batch_set_state, which refuses an illegal move and, in debug builds,
+ * checks the batch and the whole accumulator after it.
  */
 #include "models/producer/accumulator.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- The batch lifecycle ------------------------------------------------ */
+
+static const unsigned batch_predecessors[KS_BATCH__COUNT] = {
+#define X(e, name, id, prev) [id] = (prev),
+    KS_BATCH_STATES(X)
+#undef X
+};
+
+static const char *const batch_state_names[KS_BATCH__COUNT] = {
+#define X(e, name, id, prev) [id] = name,
+    KS_BATCH_STATES(X)
+#undef X
+};
+
+const char *ks_batch_state_name(ks_batch_state s)
+{
+    return (unsigned)s < (unsigned)KS_BATCH__COUNT ? batch_state_names[s] : "?";
+}
+
+bool ks_batch_legal(ks_batch_state from, ks_batch_state to)
+{
+    if ((unsigned)from >= (unsigned)KS_BATCH__COUNT || (unsigned)to >= (unsigned)KS_BATCH__COUNT)
+        return false;
+    return (batch_predecessors[to] >> (unsigned)from) & 1u;
+}
+
+bool ks_acc_batch_invariants(const ks_acc *a, uint32_t bid)
+{
+    if (bid >= a->batch_cap)
+        return false;
+    const ks_batch *b = &a->batches[bid];
+    if (b->seq_reset && !b->has_seq)
+        return false;
+    switch ((ks_batch_state)b->state) {
+    case KS_BATCH_FREE:
+        return true; /* its fields are what it last held */
+    case KS_BATCH_QUEUED:
+    case KS_BATCH_IN_FLIGHT:
+        break;
+    case KS_BATCH__COUNT:
+    default:
+        return false;
+    }
+    /* a live batch has records, memory and its partition's deque */
+    if (b->records == 0 || b->rec_head == KS_NONE || b->rec_tail == KS_NONE ||
+        b->partition >= a->partitions || !a->dq[b->partition].exists ||
+        b->alloc_bytes > a->memory_used || (b->has_seq && b->base_seq < 0))
+        return false;
+    bool drained_before = b->state == KS_BATCH_IN_FLIGHT || b->attempts > 0;
+    if (drained_before && (!b->closed || b->drained_ns < b->created_ns))
+        return false; /* drain closes a batch for appends, for good */
+    return true;
+}
+
+/* Walks partition part's deque: every batch QUEUED and of part, the
+ * chain `size` long and ending at the tail. */
+static bool deque_consistent(const ks_acc *a, uint32_t part, uint32_t *queued)
+{
+    const ks_deque *d = &a->dq[part];
+    uint32_t n = 0, last = KS_NONE;
+    for (uint32_t bid = d->head; bid != KS_NONE; bid = a->batches[bid].next) {
+        const ks_batch *b = &a->batches[bid];
+        if (bid >= a->batch_cap || b->state != KS_BATCH_QUEUED || b->partition != part ||
+            n++ > a->batch_cap)
+            return false;
+        last = bid;
+    }
+    *queued += n;
+    return n == d->size && last == d->tail && (d->head == KS_NONE) == (d->tail == KS_NONE);
+}
+
+bool ks_acc_invariants(const ks_acc *a)
+{
+    uint32_t live = 0, queued = 0, queued_in_deques = 0;
+    uint64_t memory = 0;
+    for (uint32_t bid = 0; bid < a->batch_cap; bid++) {
+        const ks_batch *b = &a->batches[bid];
+        if (!ks_acc_batch_invariants(a, bid))
+            return false;
+        if (b->state == KS_BATCH_FREE)
+            continue;
+        live++;
+        queued += b->state == KS_BATCH_QUEUED;
+        memory += b->alloc_bytes;
+    }
+    for (uint32_t part = 0; part < a->partitions; part++)
+        if (!deque_consistent(a, part, &queued_in_deques))
+            return false;
+    /* (a QUEUED batch may be out of its deque for a moment: taken out
+     * for its caller to release) */
+    return live == a->batches_live && memory <= a->memory_used && queued_in_deques <= queued;
+}
+
+/* The one transition of a batch's lifecycle. An illegal move is a ksim
+ * bug. The accumulator-wide check runs after the move in debug builds;
+ * a batch taken out of its deque is checked when it is released. */
+static void batch_set_state(ks_acc *a, uint32_t bid, ks_batch_state to)
+{
+    ks_batch *b = &a->batches[bid];
+    bool legal = ks_batch_legal((ks_batch_state)b->state, to);
+    assert(legal && "illegal batch transition");
+    if (!legal)
+        return;
+    b->state = (uint8_t)to;
+    assert(ks_acc_batch_invariants(a, bid));
+}
 
 bool ks_acc_init(ks_acc *a, uint32_t partitions, uint32_t brokers, int64_t batch_size,
                  ks_time linger_ns, uint64_t buffer_memory)
@@ -235,7 +346,6 @@ bool ks_acc_new_batch(ks_acc *a, uint32_t partition, uint64_t record, ks_time se
     b->created_ns = now;
     b->rec_head = b->rec_tail = KS_NONE;
     b->next = KS_NONE;
-    b->state = KS_BATCH_QUEUED;
     b->est_ratio = a->est_ratio;
     batch_append(a, bid, record, send_ns, key_len, value_len, slot);
     assert(b->records == 1); /* an empty batch takes any record */
@@ -250,6 +360,8 @@ bool ks_acc_new_batch(ks_acc *a, uint32_t partition, uint64_t record, ks_time se
         a->batches[d->tail].next = bid;
     d->tail = bid;
     d->size++;
+    batch_set_state(a, bid, KS_BATCH_QUEUED);
+    assert(ks_acc_invariants(a));
     res->status = KS_APPEND_OK;
     res->new_batch = true;
     res->appended = b->bytes; /* estimatedSizeInBytes of the new batch */
@@ -347,7 +459,7 @@ uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_
         bool first_drain = b->attempts == 0;
         b->closed = true;
         b->drained_ns = now;
-        b->state = KS_BATCH_IN_FLIGHT;
+        batch_set_state(a, bid, KS_BATCH_IN_FLIGHT);
         if (a->compressed && first_drain)
             close_compressed(a, b);
         b->next = KS_NONE;
@@ -359,6 +471,7 @@ uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_
         size += b->bytes;
         (*count)++;
     } while (idx != start);
+    assert(ks_acc_invariants(a));
     *bytes = size;
     return first;
 }
@@ -369,7 +482,6 @@ void ks_acc_reenqueue(ks_acc *a, uint32_t bid, ks_time retry_at_ns, bool in_sequ
     ks_deque *d = &a->dq[b->partition];
     b->attempts++;
     b->retry_at_ns = retry_at_ns;
-    b->state = KS_BATCH_QUEUED;
     uint32_t prev = KS_NONE, cur = d->head;
     if (in_sequence_order) {
         while (cur != KS_NONE && a->batches[cur].has_seq &&
@@ -386,6 +498,8 @@ void ks_acc_reenqueue(ks_acc *a, uint32_t bid, ks_time retry_at_ns, bool in_sequ
     if (cur == KS_NONE)
         d->tail = bid;
     d->size++;
+    batch_set_state(a, bid, KS_BATCH_QUEUED); /* retrying */
+    assert(ks_acc_invariants(a));
 }
 
 void ks_acc_remove(ks_acc *a, uint32_t bid)
@@ -412,7 +526,7 @@ void ks_acc_remove(ks_acc *a, uint32_t bid)
 void ks_acc_release(ks_acc *a, uint32_t bid)
 {
     ks_batch *b = &a->batches[bid];
-    b->state = KS_BATCH_FREE;
+    batch_set_state(a, bid, KS_BATCH_FREE);
     if (b->rec_tail != KS_NONE) {
         a->recs[b->rec_tail].next = a->rec_free;
         a->rec_free = b->rec_head;
@@ -422,4 +536,75 @@ void ks_acc_release(ks_acc *a, uint32_t bid)
     b->next = a->batch_free;
     a->batch_free = bid;
     a->batches_live--;
+    assert(ks_acc_invariants(a));
+}
+
+/* Appends batch bid to the chain first..*last (linked by ks_batch.next). */
+static void chain_add(ks_acc *a, uint32_t *first, uint32_t *last, uint32_t bid)
+{
+    if (*last == KS_NONE)
+        *first = bid;
+    else
+        a->batches[*last].next = bid;
+    *last = bid;
+}
+
+uint32_t ks_acc_take_unsent(ks_acc *a)
+{
+    uint32_t first = KS_NONE, last = KS_NONE;
+    for (uint32_t part = 0; part < a->partitions; part++) {
+        uint32_t bid = a->dq[part].head;
+        while (bid != KS_NONE) {
+            ks_batch *b = &a->batches[bid];
+            uint32_t next = b->next;
+            if (!ks_batch_was_sent(b)) {
+                ks_acc_remove(a, bid);
+                chain_add(a, &first, &last, bid);
+            }
+            bid = next;
+        }
+    }
+    return first;
+}
+
+uint32_t ks_acc_expired(ks_acc *a, ks_time now, ks_time timeout_ns, ks_time *next)
+{
+    uint32_t first = KS_NONE, last = KS_NONE;
+    for (uint32_t part = 0; part < a->partitions; part++) {
+        ks_deque *d = &a->dq[part];
+        while (d->head != KS_NONE &&
+               ks_time_add(a->batches[d->head].created_ns, timeout_ns) <= now) {
+            uint32_t bid = d->head;
+            ks_acc_remove(a, bid);
+            chain_add(a, &first, &last, bid);
+        }
+    }
+    /* queued batches behind an unexpired head are checked when it goes */
+    for (uint32_t bid = 0; bid < a->batch_cap; bid++) {
+        const ks_batch *b = &a->batches[bid];
+        ks_time deadline = ks_time_add(b->created_ns, timeout_ns);
+        /* (the expired ones, still queued in the chain, are due already) */
+        if (b->state == KS_BATCH_QUEUED && deadline > now && deadline < *next)
+            *next = deadline;
+    }
+    return first;
+}
+
+bool ks_acc_has_queued(const ks_acc *a, const uint32_t *parts, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a->dq[parts[i]].head != KS_NONE)
+            return true;
+    return false;
+}
+
+uint64_t ks_acc_unsent_records(const ks_acc *a)
+{
+    uint64_t n = 0;
+    for (uint32_t bid = 0; bid < a->batch_cap; bid++) {
+        const ks_batch *b = &a->batches[bid];
+        if (b->state != KS_BATCH_FREE && !ks_batch_was_sent(b))
+            n += b->records;
+    }
+    return n;
 }

@@ -30,7 +30,8 @@
  * 0.005 down per batch, 0.05 up); a drained batch's size is its actual
  * compressed size.
  *
- * Never: chooses partitions (partitioner.c) or sends anything (producer.c).
+ * Never: chooses partitions (partitioner.c), sends anything (sender.c) or
+ * tells the application (send.c).
  */
 #ifndef KS_ACCUMULATOR_H
 #define KS_ACCUMULATOR_H
@@ -72,16 +73,13 @@ typedef struct ks_batch {
     uint32_t rec_head, rec_tail;
     uint32_t next;        /* deque link while queued, request link once drained */
     bool closed;          /* closed for appends */
-    uint8_t state;        /* KS_BATCH_FREE / _QUEUED / _IN_FLIGHT */
+    uint8_t state;        /* ks_batch_state: the lifecycle below */
     bool has_seq;         /* idempotence: a sequence was assigned */
     bool seq_reset;       /* ... and renumbered by an epoch bump */
     int16_t epoch;        /* ... under this producer epoch */
     int32_t base_seq;
 } ks_batch;
 
-#define KS_BATCH_FREE 0
-#define KS_BATCH_QUEUED 1
-#define KS_BATCH_IN_FLIGHT 2
 
 typedef struct ks_deque {
     uint32_t head, tail, size;
@@ -113,6 +111,53 @@ typedef struct ks_acc {
     uint32_t drain_index_all;
     uint32_t brokers;
 } ks_acc;
+
+/*
+ * A batch's lifecycle (ks_batch.state), moved only by accumulator.c
+ * through one checked transition (batch_set_state):
+ *
+ *            ks_acc_new_batch            ks_acc_drain
+ *    FREE ---------------------> QUEUED -------------> IN_FLIGHT
+ *     ^                           |  ^                     |
+ *     |  ks_acc_release           |  |  ks_acc_reenqueue   |
+ *     +---------------------------+  +---------------------+
+ *     +----------------------------------------------------+
+ *                       ks_acc_release
+ *
+ *   FREE       on the free list: completed (acked) or failed, its records
+ *              and memory given back; or never used.
+ *   QUEUED     has records and buffer memory; in its partition's deque,
+ *              unless ks_acc_remove, ks_acc_take_unsent or ks_acc_expired
+ *              just took it out for its caller to release. With attempts
+ *              > 0 it is retrying: drained before, so closed for appends,
+ *              backing off until retry_at_ns.
+ *   IN_FLIGHT  drained into a request: closed for appends, drained_ns set,
+ *              in no deque.
+ * X(ENUM, "name", id, legal predecessors as a bit mask of ids).
+ */
+#define KS_BATCH_STATES(X)                                 \
+    X(FREE, "free", 0, (1u << 1) | (1u << 2))              \
+    X(QUEUED, "queued", 1, (1u << 0) | (1u << 2))          \
+    X(IN_FLIGHT, "in_flight", 2, (1u << 1))
+
+typedef enum ks_batch_state {
+#define X(e, name, id, prev) KS_BATCH_##e = id,
+    KS_BATCH_STATES(X)
+#undef X
+    KS_BATCH__COUNT
+} ks_batch_state;
+
+const char *ks_batch_state_name(ks_batch_state s);
+/* Is `from` a legal predecessor of `to` in a batch's lifecycle? */
+bool ks_batch_legal(ks_batch_state from, ks_batch_state to);
+/* What holds of batch `bid` in its state (above), as a predicate for
+ * assert(). */
+bool ks_acc_batch_invariants(const ks_acc *a, uint32_t bid);
+/* What holds of the whole accumulator: every deque's chain is its
+ * partition's QUEUED batches, with the right size and tail; batches_live
+ * counts the batches not FREE, whose memory memory_used covers; and
+ * each batch meets ks_acc_batch_invariants. O(batches + partitions). */
+bool ks_acc_invariants(const ks_acc *a);
 
 bool ks_acc_init(ks_acc *a, uint32_t partitions, uint32_t brokers, int64_t batch_size,
                  ks_time linger_ns, uint64_t buffer_memory);
@@ -205,6 +250,28 @@ void ks_acc_set_compression(ks_acc *a, double ratio);
 /* Gives a completed batch's memory and records back. */
 void ks_acc_release(ks_acc *a, uint32_t batch);
 
+/* Takes every batch never sent out of the deques (the transaction
+ * aborts them, RecordAccumulator.abortUndrainedBatches), partition by
+ * partition, head first. Returns them as a chain linked by ks_batch.next
+ * (KS_NONE if none), for the caller to complete and release. */
+uint32_t ks_acc_take_unsent(ks_acc *a);
+/* delivery.timeout.ms in the deques (RecordAccumulator.expiredBatches):
+ * from each deque's head, the batches created timeout_ns or more before
+ * `now`, stopping at the first still in time, are taken out and returned
+ * as a chain as above. *next is lowered to the earliest deadline of the
+ * batches left queued. */
+uint32_t ks_acc_expired(ks_acc *a, ks_time now, ks_time timeout_ns, ks_time *next);
+/* Does one of the partitions parts[0..n) have a queued batch? */
+bool ks_acc_has_queued(const ks_acc *a, const uint32_t *parts, uint32_t n);
+/* The records of batches never sent (the application was never told). */
+uint64_t ks_acc_unsent_records(const ks_acc *a);
+
 static inline ks_batch *ks_acc_batch(ks_acc *a, uint32_t id) { return &a->batches[id]; }
+
+/* Was the batch ever in a request? */
+static inline bool ks_batch_was_sent(const ks_batch *b)
+{
+    return b->state == KS_BATCH_IN_FLIGHT || b->attempts > 0;
+}
 
 #endif

@@ -120,17 +120,24 @@ static uint32_t random_other(ks_partitioner *pp, int64_t old)
     }
 }
 
+/* Each choice of a sticky partition, the first one included, counts as
+ * a switch, as uniform_sticky's us_next counts them (the summary's
+ * partition_switches: sticky choices made). */
 uint32_t ks_sticky_partition(ks_partitioner *pp)
 {
-    if (pp->current < 0)
+    if (pp->current < 0) {
         pp->current = random_other(pp, -1);
+        pp->switches++;
+    }
     return (uint32_t)pp->current;
 }
 
 void ks_sticky_on_new_batch(ks_partitioner *pp, uint32_t prev)
 {
-    if (pp->current < 0 || pp->current == (int64_t)prev)
+    if (pp->current < 0 || pp->current == (int64_t)prev) {
         pp->current = random_other(pp, pp->current);
+        pp->switches++;
+    }
 }
 
 /* BuiltInPartitioner.nextPartition: uniform when there are no load

@@ -1,33 +1,44 @@
 /*
- * producer.h - the producer: the application's send() calls, the
- * partitioner, the RecordAccumulator and the sender thread.
+ * producer.h - one producer client: the application's send() calls and
+ * everything of Kafka's producer behind them, in virtual time.
  *
- * Owns: one producer's records from send() to their outcome. Follows
- * KafkaProducer.doSend and Sender.sendProducerData ([K] clients/.../
- * producer/KafkaProducer.java, internals/Sender.java):
- *   send()   size check (RecordTooLargeException), partition (keyed:
- *            murmur2; keyless: the configured partitioner), append to the
- *            accumulator; a new batch that needs buffer memory the pool
- *            does not have blocks the application up to max.block.ms
- *            (then BufferExhaustedException); a full or new batch wakes
- *            the sender.
- *   sender   ready() over the deques, then for every ready broker whose
- *            connection can take another request (fewer than
- *            max.in.flight.requests.per.connection in flight, the previous
- *            request fully written), drain its batches into one
- *            ProduceRequest; with max.in.flight=1, drained partitions are
- *            muted until their response. It runs when woken (new or full
- *            batch, a response, memory freed) and when the earliest
- *            lingering batch turns ready.
- *   acks=0   the request expects no response: its records complete when
- *            it is sent, offset unknown (-1).
+ * Owns: one producer's records from send() to their outcome. The state
+ * is one struct, ks_producer; each module of models/producer/ follows one
+ * class of Kafka's client ([K] clients/src/main/java/org/apache/kafka/
+ * clients/producer/...) and owns the fields listed under its name below:
+ *   producer.c        KafkaProducer's constructor and close: configs,
+ *                     random streams, the modules' set-up and teardown
+ *   send.c            KafkaProducer.send/doSend on the application thread:
+ *                     arrivals, partition choice, buffer memory and
+ *                     max.block.ms, the records' outcomes
+ *   accumulator.c     RecordAccumulator: batches, deques, ready, drain
+ *   partitioner.c     the partitioners
+ *   sender.c          Sender: drain into Produce requests, responses,
+ *                     retries, delivery.timeout.ms, completing batches
+ *   network_client.c  NetworkClient: connections, in-flight requests,
+ *                     request.timeout.ms, reconnects, Metadata
+ *   txn_manager.c     TransactionManager: InitProducerId, the
+ *                     transactional requests and the client's
+ *                     transaction state
+ *   idempotence.c     sequence numbers per partition and epoch bumps
+ *   producer_config.c the settings KafkaProducer's constructor resolves
+ * Only this header is for the rest of ksim (the world's dispatch, the
+ * summary, the consumer's forwarding); the modules' own headers are for
+ * one another.
+ *
+ * Never: reads a broker's state or a log; it learns what happened from
+ * its requests' answers only.
  */
 #ifndef KS_PRODUCER_H
 #define KS_PRODUCER_H
 
 #include "models/producer/accumulator.h"
+#include "models/producer/idempotence.h"
+#include "models/producer/network_client.h"
 #include "models/producer/partitioner.h"
 #include "models/producer/producer_config.h"
+#include "models/producer/send.h"
+#include "models/producer/txn_manager.h"
 #include "sim/histogram.h"
 #include "sim/rng.h"
 #include "models/scenario.h"
@@ -38,136 +49,27 @@
 
 struct ks_world;
 
-/* The transactional client's phases. */
-#define KS_TXNC_INITIALIZING 1 /* initTransactions: FindCoordinator, InitProducerId */
-#define KS_TXNC_READY 2        /* between transactions */
-#define KS_TXNC_IN_TXN 3       /* beginTransaction done */
-#define KS_TXNC_ENDING 4       /* commitTransaction / abortTransaction */
-#define KS_TXNC_FENCED 5       /* ProducerFencedException: the producer is done */
-
-/* sendOffsetsToTransaction's steps ([K] TransactionManager:
- * AddOffsetsToTxnHandler, then TxnOffsetCommitHandler). */
-#define KS_TXN_OFFSETS_NONE 0
-#define KS_TXN_OFFSETS_ADD 1     /* AddOffsetsToTxn to the transaction coordinator */
-#define KS_TXN_OFFSETS_COMMIT 2  /* TxnOffsetCommit to the group coordinator */
-#define KS_TXN_OFFSETS_DONE 3
-
 /* The summary lists where the first records went and what the
  * application was told about them. */
 #define KS_FIRST_RECORDS 64u
 #define KS_OFFSET_FAILED (-2)
 #define KS_OFFSET_UNTOLD (-3)
 
-/* One send() call in progress. */
-typedef struct ks_send_rec {
-    uint64_t id;
-    ks_time send_ns;      /* the application's send() (also the timestamp) */
-    const char *key;      /* NULL: no key */
-    int64_t key_len;      /* -1: no key */
-    uint32_t value_bytes;
-    uint32_t partition;
-    bool keyed;           /* partitioned by murmur2 of its key */
-    uint64_t source;      /* consume-transform-produce: the record read that it
-                             was written for (KS_NO_SOURCE: none) */
-    int32_t via;          /* ... and the consumer that read it (-1: none) */
-} ks_send_rec;
-#define KS_NO_SOURCE UINT64_MAX
-
-/* Per broker, as this producer sees it. */
-typedef struct ks_prod_node {
-    uint32_t conn;          /* connection id */
-    uint32_t in_flight;     /* requests without a response */
-    uint32_t fifo_head, fifo_tail; /* those requests, oldest first (ks_request.pnext) */
-    uint32_t gen;           /* connection generation: +1 when it closes */
-    ks_time ready_at_ns;    /* reconnecting until then */
-    ks_handle timeout_timer;/* request.timeout.ms of the oldest request */
-    uint32_t *parts;        /* partitions of the topic it leads, ascending */
-    uint32_t nparts;
-    ks_time ready_ns;       /* last time it had data ready (KIP-794 stats) */
-    ks_time drain_ns;       /* last time it could be drained */
-} ks_prod_node;
-
-/* Idempotence, per partition ([K] TransactionManager's
- * TopicPartitionBookkeeper). */
-typedef struct ks_seq_state {
-    int32_t next_seq;       /* the next batch's base sequence */
-    int32_t last_acked;     /* last sequence acknowledged, -1 */
-    int16_t epoch;          /* the epoch this numbering belongs to */
-    uint32_t incomplete;    /* batches with a sequence not yet done, on the
-                               wire or waiting to be retried
-                               (inflightBatchesBySequence) */
-    bool unresolved;        /* a retried batch expired: its fate unknown */
-    int32_t unresolved_seq; /* ... its last sequence */
-    bool rewrite;           /* renumber its batches at the next epoch bump */
-} ks_seq_state;
-
 typedef struct ks_producer {
     uint32_t index;
     const ks_producer_conf *conf;
     ks_producer_settings set; /* what KafkaProducer's constructor made of the configs */
     char config_error[512];   /* the exception the constructor threw, or "" */
-    ks_rng retry_rng;         /* backoff jitter (3.7+) */
-    int64_t producer_id;      /* idempotence: -1 until InitProducerId answers */
-    int16_t epoch;
-    bool pid_needed;          /* InitProducerId must be sent */
-    bool pid_pending;         /* ... and is in flight */
-    ks_time pid_retry_at_ns;  /* after a failed InitProducerId */
-    ks_seq_state *seq;        /* per partition, idempotent producers only */
-    bool bump_required;       /* a local epoch bump is due (KIP-360) */
-
-    /* transactions (transactional.id set; [K] TransactionManager) */
-    bool txn;                 /* a transactional producer */
-    bool txn_kip890;          /* transaction version 2 */
-    int txn_phase;            /* KS_TXNC_* */
-    bool txn_blocked;         /* the application waits in initTransactions,
-                                 commitTransaction or abortTransaction */
-    int32_t coordinator;      /* its coordinator's broker; -1 unknown */
-    bool txn_req_in_flight;   /* one transactional request at a time */
-    ks_time txn_retry_at_ns;
-    uint64_t txn_number;      /* transactions begun */
-    uint32_t txn_records;     /* records sent in the current one */
-    bool txn_failed;          /* a batch failed: it can only abort */
-    bool txn_started;         /* the coordinator knows of it (a partition added) */
-    const char *fatal_exception; /* what every send() gets once fenced or failed */
-    bool txn_commit;          /* ending: commit (else abort) */
-    bool *txn_added;          /* per partition: added to the current transaction */
-    bool *txn_pending;        /* per partition: has records, not yet added */
-    uint32_t txn_pending_count;
-    int32_t txn_offsets_consumer; /* consumer whose offsets ride in this one, or -1 */
-    bool txn_end_after_backlog;   /* ... once the records handed over are sent */
-    int64_t *txn_offsets;     /* ... its positions then */
-    uint32_t *txn_offset_parts; /* ... of these world partitions */
-    uint32_t txn_offsets_cap;
-    uint32_t txn_noffsets;
-    int txn_offsets_step;     /* KS_TXN_OFFSETS_*: where sendOffsetsToTransaction is */
-    const char *txn_group_id; /* ... for this group */
-    const char *txn_member_id;/* ... and this member */
-    int32_t group_coordinator;/* the group's coordinator, -1 unknown */
-    uint64_t txn_committed, txn_aborted;
-    uint64_t *txn_ids;        /* the records sent in the current transaction */
-    uint32_t *txn_parts;      /* ... and their partitions (world indices) */
-    uint32_t ntxn_ids, txn_ids_cap;
-    uint32_t last_partition;  /* where the last send() went (-1 as UINT32_MAX) */
-    uint64_t *scratch_ids;    /* record ids of one batch, for the checker */
-    uint32_t scratch_cap;
-    ks_handle expiry_timer;   /* delivery.timeout.ms check (a daemon) */
-    ks_time expiry_ns;
     char *client_id;
+    ks_rng retry_rng;         /* backoff jitter (3.7+) */
     ks_rng workload_rng;
     ks_rng partitioner_rng;
     ks_rng keys_rng;          /* drawn keys */
     ks_rng values_rng;        /* drawn value sizes */
-    double *zipf_cdf;         /* Zipf keys: cumulative weights by rank */
-    char key_buf[128];        /* the drawn key of the record in send() */
     uint32_t topic;           /* scenario topic index */
     uint32_t first_partition; /* the world's index of partition 0 */
     uint32_t partitions;      /* partitions it knows of (its metadata) */
     uint32_t max_partitions;  /* the most the topic will have */
-    ks_time metadata_max_age_ns;
-    ks_handle metadata_timer;
-    uint32_t *leader;         /* per partition: broker */
-    uint32_t brokers;
-    ks_prod_node *nodes;
 
     /* resolved configuration */
     int acks;                 /* -1 (all), 0, 1 */
@@ -179,10 +81,22 @@ typedef struct ks_producer {
     ks_time availability_timeout_ns;
     bool adaptive;
 
+    /* idempotence.c: the producer id and epoch, and per partition its
+     * sequence numbers (idempotent producers only) */
+    int64_t producer_id;      /* -1 until InitProducerId answers */
+    int16_t epoch;
+    ks_seq_state *seq;
+    bool bump_required;       /* a local epoch bump is due (KIP-360) */
+
+    /* txn_manager.c: InitProducerId, and transactions (transactional.id
+     * set) */
+    ks_txn_manager tm;
+
+    /* accumulator.c and partitioner.c */
     ks_acc acc;
     ks_partitioner part;
 
-    /* the application thread */
+    /* send.c: the application thread */
     bool blocked;             /* inside send(), waiting for buffer memory */
     ks_send_rec blocked_rec;
     ks_time blocked_since_ns;
@@ -192,6 +106,9 @@ typedef struct ks_producer {
                                  the application thread is busy */
     uint64_t arrivals;        /* arrivals so far */
     uint32_t key_at, value_at; /* the workload's next key and value size, in turn */
+    double *zipf_cdf;         /* Zipf keys: cumulative weights by rank */
+    char key_buf[128];        /* the drawn key of the record in send() */
+    uint32_t last_partition;  /* where the last send() went (-1 as UINT32_MAX) */
     /* a consumer forwards to this producer: each arrival's source record
      * and consumer wait here, in arrival order, until its send() */
     bool forward_target;
@@ -201,13 +118,24 @@ typedef struct ks_producer {
     ks_time app_free_ns;      /* the application thread's CPU is busy until */
     ks_handle app_timer;
 
-    /* the sender thread */
+    /* sender.c: the sender thread */
     ks_handle wake;
     ks_time wake_ns;
     ks_time sender_free_ns;   /* its CPU is busy until */
     bool *node_ready;
     uint32_t *queue, *queue_ids;
     bool *was_full;           /* per partition, scratch for drain traces */
+    uint64_t *scratch_ids;    /* record ids of one batch, for the checker */
+    uint32_t scratch_cap;
+    ks_handle expiry_timer;   /* delivery.timeout.ms check (a daemon) */
+    ks_time expiry_ns;
+
+    /* network_client.c: connections and metadata */
+    uint32_t *leader;         /* per partition: broker */
+    uint32_t brokers;
+    ks_prod_node *nodes;
+    ks_time metadata_max_age_ns;
+    ks_handle metadata_timer;
     uint64_t api_requests[KS_API__COUNT]; /* requests sent, per API */
 
     /* results */
@@ -273,6 +201,14 @@ void ks_producer_finish(ks_producer *p, struct ks_world *w);
  * built-in one of its Kafka version (round_robin before 2.4, sticky
  * 2.4-3.2, uniform_sticky from 3.3). */
 ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka_version v);
+
+/* For the producer's modules (producer.c): the topic's name; the run
+ * stops for want of memory; a "producer" trace record of what happened
+ * to the producer id ("what"), with the error if any. */
+const char *ks_prod_topic_name(const struct ks_world *w, const ks_producer *p);
+void ks_prod_oom(struct ks_world *w);
+void ks_prod_trace_state(ks_producer *p, struct ks_world *w, const char *what,
+                         const char *error);
 
 /* Timer tags owned by producers (ks_ev_timer.tag). */
 #define KS_TIMER_BLOCK 1u /* max.block.ms ran out */

@@ -1,0 +1,85 @@
+/*
+ * idempotence.h - the idempotent producer's sequence numbers ([K]
+ * clients/.../producer/internals/TransactionManager.java with
+ * TxnPartitionMap and TxnPartitionEntry, RecordAccumulator.
+ * shouldStopDrainBatchesForPartition).
+ *
+ * Owns: per partition the next base sequence, the last sequence
+ * acknowledged, the epoch the numbering belongs to, the batches with a
+ * sequence not yet done (inflightBatchesBySequence), and whether the
+ * partition is unresolved (a retried batch expired, its fate unknown);
+ * the rules that follow from them:
+ *   - a batch gets its base sequence when first drained; a partition
+ *     whose numbering belongs to an older epoch starts again at 0, once
+ *     nothing of it is in flight;
+ *   - a retried batch goes only when it has the lowest sequence not yet
+ *     done; a new batch waits while the partition is unresolved;
+ *   - OUT_OF_ORDER_SEQUENCE_NUMBER is retried; when the broker really
+ *     lost the batch before (a gap), or the unresolved batch's successor
+ *     is refused, the producer bumps its epoch;
+ *   - the local epoch bump (KIP-360, bumpIdempotentProducerEpoch)
+ *     renumbers from 0 the partitions that asked for it; at epoch 32767 a
+ *     new producer id is asked for instead.
+ *
+ * Never: sends anything; the TransactionManager asks for producer ids.
+ */
+#ifndef KS_PRODUCER_IDEMPOTENCE_H
+#define KS_PRODUCER_IDEMPOTENCE_H
+
+#include "models/producer/accumulator.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ks_producer;
+struct ks_req_batch;
+struct ks_world;
+
+/* Idempotence, per partition ([K] TransactionManager's
+ * TopicPartitionBookkeeper). */
+typedef struct ks_seq_state {
+    int32_t next_seq;       /* the next batch's base sequence */
+    int32_t last_acked;     /* last sequence acknowledged, -1 */
+    int16_t epoch;          /* the epoch this numbering belongs to */
+    uint32_t incomplete;    /* batches with a sequence not yet done, on the
+                               wire or waiting to be retried
+                               (inflightBatchesBySequence) */
+    bool unresolved;        /* a retried batch expired: its fate unknown */
+    int32_t unresolved_seq; /* ... its last sequence */
+    bool rewrite;           /* renumber its batches at the next epoch bump */
+} ks_seq_state;
+
+/* Per-partition state for an idempotent producer; false when out of
+ * memory. */
+bool ks_prod_seq_init(struct ks_producer *p);
+/* A new producer id (InitProducerId answered): every partition's
+ * numbering starts over, or once its old batches are done. */
+void ks_prod_seq_new_producer_id(struct ks_producer *p);
+/* Gives batch b its sequence, when first drained. */
+void ks_prod_seq_assign(struct ks_producer *p, ks_batch *b);
+/* A batch with a sequence is done: it leaves the partition's in-flight
+ * set (removeInFlightBatch). */
+void ks_prod_seq_done(struct ks_producer *p, const ks_batch *b);
+/* The leader appended batch b: its last sequence is acknowledged. */
+void ks_prod_seq_acked(struct ks_producer *p, const ks_batch *b);
+/* An answer for a batch that has meanwhile expired. */
+void ks_prod_seq_late_answer(struct ks_producer *p, const struct ks_req_batch *rb);
+/* A batch that was being retried expired (markSequenceUnresolved). */
+void ks_prod_seq_unresolved(struct ks_producer *p, const ks_batch *b);
+/* Asks for a local epoch bump that renumbers the partition's batches
+ * (requestEpochBumpForPartition). */
+void ks_prod_seq_request_bump(struct ks_producer *p, uint32_t partition);
+/* OUT_OF_ORDER_SEQUENCE_NUMBER for batch b, which is retried: the epoch
+ * is bumped first when the broker lost what came before
+ * (TransactionManager.canRetry). */
+void ks_prod_seq_out_of_order(struct ks_producer *p, const ks_batch *b);
+/* The drain rule (ks_acc_may_drain; ctx: {producer, world}). */
+bool ks_prod_seq_may_drain(void *ctx, uint32_t partition, const ks_batch *head);
+/* Once nothing of an unresolved partition is left undone, it is resolved
+ * or an epoch bump is due (maybeResolveSequences). */
+void ks_prod_seq_resolve(struct ks_producer *p);
+/* The local epoch bump, if one is due and nothing it renumbers is on the
+ * wire. */
+void ks_prod_seq_maybe_bump_epoch(struct ks_producer *p, struct ks_world *w);
+
+#endif

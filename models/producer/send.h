@@ -1,0 +1,56 @@
+/*
+ * send.h - the producer's application thread: KafkaProducer.send and
+ * doSend ([K] clients/.../producer/KafkaProducer.java).
+ *
+ * Owns: the records' arrivals (the workload's, or those a consumer
+ * forwards), the choice of each record's key, value size and partition
+ * (keyed: murmur2; keyless: the configured partitioner, with the
+ * accumulator's say from 3.3), the size checks (RecordTooLargeException),
+ * the append to the accumulator, and the wait for buffer memory: a new
+ * batch that needs memory the pool does not have blocks the application
+ * up to max.block.ms (then BufferExhaustedException; BufferPool.allocate);
+ * arrivals meanwhile wait in a backlog. Also what the application is told
+ * of each record (its Callback), for the summary and the observer.
+ *
+ * Never: builds requests or touches a batch once it is drained.
+ */
+#ifndef KS_PRODUCER_SEND_H
+#define KS_PRODUCER_SEND_H
+
+#include "sim/sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ks_producer;
+struct ks_world;
+
+/* One send() call in progress. */
+typedef struct ks_send_rec {
+    uint64_t id;
+    ks_time send_ns;      /* the application's send() (also the timestamp) */
+    const char *key;      /* NULL: no key */
+    int64_t key_len;      /* -1: no key */
+    uint32_t value_bytes;
+    uint32_t partition;
+    bool keyed;           /* partitioned by murmur2 of its key */
+    uint64_t source;      /* consume-transform-produce: the record read that it
+                             was written for (KS_NO_SOURCE: none) */
+    int32_t via;          /* ... and the consumer that read it (-1: none) */
+} ks_send_rec;
+#define KS_NO_SOURCE UINT64_MAX
+
+/* Schedules the workload's next arrival at `at`. */
+void ks_prod_send_schedule_arrival(struct ks_producer *p, struct ks_world *w, ks_time at);
+/* The application learns a record's outcome now: error NULL is success
+ * at `offset` (-1 unknown). */
+void ks_prod_send_complete(struct ks_producer *p, struct ks_world *w, uint64_t record,
+                           ks_time produced_ns, uint32_t partition, int64_t offset,
+                           uint32_t bytes, const char *error);
+/* Runs send() for the arrivals that waited, as far as the application
+ * thread can go now. */
+void ks_prod_send_drain_backlog(struct ks_producer *p, struct ks_world *w);
+/* Memory was freed: a send() blocked on buffer memory may go on. */
+void ks_prod_send_try_unblock(struct ks_producer *p, struct ks_world *w);
+
+#endif

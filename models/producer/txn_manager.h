@@ -1,0 +1,179 @@
+/*
+ * txn_manager.h - the producer's TransactionManager ([K] clients/.../
+ * producer/internals/TransactionManager.java).
+ *
+ * Owns: getting a producer id (InitProducerId, to the least loaded broker
+ * for an idempotent producer, to the transaction coordinator for a
+ * transactional one) and, for a transactional producer, the client side
+ * of its transactions: FindCoordinator for the transaction's and the
+ * group's coordinator, beginTransaction, AddPartitionsToTxn (classic
+ * protocol), sendOffsetsToTransaction (AddOffsetsToTxn, TxnOffsetCommit),
+ * commitTransaction and abortTransaction (EndTxn), the epoch bump after
+ * an abortable error (InitProducerId again, KIP-360), fencing and fatal
+ * errors. One request at a time, in Kafka's priority order. Its state is
+ * Java's State enum, moved by one checked transition function; the
+ * diagram, the transitions and what holds in each state are at the top
+ * of txn_manager.c.
+ *
+ * Never: drains or completes batches itself; it asks the accumulator and
+ * the Sender.
+ */
+#ifndef KS_PRODUCER_TXN_MANAGER_H
+#define KS_PRODUCER_TXN_MANAGER_H
+
+#include "models/scenario.h"
+#include "sim/sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ks_producer;
+struct ks_request;
+struct ks_world;
+
+/* X(ENUM, "NAME", id, legal predecessors as a bit mask of ids): [K]
+ * TransactionManager.State and State.isTransitionValid, as Java has
+ * them (FATAL_ERROR may follow any state). */
+#define KS_TM_ANY 0xffu
+#define KS_TM_STATES(X)                                                         \
+    X(UNINITIALIZED, "UNINITIALIZED", 0, (1u << 2) | (1u << 6))                 \
+    X(INITIALIZING, "INITIALIZING", 1, (1u << 0) | (1u << 5))                   \
+    X(READY, "READY", 2, (1u << 1) | (1u << 4) | (1u << 5))                     \
+    X(IN_TRANSACTION, "IN_TRANSACTION", 3, (1u << 2))                           \
+    X(COMMITTING_TRANSACTION, "COMMITTING_TRANSACTION", 4, (1u << 3))           \
+    X(ABORTING_TRANSACTION, "ABORTING_TRANSACTION", 5, (1u << 3) | (1u << 6))   \
+    X(ABORTABLE_ERROR, "ABORTABLE_ERROR", 6,                                    \
+      (1u << 3) | (1u << 4) | (1u << 6) | (1u << 1))                            \
+    X(FATAL_ERROR, "FATAL_ERROR", 7, KS_TM_ANY)
+
+typedef enum ks_tm_state {
+#define X(e, name, id, prev) KS_TM_##e = id,
+    KS_TM_STATES(X)
+#undef X
+    KS_TM__COUNT
+} ks_tm_state;
+
+/* sendOffsetsToTransaction's steps ([K] TransactionManager:
+ * AddOffsetsToTxnHandler, then TxnOffsetCommitHandler). */
+#define KS_TXN_OFFSETS_NONE 0
+#define KS_TXN_OFFSETS_ADD 1     /* AddOffsetsToTxn to the transaction coordinator */
+#define KS_TXN_OFFSETS_COMMIT 2  /* TxnOffsetCommit to the group coordinator */
+#define KS_TXN_OFFSETS_DONE 3
+
+/* One producer's TransactionManager. */
+typedef struct ks_txn_manager {
+    ks_tm_state state;
+    bool transactional;       /* transactional.id set */
+    bool kip890;              /* transaction version 2 */
+    bool blocked;             /* the application waits in initTransactions,
+                                 commitTransaction or abortTransaction */
+    bool in_flight;           /* its one request is in flight ([K]
+                                 inFlightRequestCorrelationId) */
+    ks_time retry_at_ns;      /* ... and the next goes not before */
+    bool epoch_bump_required; /* [K] epochBumpRequired: InitProducerId again
+                                 once the transaction is aborted */
+    bool started;             /* [K] transactionStarted: the coordinator knows
+                                 of the transaction (a partition added) */
+    bool end_queued;          /* EndTxn waits for the transaction's batches:
+                                 the application is in commitTransaction or
+                                 abortTransaction */
+    int32_t coordinator;      /* the transaction coordinator's broker; -1 unknown */
+    int32_t group_coordinator;/* the group's coordinator, -1 unknown */
+    uint64_t number;          /* transactions begun */
+    uint32_t records;         /* records sent in the current one */
+    const char *fatal_exception; /* what every send() gets in FATAL_ERROR */
+    uint32_t partitions;      /* the topic's most partitions: the arrays' size */
+    bool *added;              /* per partition: in the current transaction */
+    bool *pending;            /* per partition: has records, not yet added
+                                 ([K] newPartitionsInTransaction) */
+    uint32_t pending_count;
+    /* sendOffsetsToTransaction */
+    int32_t offsets_consumer; /* consumer whose offsets ride in this one, or -1 */
+    bool end_after_backlog;   /* ... once the records handed over are sent */
+    int64_t *offsets;         /* ... its positions then */
+    uint32_t *offset_parts;   /* ... of these world partitions */
+    uint32_t offsets_cap, noffsets;
+    int offsets_step;         /* KS_TXN_OFFSETS_* */
+    const char *group_id;     /* ... for this group */
+    const char *member_id;    /* ... and this member */
+    /* the records sent in the current transaction, for the observer */
+    uint64_t *ids;
+    uint32_t *parts;          /* ... and their partitions (world indices) */
+    uint32_t nids, ids_cap;
+    uint64_t committed, aborted;
+} ks_txn_manager;
+
+const char *ks_tm_state_name(ks_tm_state s);
+/* Is `from` a legal predecessor of `to`? */
+bool ks_tm_legal(ks_tm_state from, ks_tm_state to);
+/*
+ * The one transition function: moves tm to `to` when tm->state may
+ * precede it, and then (debug builds) asserts what must hold in `to`;
+ * returns false, leaving tm as it was, when the move is illegal, which is
+ * a ksim bug its caller asserts on. Whatever the new state requires of
+ * the other fields is set before the move.
+ */
+bool ks_tm_set_state(ks_txn_manager *tm, ks_tm_state to);
+/* What holds of tm in its state (see txn_manager.c), as a predicate for
+ * assert(). */
+bool ks_tm_invariants(const ks_txn_manager *tm);
+/* Is the transaction open to the application's send() and to its end:
+ * begun, and neither commitTransaction nor abortTransaction called? */
+bool ks_tm_open(const ks_txn_manager *tm);
+/* Is it being committed or aborted ([K] isCompleting)? */
+bool ks_tm_completing(const ks_txn_manager *tm);
+/* A record's batch failed, or send() threw ([K] TransactionManager.
+ * maybeTransitionToErrorState for an abortable error, with
+ * transitionToAbortableError): the transaction can only abort. */
+void ks_tm_abortable_error(ks_txn_manager *tm);
+
+/* May a batch of `partition` be sent ([K] isSendToPartitionAllowed): with
+ * the classic protocol only once AddPartitionsToTxn added it. */
+static inline bool ks_tm_send_allowed(const ks_txn_manager *tm, uint32_t partition)
+{
+    return !tm->transactional || tm->kip890 || tm->added[partition];
+}
+
+/* The transaction manager's part of KafkaProducer's constructor; false
+ * when out of memory. */
+bool ks_prod_tm_init(struct ks_producer *p, struct ks_world *w, const ks_producer_conf *pc);
+void ks_prod_tm_free(struct ks_producer *p);
+/* initTransactions(), or the idempotent producer's first InitProducerId. */
+void ks_prod_tm_start(struct ks_producer *p, struct ks_world *w);
+/* The producer id is used up (epoch 32767): the idempotent producer asks
+ * for a new one. */
+void ks_prod_tm_need_producer_id(struct ks_producer *p, struct ks_world *w);
+/* The idempotent producer's InitProducerId, if due and a broker can take
+ * it now; else *next says when to look again. */
+bool ks_prod_tm_maybe_init_producer_id(struct ks_producer *p, struct ks_world *w, ks_time now,
+                                       ks_time *next);
+/* Sends the transactional request due, if any (*next: when to look
+ * again). */
+void ks_prod_tm_send_due(struct ks_producer *p, struct ks_world *w, ks_time now, ks_time *next);
+/* The answer to one of its requests (anything but Produce and Metadata). */
+void ks_prod_tm_answered(struct ks_producer *p, struct ks_world *w, const struct ks_request *q);
+/* One of its requests died with its connection: retried after
+ * retry.backoff.ms. */
+void ks_prod_tm_request_lost(struct ks_producer *p, ks_time now);
+/* The application thread calls send(): beginTransaction() first if no
+ * transaction is open. */
+void ks_prod_tm_before_send(struct ks_producer *p);
+/* After a send(): its partition joins the transaction, which the
+ * application may now end. */
+void ks_prod_tm_after_send(struct ks_producer *p, struct ks_world *w);
+/* A Produce request left: with KIP-890 its partitions join the
+ * transaction at the leader. */
+void ks_prod_tm_produce_sent(struct ks_producer *p);
+/* The application ends the transaction once the records handed over
+ * for it are sent (consume-transform-produce). */
+void ks_prod_tm_try_end(struct ks_producer *p, struct ks_world *w);
+/* A batch of the transaction failed, or send() threw: the transaction
+ * can only abort, and what is not yet sent fails at once. */
+void ks_prod_tm_abortable(struct ks_producer *p, struct ks_world *w);
+/* A batch of the transaction ran out of delivery.timeout.ms. */
+void ks_prod_tm_batch_expired(struct ks_producer *p);
+/* The exception every send() gets once the producer is fenced or failed
+ * fatally, or NULL. */
+const char *ks_prod_tm_fatal_error(const struct ks_producer *p);
+
+#endif
