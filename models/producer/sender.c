@@ -160,28 +160,29 @@ static void trace_retry(ks_producer *p, ks_world *w, const ks_batch *b, ks_kerr 
     }
 }
 
-/* Sender.canRetry, with TransactionManager.canRetry for idempotent
- * producers: an OUT_OF_ORDER_SEQUENCE_NUMBER is always retried; when the
- * batch is the next one the broker should have taken (a real gap), or
- * follows the unresolved one, the producer first bumps its epoch. */
+/* Sender.canRetry, with TransactionManager.canRetry for idempotent and
+ * transactional producers: OUT_OF_ORDER_SEQUENCE_NUMBER is retried unless
+ * a transactional producer's broker really lost what came before
+ * (ks_prod_seq_oos_verdict); other errors when retriable. */
 static bool can_retry(ks_producer *p, const ks_batch *b, ks_kerr err, ks_time now)
 {
     if (now - b->created_ns >= p->set.delivery_timeout_ns)
         return false; /* hasReachedDeliveryTimeout */
     if ((int64_t)b->attempts >= p->set.retries)
         return false;
-    if (p->seq && err == KS_KERR_OUT_OF_ORDER_SEQUENCE_NUMBER) {
-        ks_prod_seq_out_of_order(p, b);
-        return true;
-    }
+    if (p->seq && err == KS_KERR_OUT_OF_ORDER_SEQUENCE_NUMBER)
+        return ks_prod_seq_out_of_order(p, b);
     return ks_kerr_retriable(err);
 }
 
 /* The leader answered a batch with an error, or its request was lost
  * with the connection: retry it, or fail it (Sender.completeBatch). A
- * batch that fails for a reason other than running out of retries makes
- * an idempotent producer bump its epoch (failBatch with
- * adjustSequenceNumbers, TransactionManager.handleFailedBatch). */
+ * batch that fails for a reason other than running out of retries
+ * (failBatch with adjustSequenceNumbers) makes an idempotent producer bump
+ * its epoch ([K] TransactionManager.handleFailedBatch:
+ * `if (!isTransactional()) requestEpochBumpForPartition(...)`); a
+ * transactional producer's transaction can only abort
+ * (maybeTransitionToErrorState). */
 static void batch_error(ks_producer *p, ks_world *w, uint32_t bid, ks_kerr err)
 {
     ks_time now = ks_sim_now(&w->sim);
@@ -465,6 +466,10 @@ static void update_load_stats(ks_producer *p, const ks_ready *r)
  * (maybeSendAndPollTransactionalRequest) or without a producer id. */
 static bool may_produce(ks_producer *p, ks_world *w, ks_time now)
 {
+    /* runOnce: maybeResolveSequences comes first, before the
+     * transactional request (it may turn the transaction abortable) */
+    if (p->seq)
+        ks_prod_seq_resolve(p, w);
     if (p->tm.transactional) {
         ks_time tnext = KS_TIME_MAX;
         ks_prod_tm_send_due(p, w, now, &tnext);
@@ -476,8 +481,7 @@ static bool may_produce(ks_producer *p, ks_world *w, ks_time now)
             return false;
     }
     if (p->seq) {
-        ks_prod_seq_resolve(p);
-        ks_prod_seq_maybe_bump_epoch(p, w);
+        ks_prod_seq_maybe_bump_epoch(p, w); /* idempotent only */
         if (p->producer_id < 0) {
             /* nothing is drained without a producer id; its answer (or a
              * connection becoming ready) wakes the sender */
