@@ -5,6 +5,8 @@
  * retried; a real gap makes an idempotent producer bump its epoch locally
  * and a transactional one fail the batch; with an unresolved sequence an
  * idempotent producer bumps only for the unresolved batch's successor.
+ * And ks_prod_seq_adjust_failed against TxnPartitionEntry.
+ * adjustSequencesDueToFailedBatch.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <cmocka.h>
 
 #include "models/producer/idempotence.h"
+#include "models/producer/producer.h"
 
 #include <string.h>
 
@@ -106,6 +109,48 @@ static void test_wraps(void **state)
     assert_int_equal(ks_prod_seq_oos_verdict(&sq, &b, true), KS_SEQ_OOS_FAIL);
 }
 
+/* A transactional batch failed: the later batches of its partition and
+ * its next sequence move down by its record count, marked renumbered;
+ * earlier batches, other partitions and older numberings stay. */
+static void test_adjust_failed(void **state)
+{
+    (void)state;
+    static ks_producer p;
+    ks_batch b[5];
+    ks_seq_state sq[2];
+    memset(&p, 0, sizeof p);
+    memset(sq, 0, sizeof sq);
+    p.seq = sq;
+    p.acc.batches = b;
+    p.acc.batch_cap = 5;
+    sq[0].next_seq = 12;
+    sq[0].last_acked = 1;
+    const int32_t base[5] = {2, 5, 9, 10, 5};
+    const uint32_t records[5] = {3, 4, 1, 2, 4};
+    for (int i = 0; i < 5; i++) {
+        b[i] = batch(base[i]);
+        b[i].records = records[i];
+        b[i].state = KS_BATCH_IN_FLIGHT;
+    }
+    b[3].epoch = 1;     /* numbered under another epoch */
+    b[4].partition = 1; /* another partition */
+    ks_prod_seq_adjust_failed(&p, &b[1]); /* seq 5..8 failed */
+    assert_int_equal(sq[0].next_seq, 8);
+    assert_int_equal(b[0].base_seq, 2);
+    assert_false(b[0].seq_reset);
+    assert_int_equal(b[1].base_seq, 5); /* the failed one itself */
+    assert_int_equal(b[2].base_seq, 5);
+    assert_true(b[2].seq_reset);
+    assert_int_equal(b[3].base_seq, 10);
+    assert_int_equal(b[4].base_seq, 5);
+    assert_int_equal(sq[1].next_seq, 0);
+
+    /* a batch of an older numbering changes nothing */
+    ks_prod_seq_adjust_failed(&p, &b[3]);
+    assert_int_equal(sq[0].next_seq, 8);
+    assert_int_equal(b[2].base_seq, 5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -114,6 +159,7 @@ int main(void)
         cmocka_unit_test(test_reset_is_retried),
         cmocka_unit_test(test_unresolved),
         cmocka_unit_test(test_wraps),
+        cmocka_unit_test(test_adjust_failed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,6 +145,33 @@ bool ks_prod_seq_out_of_order(ks_producer *p, const ks_batch *b)
     return v != KS_SEQ_OOS_FAIL;
 }
 
+/* A transactional producer's batch failed before its retries ran out
+ * ([K] TransactionManager.handleFailedBatch with adjustSequenceNumbers,
+ * for isTransactional(): txnPartitionMap.adjustSequencesDueToFailedBatch;
+ * TxnPartitionEntry): the partition's next sequence, and the sequences of
+ * its later batches not yet done, move down by the failed batch's record
+ * count (resetProducerState: sequenceHasBeenReset). A partition numbered
+ * under an older epoch is left alone ("Sequence numbers are not being
+ * tracked for this partition"). */
+void ks_prod_seq_adjust_failed(ks_producer *p, const ks_batch *b)
+{
+    if (!p->seq || !b->has_seq || b->epoch != p->seq[b->partition].epoch)
+        return;
+    ks_seq_state *sq = &p->seq[b->partition];
+    int32_t n = (int32_t)b->records;
+    assert(sq->next_seq >= n && "a sequence going negative");
+    sq->next_seq -= n;
+    for (uint32_t bid = 0; bid < p->acc.batch_cap; bid++) {
+        ks_batch *o = ks_acc_batch(&p->acc, bid);
+        if (o == b || o->state == KS_BATCH_FREE || o->partition != b->partition ||
+            !o->has_seq || o->epoch != sq->epoch || o->base_seq < b->base_seq)
+            continue;
+        assert(o->base_seq >= n);
+        o->base_seq -= n;
+        o->seq_reset = true;
+    }
+}
+
 /* Idempotence: a batch gets its sequence when first drained; a partition
  * whose numbering belongs to an older epoch starts again at 0 (the drain
  * rule below lets that happen only when nothing of it is in flight). */

@@ -86,6 +86,10 @@ ks_seq_oos ks_prod_seq_oos_verdict(const ks_seq_state *sq, const ks_batch *b, bo
 /* OUT_OF_ORDER_SEQUENCE_NUMBER for batch b: asks for the epoch bump the
  * verdict calls for; true when the batch is to be retried. */
 bool ks_prod_seq_out_of_order(struct ks_producer *p, const ks_batch *b);
+/* A transactional producer's batch b failed before its retries ran out:
+ * the later sequences of its partition move down over it
+ * (adjustSequencesDueToFailedBatch). */
+void ks_prod_seq_adjust_failed(struct ks_producer *p, const ks_batch *b);
 /* The drain rule (ks_acc_may_drain; ctx: {producer, world}). */
 bool ks_prod_seq_may_drain(void *ctx, uint32_t partition, const ks_batch *head);
 /* Once nothing of an unresolved partition is left undone, it is resolved,

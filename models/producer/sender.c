@@ -181,8 +181,9 @@ static bool can_retry(ks_producer *p, const ks_batch *b, ks_kerr err, ks_time no
  * (failBatch with adjustSequenceNumbers) makes an idempotent producer bump
  * its epoch ([K] TransactionManager.handleFailedBatch:
  * `if (!isTransactional()) requestEpochBumpForPartition(...)`); a
- * transactional producer's transaction can only abort
- * (maybeTransitionToErrorState). */
+ * transactional producer moves the partition's later sequences down over
+ * it (`else txnPartitionMap.adjustSequencesDueToFailedBatch(batch)`), and
+ * its transaction can only abort (maybeTransitionToErrorState). */
 static void batch_error(ks_producer *p, ks_world *w, uint32_t bid, ks_kerr err)
 {
     ks_time now = ks_sim_now(&w->sim);
@@ -196,8 +197,11 @@ static void batch_error(ks_producer *p, ks_world *w, uint32_t bid, ks_kerr err)
     }
     ks_prod_seq_done(p, b);
     bool txn = p->tm.transactional;
-    if (!txn && p->seq && b->has_seq && (int64_t)b->attempts < p->set.retries)
+    bool adjust = (int64_t)b->attempts < p->set.retries; /* adjustSequenceNumbers */
+    if (!txn && p->seq && b->has_seq && adjust)
         ks_prod_seq_request_bump(p, b->partition);
+    else if (txn && adjust && !ks_prod_tm_fatal_error(p) && err != KS_KERR_UNKNOWN_PRODUCER_ID)
+        ks_prod_seq_adjust_failed(p, b);
     ks_prod_sender_finish_batch(p, w, bid, -1, ks_kerr_exception(err));
     if (txn)
         ks_prod_tm_abortable(p, w); /* the transaction can only abort now */
