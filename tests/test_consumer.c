@@ -502,6 +502,34 @@ static void test_transactions_by_isolation(void **state)
     run_free(&r);
 }
 
+/* commit "transaction": the offsets go into the forward producer's
+ * transaction after a poll that returned records, never after an empty
+ * one (an empty poll once reused the previous poll's count and sent the
+ * same offsets again, with the application marked as not processing). */
+static void test_txn_commit_only_after_records(void **state)
+{
+    (void)state;
+    const char *json =
+        HEAD " \"topics\": [{\"name\": \"events\", \"partitions\": 1}, {\"name\": \"out\"},"
+        " {\"name\": \"keep\"}],"
+        " \"producers\": [{\"id\": \"k\", \"topic\": \"keep\", " P1_COST ","
+        " \"workload\": {\"records\": 1, \"start.ms\": 100}},"
+        " {\"id\": \"p1\", \"topic\": \"events\", " P1_COST ","
+        " \"workload\": {\"records\": 4, \"arrival\": \"burst\", \"burst.records\": 4}},"
+        " {\"id\": \"app\", \"topic\": \"out\", \"config\": {\"transactional.id\": \"t\"},"
+        " \"transactions\": {\"records\": 4}, \"workload\": {\"records\": 0}}],"
+        " \"consumers\": [{\"id\": \"c1\", \"topic\": \"events\", \"start.ms\": 10,"
+        " \"poll.interval.ms\": 5, \"fetch.max.wait.ms\": 5, \"auto.offset.reset\": \"earliest\","
+        " \"commit\": \"transaction\", \"forward.to\": \"app\"}]}";
+    run r = run_text(json, NULL, 0, KS_TL_RECORD);
+    assert_int_equal(sum_int(&r, "consumers.c1.records"), 4);
+    assert_true(sum_int(&r, "consumers.c1.polls") > 3); /* empty polls follow */
+    assert_int_equal(sum_int(&r, "consumers.c1.commits"), 1);
+    assert_int_equal(sum_int(&r, "consumers.c1.committed.events-0"), 4);
+    assert_int_equal(sum_int(&r, "producers.app.transactions_committed"), 1);
+    run_free(&r);
+}
+
 /* A transaction committed by the forward producer sets the committed
  * offsets to those it carried. */
 static void test_txn_committed(void **state)
@@ -540,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_transactions_by_isolation),
         cmocka_unit_test(test_txn_committed),
+        cmocka_unit_test(test_txn_commit_only_after_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,8 +5,9 @@
  * Java source, not from the X-macro); ks_tm_set_state taking every legal
  * move of a transactional producer's life and refusing illegal ones
  * without touching the manager; what ks_tm_invariants refuses in each
- * state; ks_tm_open and ks_tm_completing; and ks_tm_abortable_error
- * (maybeTransitionToErrorState) in each state a batch can fail in.
+ * state; ks_tm_open and ks_tm_completing; ks_tm_abortable_error
+ * (maybeTransitionToErrorState) in each state a batch can fail in; and
+ * ks_tm_unresolved_error (maybeResolveSequences, transactional).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -295,6 +296,40 @@ static void test_abortable_error(void **state)
     assert_false(f.tm.epoch_bump_required); /* isCompleting(): no bump */
 }
 
+/* [K] TransactionManager.maybeResolveSequences, transactional: an
+ * unresolved sequence makes the epoch bump due in every state a
+ * transaction can be in, committing and aborting included. */
+static void test_unresolved_error(void **state)
+{
+    (void)state;
+    fixture f;
+    put_in(&f, KS_TM_IN_TRANSACTION);
+    ks_tm_unresolved_error(&f.tm);
+    assert_int_equal(f.tm.state, KS_TM_ABORTABLE_ERROR);
+    assert_true(f.tm.epoch_bump_required);
+    assert_true(ks_tm_invariants(&f.tm));
+
+    /* while committing: unlike a failed batch, it bumps */
+    put_in(&f, KS_TM_COMMITTING_TRANSACTION);
+    ks_tm_unresolved_error(&f.tm);
+    assert_int_equal(f.tm.state, KS_TM_ABORTABLE_ERROR);
+    assert_true(f.tm.end_queued);
+    assert_true(f.tm.epoch_bump_required);
+    assert_true(ks_tm_invariants(&f.tm));
+
+    put_in(&f, KS_TM_ABORTABLE_ERROR);
+    ks_tm_unresolved_error(&f.tm);
+    assert_int_equal(f.tm.state, KS_TM_ABORTABLE_ERROR);
+    assert_true(f.tm.epoch_bump_required);
+
+    /* while aborting: the state stays, the bump is due */
+    put_in(&f, KS_TM_ABORTING_TRANSACTION);
+    ks_tm_unresolved_error(&f.tm);
+    assert_int_equal(f.tm.state, KS_TM_ABORTING_TRANSACTION);
+    assert_true(f.tm.epoch_bump_required);
+    assert_true(ks_tm_invariants(&f.tm));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -305,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_invariants),
         cmocka_unit_test(test_open_and_completing),
         cmocka_unit_test(test_abortable_error),
+        cmocka_unit_test(test_unresolved_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

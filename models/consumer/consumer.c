@@ -530,6 +530,7 @@ static void on_poll(ks_consumer *c, ks_world *w)
         process(c, w);
         return;
     }
+    c->ncur = c->cursor = 0; /* this poll returns nothing (yet) */
     bool in_flight = false;
     for (uint32_t b = 0; b < w->broker_count; b++)
         in_flight = in_flight || c->fetch_req[b] != KS_REQ_NONE;

@@ -37,9 +37,12 @@ void ks_prod_seq_unresolved(ks_producer *p, const ks_batch *b)
 }
 
 /* Asks for a local epoch bump that renumbers the partition's batches
- * (TransactionManager.requestEpochBumpForPartition). */
+ * ([K] TransactionManager.requestEpochBumpForPartition). Java calls it
+ * only for the idempotent producer (canRetry, handleFailedBatch and
+ * maybeResolveSequences each test !isTransactional() first). */
 void ks_prod_seq_request_bump(ks_producer *p, uint32_t partition)
 {
+    assert(!p->tm.transactional && "a transactional producer bumps by InitProducerId");
     p->seq[partition].rewrite = true;
     p->bump_required = true;
 }
@@ -103,18 +106,70 @@ void ks_prod_seq_late_answer(ks_producer *p, const ks_req_batch *rb)
         sq->last_acked = last;
 }
 
-/* Sender.canRetry, with TransactionManager.canRetry for idempotent
- * producers: an OUT_OF_ORDER_SEQUENCE_NUMBER is always retried; when the
- * batch is the next one the broker should have taken (a real gap), or
- * follows the unresolved one, the producer first bumps its epoch. */
-void ks_prod_seq_out_of_order(ks_producer *p, const ks_batch *b)
+/* What OUT_OF_ORDER_SEQUENCE_NUMBER for batch b means ([K]
+ * TransactionManager.canRetry, 3.9):
+ *     if (!hasUnresolvedSequence(tp) &&
+ *             (batch.sequenceHasBeenReset() || !isNextSequence(tp, batch.baseSequence())))
+ *         return true;
+ *     else if (!isTransactional()) {
+ *         if (!hasUnresolvedSequence(tp) ||
+ *                 isNextSequenceForUnresolvedPartition(tp, batch.baseSequence()))
+ *             requestEpochBumpForPartition(tp);
+ *         return true;
+ *     }
+ *     ...
+ *     return error.exception() instanceof RetriableException;
+ * A batch that is not the next one the broker should take waits for its
+ * predecessors and is retried. Otherwise the broker really lost what came
+ * before (or the unresolved batch's successor is refused): the idempotent
+ * producer bumps its epoch locally and retries; a transactional one fails
+ * the batch (OutOfOrderSequenceException is not retriable), and its
+ * transaction can only abort. */
+ks_seq_oos ks_prod_seq_oos_verdict(const ks_seq_state *sq, const ks_batch *b, bool transactional)
 {
-    const ks_seq_state *sq = &p->seq[b->partition];
     bool next = b->base_seq == next_after(sq->last_acked);
     if (!sq->unresolved && (b->seq_reset || !next))
-        return;
+        return KS_SEQ_OOS_RETRY;
+    if (transactional)
+        return KS_SEQ_OOS_FAIL;
     if (!sq->unresolved || b->base_seq == next_after(sq->unresolved_seq))
+        return KS_SEQ_OOS_RETRY_BUMP;
+    return KS_SEQ_OOS_RETRY;
+}
+
+bool ks_prod_seq_out_of_order(ks_producer *p, const ks_batch *b)
+{
+    ks_seq_oos v = ks_prod_seq_oos_verdict(&p->seq[b->partition], b, p->tm.transactional);
+    if (v == KS_SEQ_OOS_RETRY_BUMP)
         ks_prod_seq_request_bump(p, b->partition);
+    return v != KS_SEQ_OOS_FAIL;
+}
+
+/* A transactional producer's batch failed before its retries ran out
+ * ([K] TransactionManager.handleFailedBatch with adjustSequenceNumbers,
+ * for isTransactional(): txnPartitionMap.adjustSequencesDueToFailedBatch;
+ * TxnPartitionEntry): the partition's next sequence, and the sequences of
+ * its later batches not yet done, move down by the failed batch's record
+ * count (resetProducerState: sequenceHasBeenReset). A partition numbered
+ * under an older epoch is left alone ("Sequence numbers are not being
+ * tracked for this partition"). */
+void ks_prod_seq_adjust_failed(ks_producer *p, const ks_batch *b)
+{
+    if (!p->seq || !b->has_seq || b->epoch != p->seq[b->partition].epoch)
+        return;
+    ks_seq_state *sq = &p->seq[b->partition];
+    int32_t n = (int32_t)b->records;
+    assert(sq->next_seq >= n && "a sequence going negative");
+    sq->next_seq -= n;
+    for (uint32_t bid = 0; bid < p->acc.batch_cap; bid++) {
+        ks_batch *o = ks_acc_batch(&p->acc, bid);
+        if (o == b || o->state == KS_BATCH_FREE || o->partition != b->partition ||
+            !o->has_seq || o->epoch != sq->epoch || o->base_seq < b->base_seq)
+            continue;
+        assert(o->base_seq >= n);
+        o->base_seq -= n;
+        o->seq_reset = true;
+    }
 }
 
 /* Idempotence: a batch gets its sequence when first drained; a partition
@@ -175,16 +230,27 @@ bool ks_prod_seq_may_drain(void *ctx, uint32_t part, const ks_batch *head)
 }
 
 /* Once nothing of an unresolved partition is left undone, its sequence
- * is resolved if no batch went missing, else an epoch bump is due
- * (TransactionManager.maybeResolveSequences). */
-void ks_prod_seq_resolve(ks_producer *p)
+ * is resolved if no batch went missing ([K]
+ * TransactionManager.maybeResolveSequences, 3.9). If one did, "For the
+ * idempotent producer, bump the epoch" (requestEpochBumpForPartition);
+ * for the transactional producer
+ *     if (canBumpEpoch()) { epochBumpRequired = true; transitionToAbortableError(...) }
+ *     else transitionToFatalError(...)
+ * (ksim's coordinators can always bump: ks_prod_tm_unresolved). The
+ * transactional producer's epoch thus moves only by InitProducerId, never
+ * locally. */
+void ks_prod_seq_resolve(ks_producer *p, ks_world *w)
 {
     for (uint32_t i = 0; i < p->partitions; i++) {
         ks_seq_state *sq = &p->seq[i];
         if (!sq->unresolved || sq->incomplete > 0)
             continue;
         sq->unresolved = false;
-        if (sq->next_seq != next_after(sq->last_acked))
+        if (sq->next_seq == next_after(sq->last_acked))
+            continue;
+        if (p->tm.transactional)
+            ks_prod_tm_unresolved(p, w);
+        else
             ks_prod_seq_request_bump(p, i);
     }
 }
@@ -199,6 +265,8 @@ void ks_prod_seq_maybe_bump_epoch(ks_producer *p, ks_world *w)
 {
     if (!p->bump_required)
         return;
+    /* bumpIdempotentEpochAndResetIdIfNeeded: if (!isTransactional()) */
+    assert(!p->tm.transactional && "a transactional producer's epoch bumps by InitProducerId");
     /* ksim waits until none of the renumbered partitions' batches is on
      * the wire: an answer to the old numbering would otherwise be taken
      * for the new one. */

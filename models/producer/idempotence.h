@@ -14,12 +14,17 @@
  *     nothing of it is in flight;
  *   - a retried batch goes only when it has the lowest sequence not yet
  *     done; a new batch waits while the partition is unresolved;
- *   - OUT_OF_ORDER_SEQUENCE_NUMBER is retried; when the broker really
- *     lost the batch before (a gap), or the unresolved batch's successor
- *     is refused, the producer bumps its epoch;
- *   - the local epoch bump (KIP-360, bumpIdempotentProducerEpoch)
- *     renumbers from 0 the partitions that asked for it; at epoch 32767 a
- *     new producer id is asked for instead.
+ *   - OUT_OF_ORDER_SEQUENCE_NUMBER for a batch that is not the next the
+ *     broker should take is retried; when the broker really lost the
+ *     batch before (a gap), or the unresolved batch's successor is
+ *     refused, an idempotent producer bumps its epoch and retries, a
+ *     transactional one fails the batch (and its transaction aborts);
+ *   - an unresolved partition that does not resolve makes an idempotent
+ *     producer bump its epoch, a transactional one abort (with an epoch
+ *     bump by InitProducerId);
+ *   - the local epoch bump (KIP-360, bumpIdempotentProducerEpoch), for
+ *     idempotent producers only, renumbers from 0 the partitions that
+ *     asked for it; at epoch 32767 a new producer id is asked for instead.
  *
  * Never: sends anything; the TransactionManager asks for producer ids.
  */
@@ -67,17 +72,30 @@ void ks_prod_seq_late_answer(struct ks_producer *p, const struct ks_req_batch *r
 /* A batch that was being retried expired (markSequenceUnresolved). */
 void ks_prod_seq_unresolved(struct ks_producer *p, const ks_batch *b);
 /* Asks for a local epoch bump that renumbers the partition's batches
- * (requestEpochBumpForPartition). */
+ * (requestEpochBumpForPartition); idempotent producers only. */
 void ks_prod_seq_request_bump(struct ks_producer *p, uint32_t partition);
-/* OUT_OF_ORDER_SEQUENCE_NUMBER for batch b, which is retried: the epoch
- * is bumped first when the broker lost what came before
+/* What OUT_OF_ORDER_SEQUENCE_NUMBER for a batch calls for
  * (TransactionManager.canRetry). */
-void ks_prod_seq_out_of_order(struct ks_producer *p, const ks_batch *b);
+typedef enum ks_seq_oos {
+    KS_SEQ_OOS_RETRY,      /* retry: the batch waits for its predecessors */
+    KS_SEQ_OOS_RETRY_BUMP, /* idempotent: bump the epoch locally, then retry */
+    KS_SEQ_OOS_FAIL        /* transactional: fail the batch, abort */
+} ks_seq_oos;
+/* The verdict for batch b of a partition in state sq; pure. */
+ks_seq_oos ks_prod_seq_oos_verdict(const ks_seq_state *sq, const ks_batch *b, bool transactional);
+/* OUT_OF_ORDER_SEQUENCE_NUMBER for batch b: asks for the epoch bump the
+ * verdict calls for; true when the batch is to be retried. */
+bool ks_prod_seq_out_of_order(struct ks_producer *p, const ks_batch *b);
+/* A transactional producer's batch b failed before its retries ran out:
+ * the later sequences of its partition move down over it
+ * (adjustSequencesDueToFailedBatch). */
+void ks_prod_seq_adjust_failed(struct ks_producer *p, const ks_batch *b);
 /* The drain rule (ks_acc_may_drain; ctx: {producer, world}). */
 bool ks_prod_seq_may_drain(void *ctx, uint32_t partition, const ks_batch *head);
-/* Once nothing of an unresolved partition is left undone, it is resolved
- * or an epoch bump is due (maybeResolveSequences). */
-void ks_prod_seq_resolve(struct ks_producer *p);
+/* Once nothing of an unresolved partition is left undone, it is resolved,
+ * or an idempotent producer's epoch bump is due, or a transactional
+ * producer's transaction can only abort (maybeResolveSequences). */
+void ks_prod_seq_resolve(struct ks_producer *p, struct ks_world *w);
 /* The local epoch bump, if one is due and nothing it renumbers is on the
  * wire. */
 void ks_prod_seq_maybe_bump_epoch(struct ks_producer *p, struct ks_world *w);

@@ -160,28 +160,30 @@ static void trace_retry(ks_producer *p, ks_world *w, const ks_batch *b, ks_kerr 
     }
 }
 
-/* Sender.canRetry, with TransactionManager.canRetry for idempotent
- * producers: an OUT_OF_ORDER_SEQUENCE_NUMBER is always retried; when the
- * batch is the next one the broker should have taken (a real gap), or
- * follows the unresolved one, the producer first bumps its epoch. */
+/* Sender.canRetry, with TransactionManager.canRetry for idempotent and
+ * transactional producers: OUT_OF_ORDER_SEQUENCE_NUMBER is retried unless
+ * a transactional producer's broker really lost what came before
+ * (ks_prod_seq_oos_verdict); other errors when retriable. */
 static bool can_retry(ks_producer *p, const ks_batch *b, ks_kerr err, ks_time now)
 {
     if (now - b->created_ns >= p->set.delivery_timeout_ns)
         return false; /* hasReachedDeliveryTimeout */
     if ((int64_t)b->attempts >= p->set.retries)
         return false;
-    if (p->seq && err == KS_KERR_OUT_OF_ORDER_SEQUENCE_NUMBER) {
-        ks_prod_seq_out_of_order(p, b);
-        return true;
-    }
+    if (p->seq && err == KS_KERR_OUT_OF_ORDER_SEQUENCE_NUMBER)
+        return ks_prod_seq_out_of_order(p, b);
     return ks_kerr_retriable(err);
 }
 
 /* The leader answered a batch with an error, or its request was lost
  * with the connection: retry it, or fail it (Sender.completeBatch). A
- * batch that fails for a reason other than running out of retries makes
- * an idempotent producer bump its epoch (failBatch with
- * adjustSequenceNumbers, TransactionManager.handleFailedBatch). */
+ * batch that fails for a reason other than running out of retries
+ * (failBatch with adjustSequenceNumbers) makes an idempotent producer bump
+ * its epoch ([K] TransactionManager.handleFailedBatch:
+ * `if (!isTransactional()) requestEpochBumpForPartition(...)`); a
+ * transactional producer moves the partition's later sequences down over
+ * it (`else txnPartitionMap.adjustSequencesDueToFailedBatch(batch)`), and
+ * its transaction can only abort (maybeTransitionToErrorState). */
 static void batch_error(ks_producer *p, ks_world *w, uint32_t bid, ks_kerr err)
 {
     ks_time now = ks_sim_now(&w->sim);
@@ -195,8 +197,11 @@ static void batch_error(ks_producer *p, ks_world *w, uint32_t bid, ks_kerr err)
     }
     ks_prod_seq_done(p, b);
     bool txn = p->tm.transactional;
-    if (!txn && p->seq && b->has_seq && (int64_t)b->attempts < p->set.retries)
+    bool adjust = (int64_t)b->attempts < p->set.retries; /* adjustSequenceNumbers */
+    if (!txn && p->seq && b->has_seq && adjust)
         ks_prod_seq_request_bump(p, b->partition);
+    else if (txn && adjust && !ks_prod_tm_fatal_error(p) && err != KS_KERR_UNKNOWN_PRODUCER_ID)
+        ks_prod_seq_adjust_failed(p, b);
     ks_prod_sender_finish_batch(p, w, bid, -1, ks_kerr_exception(err));
     if (txn)
         ks_prod_tm_abortable(p, w); /* the transaction can only abort now */
@@ -465,6 +470,10 @@ static void update_load_stats(ks_producer *p, const ks_ready *r)
  * (maybeSendAndPollTransactionalRequest) or without a producer id. */
 static bool may_produce(ks_producer *p, ks_world *w, ks_time now)
 {
+    /* runOnce: maybeResolveSequences comes first, before the
+     * transactional request (it may turn the transaction abortable) */
+    if (p->seq)
+        ks_prod_seq_resolve(p, w);
     if (p->tm.transactional) {
         ks_time tnext = KS_TIME_MAX;
         ks_prod_tm_send_due(p, w, now, &tnext);
@@ -476,8 +485,7 @@ static bool may_produce(ks_producer *p, ks_world *w, ks_time now)
             return false;
     }
     if (p->seq) {
-        ks_prod_seq_resolve(p);
-        ks_prod_seq_maybe_bump_epoch(p, w);
+        ks_prod_seq_maybe_bump_epoch(p, w); /* idempotent only */
         if (p->producer_id < 0) {
             /* nothing is drained without a producer id; its answer (or a
              * connection becoming ready) wakes the sender */

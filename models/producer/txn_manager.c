@@ -62,7 +62,12 @@
  *                                        failed or send() threw; while
  *                                        aborting, the state stays; an
  *                                        epoch bump is due unless it was
- *                                        committing or aborting
+ *                                        committing or aborting; or
+ *                                        ks_tm_unresolved_error (from
+ *                                        ks_prod_tm_unresolved): a
+ *                                        partition's sequence did not
+ *                                        resolve, and an epoch bump is due
+ *                                        even while completing
  *   COMMITTING_TRANSACTION | ABORTING_TRANSACTION -> READY
  *                                        txn_done: EndTxn answered, or nothing
  *                                        to end
@@ -243,6 +248,26 @@ void ks_tm_abortable_error(ks_txn_manager *tm)
     (void)ok;
 }
 
+void ks_tm_unresolved_error(ks_txn_manager *tm)
+{
+    /* A partition's sequence did not resolve: [K]
+     * TransactionManager.maybeResolveSequences (3.9), transactional,
+     *     if (canBumpEpoch()) {
+     *         epochBumpRequired = true;
+     *         transitionToAbortableError(new KafkaException(unackedMessagesErr +
+     *             "It is safe to abort the transaction and continue."));
+     *     } else transitionToFatalError(...)
+     * ksim's coordinators can always bump (InitProducerId v3, Kafka 2.5+).
+     * Unlike maybeTransitionToErrorState, the bump is due even while the
+     * transaction is committing or aborting. */
+    tm->epoch_bump_required = true;
+    if (tm->state == KS_TM_ABORTING_TRANSACTION)
+        return; /* transitionToAbortableError: "Skipping transition" */
+    bool ok = ks_tm_set_state(tm, KS_TM_ABORTABLE_ERROR);
+    assert(ok && "an unresolved sequence outside a transaction");
+    (void)ok;
+}
+
 #ifndef NDEBUG
 /* What holds in each state, of the producer around the manager. */
 static bool assert_tm_invariants(const ks_producer *p)
@@ -416,6 +441,19 @@ void ks_prod_tm_abortable(ks_producer *p, ks_world *w)
     if (!p->tm.transactional || p->tm.state == KS_TM_FATAL_ERROR)
         return;
     ks_tm_abortable_error(&p->tm);
+    assert(assert_tm_invariants(p));
+    abort_undrained(p, w);
+}
+
+/* A partition's sequence did not resolve (ks_prod_seq_resolve): the
+ * transaction can only abort, with an epoch bump by InitProducerId, and
+ * what it has not sent yet fails (Sender.maybeSendAndPollTransactionalRequest:
+ * abortUndrainedBatches). */
+void ks_prod_tm_unresolved(ks_producer *p, ks_world *w)
+{
+    if (!p->tm.transactional || p->tm.state == KS_TM_FATAL_ERROR)
+        return;
+    ks_tm_unresolved_error(&p->tm);
     assert(assert_tm_invariants(p));
     abort_undrained(p, w);
 }

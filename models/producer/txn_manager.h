@@ -126,6 +126,10 @@ bool ks_tm_completing(const ks_txn_manager *tm);
  * maybeTransitionToErrorState for an abortable error, with
  * transitionToAbortableError): the transaction can only abort. */
 void ks_tm_abortable_error(ks_txn_manager *tm);
+/* A partition's sequence did not resolve ([K] TransactionManager.
+ * maybeResolveSequences, transactional): the transaction can only abort,
+ * and an epoch bump is due whatever the state. */
+void ks_tm_unresolved_error(ks_txn_manager *tm);
 
 /* May a batch of `partition` be sent ([K] isSendToPartitionAllowed): with
  * the classic protocol only once AddPartitionsToTxn added it. */
@@ -170,6 +174,9 @@ void ks_prod_tm_try_end(struct ks_producer *p, struct ks_world *w);
 /* A batch of the transaction failed, or send() threw: the transaction
  * can only abort, and what is not yet sent fails at once. */
 void ks_prod_tm_abortable(struct ks_producer *p, struct ks_world *w);
+/* A partition's sequence did not resolve: the transaction can only
+ * abort, with an epoch bump, and what is not yet sent fails at once. */
+void ks_prod_tm_unresolved(struct ks_producer *p, struct ks_world *w);
 /* A batch of the transaction ran out of delivery.timeout.ms. */
 void ks_prod_tm_batch_expired(struct ks_producer *p);
 /* The exception every send() gets once the producer is fenced or failed
