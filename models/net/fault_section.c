@@ -13,6 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The names as a list for messages, from the same X-macros (the first
+ * ", " skipped). */
+#define X(e, name) ", " name
+static const char fault_type_list[] = "" KS_FAULT_TYPES(X);
+#undef X
+#define X(e, name, key) ", " name
+static const char api_list[] = "" KS_APIS(X);
+#undef X
+
 static const char *const fault_type_names[] = {
 #define X(e, name) name,
     KS_FAULT_TYPES(X)
@@ -193,10 +202,7 @@ static void fault_api(ks_conf *L, json_t *o, ks_fault_conf *f)
         if (sug)
             ks_conf_err(L, "unknown API \"%s\" (did you mean \"%s\"?)", name, sug);
         else
-            ks_conf_err(L, "unknown API \"%s\": one of Produce, Fetch, ListOffsets, Metadata, "
-                   "OffsetCommit, OffsetFetch, FindCoordinator, InitProducerId, "
-                   "AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn, WriteTxnMarkers",
-                name);
+            ks_conf_err(L, "unknown API \"%s\": one of %s", name, api_list + 2);
     }
     ks_conf_leave(L, m);
 }
@@ -302,9 +308,7 @@ static void load_fault(ks_conf *L, json_t *o, ks_scenario *sc, ks_fault_conf *f)
 {
     const char *type = NULL;
     if (!ks_conf_member(o, "type")) {
-        ks_conf_err(L, "missing: \"type\", one of drop.request, drop.response, delay.request, "
-               "delay.response, append.error, request.loss, response.loss, link.down, "
-               "pause.broker, pause.producer");
+        ks_conf_err(L, "missing: \"type\", one of %s", fault_type_list + 2);
         return;
     }
     if (!ks_conf_get_string(L, o, "type", false, &type))
