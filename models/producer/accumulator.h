@@ -156,7 +156,8 @@ bool ks_acc_batch_invariants(const ks_acc *a, uint32_t bid);
 /* What holds of the whole accumulator: every deque's chain is its
  * partition's QUEUED batches, with the right size and tail; batches_live
  * counts the batches not FREE, whose memory memory_used covers; and
- * each batch meets ks_acc_batch_invariants. O(batches + partitions). */
+ * each batch meets ks_acc_batch_invariants. O(batches + partitions): the
+ * unit tests call it; a run asserts the parts that cost O(1) per move. */
 bool ks_acc_invariants(const ks_acc *a);
 
 bool ks_acc_init(ks_acc *a, uint32_t partitions, uint32_t brokers, int64_t batch_size,
