@@ -533,6 +533,28 @@ static void test_batch_level(void **state)
     result_free(&r);
 }
 
+/* A batch-level trace has no consume lines: what a consumer read comes
+ * from the summary beside it, or is said to be unknown; never "read 0". */
+static void test_batch_level_consumers(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "delayed-produce-verified-late", NULL, 0, KS_TL_BATCH, true);
+    result r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    assert_has(r.out, "c1 (read_committed) read 2 records (summary.json; which ones: a "
+                      "record-level trace)");
+    assert_lacks(r.out, "read 0 records");
+    result_free(&r);
+    char path[600];
+    snprintf(path, sizeof path, "%s/summary.json", fx->dir);
+    assert_int_equal(remove(path), 0);
+    r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_has(r.out, "c1 (read_committed): what it read is in a record-level trace only");
+    result_free(&r);
+}
+
 /* ---- other JSON formatting, wrongly typed fields ---------------------------------- */
 
 /* Every line of the trace at `from` written to `to` as jansson writes it
@@ -872,6 +894,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_window, setup, teardown),
         cmocka_unit_test_setup_teardown(test_max_steps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_level, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_level_consumers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_formatting, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nul_and_duplicates, setup, teardown),

@@ -42,6 +42,16 @@ static void check_summary(ks_tl_error *te, const json_t *s)
                 ks_tl_jfail(te, at, idx, KS_TLT_INT, r);
         }
     }
+    /* what each consumer read, for a batch-level trace (which has no
+     * consume lines) */
+    const json_t *cons = ks_tl_jget(te, s, "", "consumers", KS_TLT_OBJECT), *c;
+    const char *cid;
+    json_object_foreach((json_t *)cons, cid, c) {
+        snprintf(at, sizeof at, "consumers.%.40s", cid);
+        if (!json_is_object(c))
+            ks_tl_jfail(te, "consumers", cid, KS_TLT_OBJECT, c);
+        ks_tl_jget(te, c, at, "records", KS_TLT_INT);
+    }
 }
 
 /* The summary beside the trace (DIR/summary.json) when it is this run's
@@ -202,6 +212,20 @@ static void result_told(const explain *e, ks_sbuf *out)
                      e->txns[i].state, e->txns[i].pid, e->txns[i].epoch);
     for (size_t i = 0; i < e->ncons && !e->o.has_record; i++) {
         const consumer *c = &e->cons[i];
+        if (!e->record_level) {
+            /* no consume lines at this level: the summary's count, if any */
+            const json_t *n = json_object_get(
+                json_object_get(json_object_get(e->summary, "consumers"), c->id), "records");
+            if (json_is_integer(n))
+                ks_sb_printf(out, "%s (%s) read %" JSON_INTEGER_FORMAT " record%s (summary.json; "
+                                  "which ones: a record-level trace)\n",
+                             c->id, c->isolation, json_integer_value(n),
+                             json_integer_value(n) == 1 ? "" : "s");
+            else
+                ks_sb_printf(out, "%s (%s): what it read is in a record-level trace only\n",
+                             c->id, c->isolation);
+            continue;
+        }
         ks_sb_printf(out, "%s (%s) read %" PRId64 " record%s%s%s%s\n", c->id, c->isolation,
                      c->records, c->records == 1 ? "" : "s", c->records ? ": " : "",
                      ks_sb_str(&c->read), c->records > TOLD_MAX ? ", \xE2\x80\xA6" : "");
