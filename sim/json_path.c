@@ -46,16 +46,34 @@ void ks_jpath_restore(ks_jpath *p, size_t len)
 
 size_t ks_edit_distance(const char *a, const char *b)
 {
+    return ks_edit_distance_within(a, b, (size_t)-1);
+}
+
+/* Optimal string alignment, computed only in the band |i - j| <= max
+ * (a cell outside it is already more than max), and given up as soon as
+ * a whole row is over max: a suggestion compares one word with up to
+ * 50000 paths, most of them far from it. */
+size_t ks_edit_distance_within(const char *a, const char *b, size_t max)
+{
     size_t la = strlen(a), lb = strlen(b);
     if (la > 64 || lb > 64)
         return la > lb ? la : lb;
+    size_t far = (la > lb ? la : lb) + 1; /* more than any distance */
+    if (max >= far)
+        max = far - 1;
+    if ((la > lb ? la - lb : lb - la) > max)
+        return max + 1;
     size_t d[65][65];
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = i;
     for (size_t j = 0; j <= lb; j++)
         d[0][j] = j;
     for (size_t i = 1; i <= la; i++) {
-        for (size_t j = 1; j <= lb; j++) {
+        size_t from = i > max ? i - max : 1, to = i + max < lb ? i + max : lb;
+        /* the cells next to the band, which the band reads, are far */
+        d[i][from - 1] = from == 1 ? i : far;
+        size_t row_min = d[i][from - 1];
+        if (to < lb)
+            d[i][to + 1] = far;
+        for (size_t j = from; j <= to; j++) {
             size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
             size_t best = d[i - 1][j] + 1;
             if (d[i][j - 1] + 1 < best)
@@ -66,9 +84,13 @@ size_t ks_edit_distance(const char *a, const char *b)
                 d[i - 2][j - 2] + 1 < best)
                 best = d[i - 2][j - 2] + 1;
             d[i][j] = best;
+            if (best < row_min)
+                row_min = best;
         }
+        if (row_min > max)
+            return max + 1;
     }
-    return d[la][lb];
+    return d[la][lb] <= max ? d[la][lb] : max + 1;
 }
 
 const char *ks_suggest(const char *word, const char *const *cands, size_t n)
@@ -85,8 +107,9 @@ const char *ks_suggest(const char *word, const char *const *cands, size_t n)
         size_t diff = cl > wl ? cl - wl : wl - cl;
         if (diff > limit || diff >= best_d)
             continue;
-        size_t d = ks_edit_distance(word, cands[i]);
-        if (d < best_d) {
+        /* only a distance within the limit and below the best matters */
+        size_t d = ks_edit_distance_within(word, cands[i], best_d <= limit ? best_d - 1 : limit);
+        if (d <= limit && d < best_d) {
             best_d = d;
             best = cands[i];
         }

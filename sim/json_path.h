@@ -36,6 +36,8 @@ void ks_jpath_restore(ks_jpath *p, size_t len);
 /* Edit distance (optimal string alignment: insert, delete, substitute,
  * swap adjacent), for suggestions. */
 size_t ks_edit_distance(const char *a, const char *b);
+/* The same when it is at most max; else max + 1 (and found faster). */
+size_t ks_edit_distance_within(const char *a, const char *b, size_t max);
 /* The candidate closest to `word`, if close enough to be a likely typo
  * (distance <= max(2, strlen(word) / 3), or word is a prefix/suffix); else NULL. */
 const char *ks_suggest(const char *word, const char *const *cands, size_t n);

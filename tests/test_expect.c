@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "sim/expect.h"
+#include "sim/json_path.h"
 
 #include <string.h>
 
@@ -116,12 +117,64 @@ static void test_implicit_verdict(void **state)
     json_decref(s);
 }
 
+/* Optimal string alignment, the plain full table: what the banded
+ * ks_edit_distance_within must agree with. */
+static size_t osa(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), d[16][16];
+    for (size_t i = 0; i <= la; i++)
+        for (size_t j = 0; j <= lb; j++) {
+            if (i == 0 || j == 0) {
+                d[i][j] = i + j;
+                continue;
+            }
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb];
+}
+
+/* Every pair of strings over {a, b, c} up to 6 long (from a fixed
+ * sequence), at every bound: the banded distance is the full one when
+ * that is within the bound, else the bound + 1. */
+static void test_edit_distance_within(void **state)
+{
+    (void)state;
+    uint32_t x = 12345;
+    char a[8], b[8];
+    for (int n = 0; n < 4000; n++) {
+        char *s[2] = {a, b};
+        for (int k = 0; k < 2; k++) {
+            x = x * 1103515245u + 12345u;
+            size_t len = (x >> 16) % 7;
+            for (size_t i = 0; i < len; i++) {
+                x = x * 1103515245u + 12345u;
+                s[k][i] = (char)('a' + (x >> 16) % 3);
+            }
+            s[k][len] = '\0';
+        }
+        size_t full = osa(a, b);
+        assert_int_equal(ks_edit_distance(a, b), full);
+        for (size_t max = 0; max < 8; max++)
+            assert_int_equal(ks_edit_distance_within(a, b, max), full <= max ? full : max + 1);
+    }
+    assert_int_equal(ks_edit_distance("linger.ms", "lingre.ms"), 1); /* a swap */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_equality),   cmocka_unit_test(test_comparisons),
         cmocka_unit_test(test_paths),      cmocka_unit_test(test_suggestion),
         cmocka_unit_test(test_implicit_verdict),
+        cmocka_unit_test(test_edit_distance_within),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
