@@ -53,6 +53,7 @@
  * may have none (with KIP-890, an abort from an idle state).
  */
 #include "models/broker/txn_state.h"
+#include "sim/fsm.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -65,32 +66,20 @@
 /* ---- States and legality ------------------------------------------------ */
 
 /* The legal predecessors of each state, from the X-macro list. */
-static const unsigned predecessors[KS_TXN__COUNT] = {
-#define X(e, name, id, prev) [id] = (prev),
-    KS_TXN_STATES(X)
-#undef X
-};
-
-static const char *const state_names[KS_TXN__COUNT] = {
-#define X(e, name, id, prev) [id] = name,
-    KS_TXN_STATES(X)
-#undef X
-};
+KS_FSM_TABLES(KS_TXN_STATES, KS_TXN__COUNT, predecessors, state_names);
 
 static bool valid_state(ks_txn_state s) { return (unsigned)s < (unsigned)KS_TXN__COUNT; }
 
 const char *ks_txn_state_name(ks_txn_state s)
 {
-    return valid_state(s) ? state_names[s] : "?";
+    return ks_fsm_name(state_names, KS_TXN__COUNT, (unsigned)s);
 }
 
 /* [K] TransactionState.validPreviousStates, checked by
  * TransactionMetadata.prepareTransitionTo. */
 bool ks_txn_legal(ks_txn_state from, ks_txn_state to)
 {
-    if (!valid_state(from) || !valid_state(to))
-        return false;
-    return (predecessors[to] >> (unsigned)from) & 1u;
+    return ks_fsm_legal(predecessors, KS_TXN__COUNT, (unsigned)from, (unsigned)to);
 }
 
 /* ---- The metadata --------------------------------------------------------- */

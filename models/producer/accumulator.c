@@ -3,9 +3,11 @@
  * draws a batch's lifecycle: FREE -> QUEUED -> IN_FLIGHT -> QUEUED
  * (retrying) ... -> FREE). Every change of a batch's state goes through
  * batch_set_state, which refuses an illegal move and, in debug builds,
- * checks the batch and the whole accumulator after it.
+ * checks the batch and the ends of its deque after it.
  */
 #include "models/producer/accumulator.h"
+
+#include "sim/fsm.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -13,28 +15,16 @@
 
 /* ---- The batch lifecycle ------------------------------------------------ */
 
-static const unsigned batch_predecessors[KS_BATCH__COUNT] = {
-#define X(e, name, id, prev) [id] = (prev),
-    KS_BATCH_STATES(X)
-#undef X
-};
-
-static const char *const batch_state_names[KS_BATCH__COUNT] = {
-#define X(e, name, id, prev) [id] = name,
-    KS_BATCH_STATES(X)
-#undef X
-};
+KS_FSM_TABLES(KS_BATCH_STATES, KS_BATCH__COUNT, batch_predecessors, batch_state_names);
 
 const char *ks_batch_state_name(ks_batch_state s)
 {
-    return (unsigned)s < (unsigned)KS_BATCH__COUNT ? batch_state_names[s] : "?";
+    return ks_fsm_name(batch_state_names, KS_BATCH__COUNT, (unsigned)s);
 }
 
 bool ks_batch_legal(ks_batch_state from, ks_batch_state to)
 {
-    if ((unsigned)from >= (unsigned)KS_BATCH__COUNT || (unsigned)to >= (unsigned)KS_BATCH__COUNT)
-        return false;
-    return (batch_predecessors[to] >> (unsigned)from) & 1u;
+    return ks_fsm_legal(batch_predecessors, KS_BATCH__COUNT, (unsigned)from, (unsigned)to);
 }
 
 bool ks_acc_batch_invariants(const ks_acc *a, uint32_t bid)

@@ -111,6 +111,7 @@
 #include "models/producer/producer.h"
 #include "models/producer/sender.h"
 #include "models/world.h"
+#include "sim/fsm.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -118,30 +119,18 @@
 
 /* ---- The state machine ---------------------------------------------------- */
 
-static const unsigned predecessors[KS_TM__COUNT] = {
-#define X(e, name, id, prev) [id] = (prev),
-    KS_TM_STATES(X)
-#undef X
-};
-
-static const char *const state_names[KS_TM__COUNT] = {
-#define X(e, name, id, prev) [id] = name,
-    KS_TM_STATES(X)
-#undef X
-};
+KS_FSM_TABLES(KS_TM_STATES, KS_TM__COUNT, predecessors, state_names);
 
 static bool valid_state(ks_tm_state s) { return (unsigned)s < (unsigned)KS_TM__COUNT; }
 
 const char *ks_tm_state_name(ks_tm_state s)
 {
-    return valid_state(s) ? state_names[s] : "?";
+    return ks_fsm_name(state_names, KS_TM__COUNT, (unsigned)s);
 }
 
 bool ks_tm_legal(ks_tm_state from, ks_tm_state to)
 {
-    if (!valid_state(from) || !valid_state(to))
-        return false;
-    return (predecessors[to] >> (unsigned)from) & 1u;
+    return ks_fsm_legal(predecessors, KS_TM__COUNT, (unsigned)from, (unsigned)to);
 }
 
 bool ks_tm_set_state(ks_txn_manager *tm, ks_tm_state to)
