@@ -184,6 +184,24 @@ static uint16_t api_version(const ks_producer *p, const ks_world *w, ks_api api)
     return f ? f(p, w->sc->kafka_version) : 0;
 }
 
+uint32_t ks_prod_net_new_request(ks_producer *p, ks_world *w, ks_api api, uint32_t broker)
+{
+    uint32_t id = ks_request_alloc(&w->reqs);
+    if (id == KS_REQ_NONE) {
+        ks_prod_oom(w);
+        return KS_REQ_NONE;
+    }
+    ks_request *q = &w->reqs.reqs[id];
+    q->api = api;
+    ks_prod_net_address(p, w, q, broker);
+    q->correlation_id = ++p->api_requests[api]; /* from 1, per API */
+    q->expects_response = true;
+    q->producer_id = -1;
+    q->gen = p->nodes[broker].gen;
+    q->pnext = KS_REQ_NONE;
+    return id;
+}
+
 /* The request header and routing: from this producer's node to
  * `broker`, in the API version its Kafka release speaks, with the body
  * fields every request of a transactional producer carries. */
@@ -295,21 +313,12 @@ void ks_producer_on_metadata(ks_producer *p, ks_world *w)
         }
         return;
     }
-    uint32_t id = ks_request_alloc(&w->reqs);
-    if (id == KS_REQ_NONE) {
-        ks_prod_oom(w);
+    uint32_t id = ks_prod_net_new_request(p, w, KS_API_METADATA, broker);
+    if (id == KS_REQ_NONE)
         return;
-    }
     ks_request *q = &w->reqs.reqs[id];
-    q->api = KS_API_METADATA;
-    ks_prod_net_address(p, w, q, broker);
-    q->correlation_id = ++p->api_requests[KS_API_METADATA];
-    q->expects_response = true;
-    q->producer_id = -1;
     q->topic = p->topic;
     q->daemon = true;
-    q->gen = p->nodes[broker].gen;
-    q->pnext = KS_REQ_NONE;
     q->request_bytes =
         30u + (uint32_t)strlen(p->client_id) + (uint32_t)strlen(ks_prod_topic_name(w, p));
     q->sent_ns = now;

@@ -21,6 +21,7 @@
 #ifndef KS_PRODUCER_NETWORK_CLIENT_H
 #define KS_PRODUCER_NETWORK_CLIENT_H
 
+#include "models/kafka/errors.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>
@@ -57,6 +58,11 @@ void ks_prod_net_schedule_metadata(struct ks_producer *p, struct ks_world *w);
  * UINT32_MAX (then *next says when to look again). */
 uint32_t ks_prod_net_least_loaded(const struct ks_producer *p, const struct ks_world *w,
                                   ks_time now, ks_time *next);
+/* A new request of `api` to `broker`: addressed, numbered per API from
+ * 1, answered (expects_response), of no producer id until the caller
+ * says otherwise; KS_REQ_NONE when out of memory (the run stops). */
+uint32_t ks_prod_net_new_request(struct ks_producer *p, struct ks_world *w, ks_api api,
+                                 uint32_t broker);
 /* The request header and routing of q, to `broker`. */
 void ks_prod_net_address(struct ks_producer *p, struct ks_world *w, struct ks_request *q,
                          uint32_t broker);

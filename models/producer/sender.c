@@ -362,20 +362,12 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
                          const bool *was_full)
 {
     ks_time now = ks_sim_now(&w->sim);
-    uint32_t id = ks_request_alloc(&w->reqs);
-    if (id == KS_REQ_NONE) {
-        ks_prod_oom(w);
+    uint32_t id = ks_prod_net_new_request(p, w, KS_API_PRODUCE, broker);
+    if (id == KS_REQ_NONE)
         return;
-    }
-    ks_prod_node *n = &p->nodes[broker];
     ks_request *q = &w->reqs.reqs[id];
-    q->api = KS_API_PRODUCE;
-    ks_prod_net_address(p, w, q, broker);
-    q->correlation_id = ++p->api_requests[KS_API_PRODUCE]; /* from 1 */
     q->expects_response = p->acks != 0;
     q->producer_id = p->seq ? p->producer_id : -1;
-    q->gen = n->gen;
-    q->pnext = KS_REQ_NONE;
     uint32_t last = KS_REQ_NONE;
     uint64_t batch_bytes = 0;
     for (uint32_t bid = chain; bid != KS_NONE; bid = ks_acc_batch(&p->acc, bid)->next) {

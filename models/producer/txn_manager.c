@@ -336,20 +336,10 @@ static void got_producer_id(ks_producer *p, ks_world *w, const ks_request *q)
  * (-1); the response: header + error + producer id + epoch. */
 static void send_init_producer_id(ks_producer *p, ks_world *w, uint32_t broker, ks_time now)
 {
-    uint32_t id = ks_request_alloc(&w->reqs);
-    if (id == KS_REQ_NONE) {
-        ks_prod_oom(w);
+    uint32_t id = ks_prod_net_new_request(p, w, KS_API_INIT_PRODUCER_ID, broker);
+    if (id == KS_REQ_NONE)
         return;
-    }
-    ks_prod_node *n = &p->nodes[broker];
     ks_request *q = &w->reqs.reqs[id];
-    q->api = KS_API_INIT_PRODUCER_ID;
-    ks_prod_net_address(p, w, q, broker);
-    q->correlation_id = ++p->api_requests[KS_API_INIT_PRODUCER_ID];
-    q->expects_response = true;
-    q->producer_id = -1;
-    q->gen = n->gen;
-    q->pnext = KS_REQ_NONE;
     q->request_bytes = 30u + (uint32_t)strlen(p->client_id);
     ks_prod_sender_cost(p, q, now);
     p->tm.in_flight = true;
@@ -702,22 +692,13 @@ oom:
 static void send_txn_request(ks_producer *p, ks_world *w, uint32_t broker, ks_api api,
                              ks_time now)
 {
-    uint32_t id = ks_request_alloc(&w->reqs);
-    if (id == KS_REQ_NONE) {
-        ks_prod_oom(w);
+    uint32_t id = ks_prod_net_new_request(p, w, api, broker);
+    if (id == KS_REQ_NONE)
         return;
-    }
-    ks_prod_node *n = &p->nodes[broker];
     ks_request *q = &w->reqs.reqs[id];
-    q->api = api;
-    ks_prod_net_address(p, w, q, broker);
-    q->correlation_id = ++p->api_requests[api];
-    q->expects_response = true;
     q->producer_id = p->producer_id;
     q->epoch = p->epoch;
     q->commit = p->tm.state == KS_TM_COMMITTING_TRANSACTION; /* EndTxn */
-    q->gen = n->gen;
-    q->pnext = KS_REQ_NONE;
     const char *tid = p->conf->config[KS_PCFG_TRANSACTIONAL_ID].s;
     q->request_bytes = 30u + (uint32_t)strlen(p->client_id) + (uint32_t)strlen(tid);
     if (!fill_txn_request(p, w, id))
