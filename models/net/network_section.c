@@ -9,7 +9,14 @@
 
 static void load_latency_object(ks_conf *L, json_t *obj, ks_dist *d)
 {
-    static const char *const dist_names[] = {"constant", "uniform", "exponential", "lognormal"};
+    static const char *const dist_names[] = {
+#define X(e, name) name,
+        KS_DISTS(X)
+#undef X
+    };
+#define X(e, name) ", \"" name "\""
+    static const char dist_list[] = "" KS_DISTS(X);
+#undef X
     static const char *const k_const[] = {"dist", "ms", NULL};
     static const char *const k_unif[] = {"dist", "min.ms", "max.ms", NULL};
     static const char *const k_exp[] = {"dist", "mean.ms", "min.ms", NULL};
@@ -18,11 +25,11 @@ static void load_latency_object(ks_conf *L, json_t *obj, ks_dist *d)
     size_t mark = ks_conf_enter(L, "dist");
     unsigned k = 0;
     if (!kind) {
-        ks_conf_err(L, "missing: one of \"constant\", \"uniform\", \"exponential\", \"lognormal\"");
+        ks_conf_err(L, "missing: one of %s", dist_list + 2);
         ks_conf_leave(L, mark);
         return;
     }
-    if (!ks_conf_check_choice(L, kind, dist_names, 4, &k)) {
+    if (!ks_conf_check_choice(L, kind, dist_names, KS_DIST__COUNT, &k)) {
         ks_conf_leave(L, mark);
         return;
     }
