@@ -78,6 +78,9 @@ static const bad_case bad_cases[] = {
     {"unknown distribution", "{\"network\": {\"latency\": {\"dist\": \"normal\"}}, " P1 "}", NULL,
      NULL, "t.json: $.network.latency.dist: expected one of \"constant\", \"uniform\", "
            "\"exponential\", \"lognormal\", got \"normal\""},
+    {"distribution missing", "{\"network\": {\"latency\": {\"ms\": 1}}, " P1 "}", NULL, NULL,
+     "t.json: $.network.latency.dist: missing: one of \"constant\", \"uniform\", "
+     "\"exponential\", \"lognormal\""},
     {"distribution parameter missing",
      "{\"network\": {\"latency\": {\"dist\": \"uniform\", \"min.ms\": 1}}, " P1 "}", NULL, NULL,
      "t.json: $.network.latency.max.ms: missing (a uniform distribution needs it)"},
