@@ -101,6 +101,8 @@ static const bad_case bad_cases[] = {
      "t.json: $.replication: \"replication\" is reserved by the scenario format for a model this ksim"},
     {"consumer isolation", "{\"consumers\": [{\"isolation.level\": \"read_comitted\"}], " P1 "}", NULL, NULL,
      "t.json: $.consumers[0].isolation.level: expected one of \"read_uncommitted\", \"read_committed\", got \"read_comitted\" (did you mean \"read_committed\"?)"},
+    {"consumer partition twice", "{\"consumers\": [{\"partitions\": [0, 0]}], " P1 "}", NULL, NULL,
+     "t.json: $.consumers[0].partitions[1]: partition 0 is listed twice"},
     {"consumer forward", "{\"consumers\": [{\"forward.to\": \"p9\"}], " P1 "}", NULL, NULL,
      "t.json: $.consumers[0].forward.to: no producer \"p9\" (did you mean \"p1\"?)"},
     {"transactions without id", "{\"producers\": [{\"id\": \"p1\", \"transactions\": {\"records\": 2}}]}", NULL, NULL,

@@ -140,7 +140,14 @@ bool ks_consumer_init(ks_consumer *c, ks_world *w, uint32_t index)
         !c->fetch_req)
         return false;
     uint32_t first = w->topic_first_partition[cc->topic];
+    c->first_partition = first;
+    c->topic_partitions = w->sc->topics[cc->topic].max_partitions;
+    c->part_index = malloc((c->topic_partitions ? c->topic_partitions : 1u) * sizeof *c->part_index);
+    if (!c->part_index)
+        return false;
+    memset(c->part_index, 0xff, c->topic_partitions * sizeof *c->part_index);
     for (uint32_t k = 0; k < c->nparts; k++) {
+        c->part_index[cc->partitions[k]] = k;
         c->parts[k] = first + cc->partitions[k];
         c->leader[k] = w->partitions[c->parts[k]].leader; /* bootstrapped metadata */
         c->committed[k] = -1;
@@ -158,6 +165,7 @@ bool ks_consumer_init(ks_consumer *c, ks_world *w, uint32_t index)
 void ks_consumer_free(ks_consumer *c)
 {
     free(c->parts);
+    free(c->part_index);
     free(c->leader);
     free(c->position);
     free(c->fetch_pos);
@@ -322,10 +330,9 @@ static void start_polling(ks_consumer *c, ks_world *w)
 /* The part index of world partition p, or UINT32_MAX. */
 static uint32_t part_of(const ks_consumer *c, uint32_t p)
 {
-    for (uint32_t k = 0; k < c->nparts; k++)
-        if (c->parts[k] == p)
-            return k;
-    return UINT32_MAX;
+    if (p < c->first_partition || p - c->first_partition >= c->topic_partitions)
+        return UINT32_MAX;
+    return c->part_index[p - c->first_partition];
 }
 
 static void on_offsets(ks_consumer *c, ks_world *w, const ks_request *q)

@@ -68,6 +68,10 @@ typedef struct ks_consumer {
     ks_consumer_phase phase;
     uint32_t nparts;
     uint32_t *parts;           /* world partition indices it reads */
+    uint32_t first_partition;  /* the world index of its topic's partition 0 */
+    uint32_t topic_partitions; /* ... and how many the topic may have */
+    uint32_t *part_index;      /* per partition of the topic: its part, or
+                                  UINT32_MAX when not read */
     uint32_t *leader;          /* per part: its leader's broker */
     int64_t *position;         /* per part: next offset to hand to the application */
     int64_t *fetch_pos;        /* per part: next offset to fetch */

@@ -46,6 +46,12 @@ static void consumer_partitions(ks_conf *L, json_t *v, const ks_scenario *sc, ks
         return;
     }
     c->partition_count = (uint32_t)n;
+    /* assign() takes a set: a partition listed twice is a mistake */
+    bool *seen = v ? calloc(tc->max_partitions ? tc->max_partitions : 1u, sizeof *seen) : NULL;
+    if (v && !seen) {
+        ks_conf_err(L, "out of memory");
+        return;
+    }
     for (size_t k = 0; k < n; k++) {
         c->partitions[k] = (uint32_t)k;
         if (!v)
@@ -53,11 +59,16 @@ static void consumer_partitions(ks_conf *L, json_t *v, const ks_scenario *sc, ks
         size_t m = ks_conf_enter(L, "partitions");
         size_t mi = ks_conf_enter_index(L, k);
         int64_t num;
-        if (ks_conf_check_int(L, json_array_get(v, k), 0, (int64_t)tc->max_partitions - 1, &num))
+        if (ks_conf_check_int(L, json_array_get(v, k), 0, (int64_t)tc->max_partitions - 1, &num)) {
             c->partitions[k] = (uint32_t)num;
+            if (seen[num])
+                ks_conf_err(L, "partition %lld is listed twice", (long long)num);
+            seen[num] = true;
+        }
         ks_conf_leave(L, mi);
         ks_conf_leave(L, m);
     }
+    free(seen);
 }
 
 /* "commit" and "forward.to": a consumer committing with a transaction
