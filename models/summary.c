@@ -193,10 +193,10 @@ static json_t *network_json(const ks_world *w)
     return o;
 }
 
-json_t *ks_world_summary(const ks_world *w)
+/* The run itself: format, versions, verdict, virtual time, events. */
+static void run_json(json_t *o, const ks_world *w)
 {
     const ks_sim *s = &w->sim;
-    json_t *o = json_object();
     json_object_set_new(o, "format", json_integer(SUMMARY_FORMAT));
     json_object_set_new(o, "ksim", json_string(KS_VERSION));
     json_object_set_new(o, "scenario", json_string(w->sc->name));
@@ -211,7 +211,12 @@ json_t *ks_world_summary(const ks_world *w)
                             json_integer((json_int_t)s->dispatched_by_kind[k]));
     json_object_set_new(o, "events_by_kind", kinds);
     json_object_set_new(o, "events_pending", json_integer(ks_sim_pending(s)));
+}
 
+/* "records", "latency_ns" and "throughput" over all producers; returns
+ * the "producers" object, which the summary places after them. */
+static json_t *records_json(json_t *o, const ks_world *w)
+{
     ks_hist all;
     ks_hist_init(&all);
     json_t *prods = producers_json(w, &all);
@@ -238,7 +243,7 @@ json_t *ks_world_summary(const ks_world *w)
     ks_hist_free(&all);
 
     /* Throughput over the span from the first send() to the last ack, in
-     * records and bytes per second of virtual time, by integer division. */
+     * records and bytes per second of virtual time. */
     json_t *thr = json_object();
     ks_time span = first >= 0 && last > first ? last - first : 0;
     json_object_set_new(thr, "span_ns", json_integer(span));
@@ -248,26 +253,28 @@ json_t *ks_world_summary(const ks_world *w)
                         json_integer(span ? (json_int_t)((double)bytes * 1e9 / (double)span) : 0));
     json_object_set_new(thr, "series", ks_metrics_json(&w->metrics));
     json_object_set_new(o, "throughput", thr);
-    json_object_set_new(o, "producers", prods);
-    json_object_set_new(o, "brokers", brokers_json(w));
-    json_object_set_new(o, "partitions", partitions_json(w));
-    json_object_set_new(o, "consumers", consumers_json(w));
-    json_object_set_new(o, "network", network_json(w));
-    if (w->coord.count > 0) {
-        json_t *txns = json_object();
-        for (uint32_t i = 0; i < w->coord.count; i++) {
-            const ks_coord_txn *t = &w->coord.txns[i];
-            json_t *j = json_object();
-            json_object_set_new(j, "coordinator", json_integer(t->broker));
-            json_object_set_new(j, "state", json_string(ks_txn_state_name(t->meta.state)));
-            json_object_set_new(j, "producer_id", json_integer(t->meta.producer_id));
-            json_object_set_new(j, "epoch", json_integer(t->meta.epoch));
-            json_object_set_new(j, "transitions", json_integer(t->meta.transitions));
-            json_object_set_new(txns, t->meta.transactional_id, j);
-        }
-        json_object_set_new(o, "transactions", txns);
+    return prods;
+}
+
+/* Each transactional.id as its coordinator ends the run. */
+static json_t *transactions_json(const ks_world *w)
+{
+    json_t *txns = json_object();
+    for (uint32_t i = 0; i < w->coord.count; i++) {
+        const ks_coord_txn *t = &w->coord.txns[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "coordinator", json_integer(t->broker));
+        json_object_set_new(j, "state", json_string(ks_txn_state_name(t->meta.state)));
+        json_object_set_new(j, "producer_id", json_integer(t->meta.producer_id));
+        json_object_set_new(j, "epoch", json_integer(t->meta.epoch));
+        json_object_set_new(j, "transitions", json_integer(t->meta.transitions));
+        json_object_set_new(txns, t->meta.transactional_id, j);
     }
-    json_object_set_new(o, "delivery", w->delivery ? json_deep_copy(w->delivery) : json_null());
+    return txns;
+}
+
+static json_t *faults_json(const ks_world *w)
+{
     json_t *faults = json_array();
     for (uint32_t i = 0; i < w->faults.n; i++) {
         json_t *j = json_object();
@@ -275,6 +282,22 @@ json_t *ks_world_summary(const ks_world *w)
         json_object_set_new(j, "hits", json_integer(w->faults.hits[i]));
         json_array_append_new(faults, j);
     }
-    json_object_set_new(o, "faults", faults);
+    return faults;
+}
+
+json_t *ks_world_summary(const ks_world *w)
+{
+    json_t *o = json_object();
+    run_json(o, w);
+    json_t *prods = records_json(o, w);
+    json_object_set_new(o, "producers", prods);
+    json_object_set_new(o, "brokers", brokers_json(w));
+    json_object_set_new(o, "partitions", partitions_json(w));
+    json_object_set_new(o, "consumers", consumers_json(w));
+    json_object_set_new(o, "network", network_json(w));
+    if (w->coord.count > 0)
+        json_object_set_new(o, "transactions", transactions_json(w));
+    json_object_set_new(o, "delivery", w->delivery ? json_deep_copy(w->delivery) : json_null());
+    json_object_set_new(o, "faults", faults_json(w));
     return o;
 }

@@ -104,6 +104,60 @@ static bool name_nodes(ks_world *w, const ks_scenario *sc)
     return true;
 }
 
+/* The partitions: leaders spread round-robin over brokers, continuing
+ * across topics, as a fresh cluster's assignment does in spirit
+ * (partitions added later continue the same round-robin when they are
+ * created); each with its log and its idempotent-producer state
+ * (brokers before 2.5 answered UNKNOWN_PRODUCER_ID to an unknown
+ * producer id). */
+static void build_partitions(ks_world *w, const ks_scenario *sc)
+{
+    uint32_t k = 0;
+    for (uint32_t t = 0; t < sc->topic_count; t++) {
+        w->topic_first_partition[t] = k;
+        w->topic_partitions[t] = sc->topics[t].partitions;
+        for (uint32_t p = 0; p < sc->topics[t].max_partitions; p++, k++) {
+            w->partitions[k].topic = t;
+            w->partitions[k].index = p;
+            w->partitions[k].exists = p < sc->topics[t].partitions;
+            if (w->partitions[k].exists)
+                w->partitions[k].leader = w->next_leader++ % sc->broker_count;
+        }
+    }
+    /* records carry ids in the logs when someone reads them back */
+    bool logged = sc->consumer_count > 0;
+    for (uint32_t i = 0; i < sc->producer_count; i++)
+        logged = logged || sc->producers[i].txn.enabled;
+    w->record_ids = logged;
+    for (uint32_t i = 0; i < w->partition_count; i++) {
+        ks_ps_init(&w->partitions[i].ps, sc->producer_state_batches,
+                   sc->kafka_version < KS_KV(2, 5, 0));
+        w->partitions[i].logged = logged;
+        ks_plog_init(&w->partitions[i].log, true);
+    }
+}
+
+/* The clients, in scenario order (their random streams are named, so
+ * the order draws nothing). */
+static bool build_clients(ks_world *w, const ks_scenario *sc)
+{
+    w->producer_count = sc->producer_count;
+    w->producers = calloc(sc->producer_count, sizeof *w->producers);
+    if (!w->producers)
+        return false;
+    for (uint32_t i = 0; i < sc->producer_count; i++)
+        if (!ks_producer_init(&w->producers[i], w, i))
+            return false;
+    w->consumer_count = sc->consumer_count;
+    w->consumers = calloc(sc->consumer_count ? sc->consumer_count : 1, sizeof *w->consumers);
+    if (!w->consumers)
+        return false;
+    for (uint32_t i = 0; i < sc->consumer_count; i++)
+        if (!ks_consumer_init(&w->consumers[i], w, i))
+            return false;
+    return true;
+}
+
 static bool build(ks_world *w, const ks_scenario *sc)
 {
     w->nodes = (ks_nodes){sc->broker_count, sc->producer_count, sc->consumer_count};
@@ -132,51 +186,11 @@ static bool build(ks_world *w, const ks_scenario *sc)
         w->brokers[b].threads = (uint32_t)sc->broker_config[KS_BCFG_NUM_IO_THREADS].i;
         w->brokers[b].wait_head = w->brokers[b].wait_tail = UINT32_MAX;
     }
-    /* Leaders spread round-robin over brokers, continuing across topics,
-     * as a fresh cluster's assignment does in spirit; partitions added
-     * later continue the same round-robin when they are created. */
-    uint32_t k = 0;
-    for (uint32_t t = 0; t < sc->topic_count; t++) {
-        w->topic_first_partition[t] = k;
-        w->topic_partitions[t] = sc->topics[t].partitions;
-        for (uint32_t p = 0; p < sc->topics[t].max_partitions; p++, k++) {
-            w->partitions[k].topic = t;
-            w->partitions[k].index = p;
-            w->partitions[k].exists = p < sc->topics[t].partitions;
-            if (w->partitions[k].exists)
-                w->partitions[k].leader = w->next_leader++ % sc->broker_count;
-        }
-    }
-    /* Idempotent-producer state at each leader; brokers before 2.5
-     * answered UNKNOWN_PRODUCER_ID to an unknown producer id. */
-    bool logged = sc->consumer_count > 0;
-    for (uint32_t i = 0; i < sc->producer_count; i++)
-        logged = logged || sc->producers[i].txn.enabled;
-    for (uint32_t i = 0; i < parts; i++) {
-        ks_ps_init(&w->partitions[i].ps, sc->producer_state_batches,
-                   sc->kafka_version < KS_KV(2, 5, 0));
-        w->partitions[i].logged = logged;
-    w->record_ids = logged;
-        ks_plog_init(&w->partitions[i].log, true);
-    }
+    build_partitions(w, sc);
     w->next_producer_id = sc->first_producer_id;
     if (!ks_faults_init(&w->faults, w) || !ks_coord_init(&w->coord, w) ||
-        !ks_groups_init(&w->groups, w))
+        !ks_groups_init(&w->groups, w) || !build_clients(w, sc))
         return false;
-    w->producer_count = sc->producer_count;
-    w->producers = calloc(sc->producer_count, sizeof *w->producers);
-    if (!w->producers)
-        return false;
-    for (uint32_t i = 0; i < sc->producer_count; i++)
-        if (!ks_producer_init(&w->producers[i], w, i))
-            return false;
-    w->consumer_count = sc->consumer_count;
-    w->consumers = calloc(sc->consumer_count ? sc->consumer_count : 1, sizeof *w->consumers);
-    if (!w->consumers)
-        return false;
-    for (uint32_t i = 0; i < sc->consumer_count; i++)
-        if (!ks_consumer_init(&w->consumers[i], w, i))
-            return false;
     return build_checker(w);
 }
 
