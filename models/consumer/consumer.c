@@ -751,8 +751,13 @@ static answer_fn *const answers[KS_API__COUNT] = {
 
 static void answered(ks_consumer *c, ks_world *w, const ks_request *q)
 {
-    if (answers[q->api])
-        answers[q->api](c, w, q);
+    answer_fn *h = (unsigned)q->api < (unsigned)KS_API__COUNT ? answers[q->api] : NULL;
+    assert(h && "an answer to a request the consumer never sends");
+    if (!h) {
+        ks_sim_stop(&w->sim, KS_SIM_INTERNAL_ERROR);
+        return;
+    }
+    h(c, w, q);
 }
 
 void ks_consumer_on_response(ks_consumer *c, ks_world *w, uint32_t id)
