@@ -613,13 +613,14 @@ static bool send_verification(ks_world *w, uint32_t broker, uint32_t id)
         if (!needs_verification(w, q, rb))
             continue;
         vq->epoch = rb->epoch;
-        topic = w->sc->topics[w->partitions[rb->partition].topic].name;
+        uint32_t partition = rb->partition; /* rb moves when the entries grow */
+        topic = w->sc->topics[w->partitions[partition].topic].name;
         uint32_t ve = ks_request_add_batch(&w->reqs, v, &last);
         if (ve == KS_REQ_NONE)
             return false;
         vq = &w->reqs.reqs[v];
         q = &w->reqs.reqs[id];
-        w->reqs.entries[ve].partition = rb->partition;
+        w->reqs.entries[ve].partition = partition;
     }
     vq->request_bytes = 40u + (uint32_t)strlen(vq->client_id) +
                         (uint32_t)strlen(vq->transactional_id) + (uint32_t)strlen(topic) +
@@ -713,6 +714,9 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
          * sends today */
         q->error = KS_KERR_UNKNOWN_SERVER_ERROR;
     }
+    /* a handler that sends requests of its own (verification, markers)
+     * may have moved the pool: q again */
+    q = &w->reqs.reqs[id];
     uint32_t conn = q->conn;
     ks_broker_conn *c = &w->broker_conns[conn];
     c->handling = false;
