@@ -217,19 +217,6 @@ typedef struct check_opts {
     size_t n_paths;
 } check_opts;
 
-static bool parse_seed(const char *s, uint64_t *out)
-{
-    if (*s < '0' || *s > '9')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v > (unsigned long long)INT64_MAX)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* Adds "--set PATH=VALUE"; false when it is not of that form or there are
  * too many. */
 static bool add_override(check_opts *o, const char *arg)
@@ -281,7 +268,7 @@ static int parse_option(int id, const char *v, check_opts *o)
         o->junit = v;
         break;
     case CHECK_SEED:
-        if (!parse_seed(v, &o->seed))
+        if (!ks_opt_uint(v, INT64_MAX, &o->seed))
             return ks_status_usage("check", "--seed: expected an integer from 0 to 2^63-1, "
                                    "got '%s'", v);
         o->has_seed = true;

@@ -169,19 +169,6 @@ static bool print_partition(const char *key, bool hex, bool verbose, uint32_t n)
     return true;
 }
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    if (!*s || *s == '-')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return false;
-    *out = v;
-    return true;
-}
-
 enum { PARTITION_HELP = 'h', PARTITION_VERBOSE = 'v', PARTITION_N = 256, PARTITION_KEY_HEX };
 
 static const ks_opt_def partition_options[] = {
@@ -221,7 +208,7 @@ static int parse_partition_args(int argc, char **argv, partition_opts *o)
             o->verbose = true;
         } else if (id == PARTITION_KEY_HEX) {
             o->hex = true;
-        } else if (!parse_u64(p.value, &o->n) || o->n < 1 || o->n > 1000000) {
+        } else if (!ks_opt_uint(p.value, 1000000, &o->n) || o->n < 1) {
             return ks_status_usage("partition", "--partitions: expected an integer from 1 to "
                                    "1000000, got '%s'", p.value);
         }

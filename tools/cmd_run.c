@@ -80,19 +80,6 @@ const char ks_usage_validate[] =
     "\n"
     "exit status: 0 all valid, 2 some scenario is invalid\n";
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    if (!*s || *s == '-')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return false;
-    *out = v;
-    return true;
-}
-
 static bool parse_override(const char *arg, ks_override *o)
 {
     const char *eq = strchr(arg, '=');
@@ -378,7 +365,7 @@ static int run_option(run_opts *o, int id, const ks_opt_parser *p)
         o->out_dir = v;
         return 0;
     case RUN_SEED:
-        if (!parse_u64(v, &o->seed) || o->seed > (uint64_t)INT64_MAX)
+        if (!ks_opt_uint(v, INT64_MAX, &o->seed))
             return ks_status_usage("run", "--seed: expected an integer from 0 to 2^63-1, got '%s'",
                                    v);
         o->has_seed = true;

@@ -16,6 +16,8 @@
 #include "tools/options.h"
 
 #include <stdio.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 void ks_opt_init(ks_opt_parser *p, int argc, char **argv, int first, const ks_opt_def *defs,
@@ -133,4 +135,17 @@ int ks_opt_next(ks_opt_parser *p)
         p->options_ended = true;
     p->value = arg;
     return KS_OPT_OPERAND;
+}
+
+bool ks_opt_uint(const char *s, uint64_t max, uint64_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > max)
+        return false;
+    *out = v;
+    return true;
 }

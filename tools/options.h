@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* One option: its id (handed back when it is met; any value >= 0), its
  * short letter ('\0': none), its long name without the dashes (NULL:
@@ -77,5 +78,9 @@ int ks_opt_next(ks_opt_parser *p);
 /* The index in argv of the next argument to read: after KS_OPT_OPERAND,
  * the operand was argv[ks_opt_index(p) - 1]. */
 int ks_opt_index(const ks_opt_parser *p);
+
+/* A decimal option value: digits only (no sign, no space), at most max;
+ * false otherwise. */
+bool ks_opt_uint(const char *s, uint64_t max, uint64_t *out);
 
 #endif

@@ -160,18 +160,6 @@ static bool parse_ms(const char *s, int64_t *ns)
     return true;
 }
 
-static bool parse_count(const char *s, uint64_t *out)
-{
-    char *end;
-    if (*s < '0' || *s > '9')
-        return false;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || v > (unsigned long long)INT64_MAX)
-        return false;
-    *out = v;
-    return true;
-}
-
 enum {
     EX_HELP = 'h',
     EX_OUT = 'o',
@@ -221,14 +209,14 @@ static int parse_option(int id, const ks_opt_parser *p, opts *o)
             return USAGE("--to: expected milliseconds such as 1000 or 1.5, got '%s'", v);
         break;
     case EX_RECORD:
-        if (!(o->has_record = parse_count(v, &o->record)))
+        if (!(o->has_record = ks_opt_uint(v, INT64_MAX, &o->record)))
             return USAGE("--record: expected a record id (0, 1, ...), got '%s'", v);
         break;
     case EX_PARTITION:
         o->partition = v;
         break;
     case EX_MAX_STEPS:
-        if (!parse_count(v, &n))
+        if (!ks_opt_uint(v, INT64_MAX, &n))
             return USAGE("--max-steps: expected a number of steps (0: no limit), got '%s'", v);
         o->max_steps = (int64_t)n;
         break;
