@@ -427,7 +427,7 @@ static bool defer_if_paused(ks_world *w, const ks_event *ev)
         until = ks_faults_broker_paused(w, ev->tag, now);
         break;
     case KS_EV_RESPONSE:
-        producer = (int32_t)ks_world_producer_of(w, w->reqs.reqs[ev->arg].client);
+        producer = (int32_t)ks_world_producer_of(w, ks_req(&w->reqs, (uint32_t)ev->arg)->client);
         break;
     case KS_EV_PRODUCE:
         if (w->node_down[ks_node_producer(&w->nodes, ev->owner)])
@@ -501,7 +501,7 @@ static void dispatch(ks_world *w, const ks_event *ev)
         break;
     case KS_EV_RESPONSE: {
         uint32_t id = (uint32_t)ev->arg;
-        ks_node client = w->reqs.reqs[id].client;
+        ks_node client = ks_req(&w->reqs, id)->client;
         if (!ks_wire_delivered(w, id, KS_NET_RESPONSE)) {
             ks_request_unref(&w->reqs, id); /* its connection is gone */
             break;

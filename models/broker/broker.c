@@ -30,8 +30,8 @@ static ks_time handling_ns(const ks_world *w, uint32_t broker, const ks_request 
     /* Compressed batches are decompressed to validate their records
      * ([K] storage/.../LogValidator, the compressed path). */
     uint64_t decompress_ps = 0;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next)
-        decompress_ps += w->reqs.entries[e].raw * (uint64_t)w->reqs.entries[e].decompress_ps;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next)
+        decompress_ps += ks_req_entry(&w->reqs, e)->raw * (uint64_t)ks_req_entry(&w->reqs, e)->decompress_ps;
     ks_time cost = ks_time_add(c->request_ns, (ks_time)q->batches * c->batch_ns);
     cost = ks_time_add(cost, bytes_ns);
     return ks_time_add(cost, (ks_time)((decompress_ps + 500u) / 1000u));
@@ -42,7 +42,7 @@ static void start(ks_world *w, ks_broker *b, uint32_t conn)
     ks_broker_conn *c = &w->broker_conns[conn];
     uint32_t id = c->q_head;
     assert(id != KS_REQ_NONE && !c->serving);
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     c->q_head = q->next;
     if (c->q_head == KS_REQ_NONE)
         c->q_tail = KS_REQ_NONE;
@@ -120,7 +120,7 @@ static bool ensure_conn(ks_world *w, uint32_t conn)
 void ks_broker_on_arrive(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_broker *b = &w->brokers[broker];
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     if (!ensure_conn(w, q->conn)) {
         w->out_of_memory = true;
         ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
@@ -134,7 +134,7 @@ void ks_broker_on_arrive(ks_world *w, uint32_t broker, uint32_t id)
     if (c->q_tail == KS_REQ_NONE)
         c->q_head = id;
     else
-        w->reqs.reqs[c->q_tail].next = id;
+        ks_req(&w->reqs, c->q_tail)->next = id;
     c->q_tail = id;
     b->queued++;
     if (b->queued > b->queue_len_max)
@@ -306,10 +306,10 @@ static void handle_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
  * once the response is written. */
 void ks_broker_respond(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     uint32_t conn = q->conn;
     if (q->api == KS_API_PRODUCE && q->first != KS_REQ_NONE) {
-        const ks_partition *part = &w->partitions[w->reqs.entries[q->first].partition];
+        const ks_partition *part = &w->partitions[ks_req_entry(&w->reqs, q->first)->partition];
         q->response_bytes = response_bytes(w->sc->topics[part->topic].name, q->batches);
     } else if (q->response_bytes == 0) {
         q->response_bytes = 24u; /* a small response: error and a few ids */
@@ -384,11 +384,11 @@ static void trace_marker(ks_world *w, const ks_request *q, const ks_partition *p
  * appended again. */
 static bool handle_write_txn_markers(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     (void)broker;
     ks_marker m = q->commit ? KS_MARKER_COMMIT : KS_MARKER_ABORT;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        uint32_t pidx = w->reqs.entries[e].partition;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        uint32_t pidx = ks_req_entry(&w->reqs, e)->partition;
         if (ks_is_group_partition(pidx)) {
             /* __consumer_offsets: the group coordinator completes the
              * transaction's offsets ([K] GroupCoordinator.
@@ -423,7 +423,7 @@ static void produce_verified(ks_world *w, uint32_t broker, uint32_t vreq);
  * metadata). */
 static bool handle_find_coordinator(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     (void)broker;
     q->node = q->key_type == KS_COORD_GROUP ? ks_group_coordinator(w, q->group_id)
                                             : ks_coord_broker(w, q->transactional_id);
@@ -437,7 +437,7 @@ static bool handle_find_coordinator(ks_world *w, uint32_t broker, uint32_t id)
  * ISR). */
 static bool handle_metadata(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     (void)broker;
     uint32_t n = w->topic_partitions[q->topic], first = w->topic_first_partition[q->topic];
     free(q->leaders);
@@ -468,7 +468,7 @@ uint32_t ks_broker_new_request(ks_world *w, uint32_t from, uint32_t to, ks_api a
         ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
         return KS_REQ_NONE;
     }
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     q->api = api;
     q->version = version;
     q->client = from;
@@ -484,7 +484,7 @@ uint32_t ks_broker_new_request(ks_world *w, uint32_t from, uint32_t to, ks_api a
 
 void ks_broker_send(ks_world *w, uint32_t from, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     (void)from;
     q->sent_ns = ks_sim_now(&w->sim);
     q->refs++; /* the sender's hold, until answered or given up */
@@ -495,7 +495,7 @@ void ks_broker_send(ks_world *w, uint32_t from, uint32_t id)
 
 void ks_broker_lost(ks_world *w, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     if (q->api == KS_API_WRITE_TXN_MARKERS) {
         ks_coord_markers_lost(w, id);
     } else if (q->api == KS_API_ADD_PARTITIONS_TO_TXN) {
@@ -511,9 +511,9 @@ void ks_broker_lost(ks_world *w, uint32_t id)
 
 void ks_broker_on_response(ks_world *w, uint32_t broker, uint32_t id)
 {
-    if (w->reqs.reqs[id].api == KS_API_WRITE_TXN_MARKERS)
+    if (ks_req(&w->reqs, id)->api == KS_API_WRITE_TXN_MARKERS)
         ks_coord_markers_answered(w, id);
-    else if (w->reqs.reqs[id].api == KS_API_ADD_PARTITIONS_TO_TXN)
+    else if (ks_req(&w->reqs, id)->api == KS_API_ADD_PARTITIONS_TO_TXN)
         produce_verified(w, broker, id);
     ks_request_unref(&w->reqs, id); /* the response event's hold */
     ks_request_unref(&w->reqs, id); /* the sender's hold */
@@ -561,9 +561,9 @@ static ks_kerr verified(const ks_world *w, uint32_t vreq, uint32_t partition)
 {
     if (vreq == KS_REQ_NONE)
         return KS_KERR_NONE;
-    const ks_request *vq = &w->reqs.reqs[vreq];
-    for (uint32_t e = vq->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        const ks_req_batch *rb = &w->reqs.entries[e];
+    const ks_request *vq = ks_req(&w->reqs, vreq);
+    for (uint32_t e = vq->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         if (rb->partition == partition)
             return rb->error != KS_KERR_NONE ? rb->error : vq->error;
     }
@@ -574,9 +574,9 @@ static ks_kerr verified(const ks_world *w, uint32_t vreq, uint32_t partition)
  * vreq is the verification answered for it, or KS_REQ_NONE. */
 static void append_all(ks_world *w, uint32_t broker, uint32_t id, uint32_t vreq)
 {
-    const ks_request *q = &w->reqs.reqs[id];
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        ks_req_batch *rb = &w->reqs.entries[e];
+    const ks_request *q = ks_req(&w->reqs, id);
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         ks_kerr v = verified(w, vreq, rb->partition);
         if (v != KS_KERR_NONE) {
             rb->error = verification_error(q, v);
@@ -593,23 +593,23 @@ static void append_all(ks_world *w, uint32_t broker, uint32_t id, uint32_t vreq)
  * an error per partition ([K] AddPartitionsToTxnRequest.json). */
 static bool send_verification(ks_world *w, uint32_t broker, uint32_t id)
 {
-    const ks_request *q = &w->reqs.reqs[id];
+    const ks_request *q = ks_req(&w->reqs, id);
     bool tv2 = ks_request_tv2(q);
     uint32_t coord = ks_coord_broker(w, q->transactional_id);
     uint32_t v = ks_broker_new_request(w, broker, coord, KS_API_ADD_PARTITIONS_TO_TXN,
                                        tv2 ? 5 : 4);
     if (v == KS_REQ_NONE)
         return false;
-    q = &w->reqs.reqs[id];
-    ks_request *vq = &w->reqs.reqs[v];
+    q = ks_req(&w->reqs, id);
+    ks_request *vq = ks_req(&w->reqs, v);
     vq->transactional_id = q->transactional_id;
     vq->producer_id = q->producer_id;
     vq->verify_only = !tv2;
     vq->owner = id;
     uint32_t last = KS_REQ_NONE;
     const char *topic = "";
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        const ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         if (!needs_verification(w, q, rb))
             continue;
         vq->epoch = rb->epoch;
@@ -618,9 +618,9 @@ static bool send_verification(ks_world *w, uint32_t broker, uint32_t id)
         uint32_t ve = ks_request_add_batch(&w->reqs, v, &last);
         if (ve == KS_REQ_NONE)
             return false;
-        vq = &w->reqs.reqs[v];
-        q = &w->reqs.reqs[id];
-        w->reqs.entries[ve].partition = partition;
+        vq = ks_req(&w->reqs, v);
+        q = ks_req(&w->reqs, id);
+        ks_req_entry(&w->reqs, ve)->partition = partition;
     }
     vq->request_bytes = 40u + (uint32_t)strlen(vq->client_id) +
                         (uint32_t)strlen(vq->transactional_id) + (uint32_t)strlen(topic) +
@@ -637,13 +637,13 @@ static bool send_verification(ks_world *w, uint32_t broker, uint32_t id)
  * is done now. */
 static bool handle_produce(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     ks_kerr injected = KS_KERR_NONE;
     uint32_t struck = UINT32_MAX;
     int32_t fault = ks_faults_append(w, id, ks_sim_now(&w->sim), &injected, &struck);
     bool verify = false;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         bool hit = fault >= 0 && (struck == UINT32_MAX || struck == rb->partition);
         rb->error = hit ? injected : KS_KERR_NONE;
         rb->fault = hit ? fault : KS_NO_FAULT;
@@ -659,7 +659,7 @@ static bool handle_produce(ks_world *w, uint32_t broker, uint32_t id)
  * the connection takes its next request). */
 static void produce_done(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     if (q->expects_response) {
         ks_broker_respond(w, broker, id);
         return;
@@ -674,7 +674,7 @@ static void produce_done(ks_world *w, uint32_t broker, uint32_t id)
  * for is appended or refused, and answered. */
 static void produce_verified(ks_world *w, uint32_t broker, uint32_t vreq)
 {
-    uint32_t id = w->reqs.reqs[vreq].owner;
+    uint32_t id = ks_req(&w->reqs, vreq)->owner;
     append_all(w, broker, id, vreq);
     produce_done(w, broker, id);
 }
@@ -702,7 +702,7 @@ static ks_broker_handler *const handlers[KS_API__COUNT] = {
 void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
 {
     ks_broker *b = &w->brokers[broker];
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     ks_time now = ks_sim_now(&w->sim);
     bool now_answer = true;
     ks_broker_handler *handle = handlers[q->api];
@@ -714,9 +714,6 @@ void ks_broker_on_append(ks_world *w, uint32_t broker, uint32_t id)
          * sends today */
         q->error = KS_KERR_UNKNOWN_SERVER_ERROR;
     }
-    /* a handler that sends requests of its own (verification, markers)
-     * may have moved the pool: q again */
-    q = &w->reqs.reqs[id];
     uint32_t conn = q->conn;
     ks_broker_conn *c = &w->broker_conns[conn];
     c->handling = false;
@@ -758,9 +755,9 @@ void ks_broker_on_event(ks_world *w, uint32_t broker, uint32_t tag, uint64_t arg
     if (tag != KS_BROKER_VERIFY_TIMEOUT)
         return;
     uint32_t vreq = (uint32_t)arg;
-    ks_request *vq = &w->reqs.reqs[vreq];
-    for (uint32_t e = vq->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next)
-        w->reqs.entries[e].error = KS_KERR_NETWORK_EXCEPTION;
+    ks_request *vq = ks_req(&w->reqs, vreq);
+    for (uint32_t e = vq->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next)
+        ks_req_entry(&w->reqs, e)->error = KS_KERR_NETWORK_EXCEPTION;
     produce_verified(w, broker, vreq);
     ks_request_unref(&w->reqs, vreq); /* the timeout's hold */
 }

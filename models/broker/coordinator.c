@@ -180,7 +180,7 @@ static bool answer(ks_request *q, ks_kerr err)
 
 static bool init_producer_id(ks_world *w, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     if (!q->transactional_id) {
         /* the idempotent producer: a fresh id from the cluster's counter
          * ([K] ProducerIdManager hands out blocks of ids in order) */
@@ -223,7 +223,7 @@ static bool init_producer_id(ks_world *w, uint32_t id)
  * AddOffsetsToTxn) to the request's transaction, or answers at once. */
 static bool add_to_txn(ks_world *w, uint32_t id, uint32_t txn, const uint32_t *parts, uint32_t n)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     ks_coord_txn *t = &w->coord.txns[txn];
     ks_txn_decision d = ks_txn_add_partitions(&t->meta, q->producer_id, q->epoch, parts, n);
     if (!d.write)
@@ -244,13 +244,13 @@ static bool add_to_txn(ks_world *w, uint32_t id, uint32_t txn, const uint32_t *p
 
 static bool add_partitions(ks_world *w, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     uint32_t txn = find_txn(w, q);
     if (txn == UINT32_MAX)
         return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
     ks_coordinators *cs = &w->coord;
     uint32_t n = 0;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
         if (n == cs->scratch_cap) {
             uint32_t cap = cs->scratch_cap ? cs->scratch_cap * 2u : 8u;
             uint32_t *a = realloc(cs->scratch, cap * sizeof *a);
@@ -259,7 +259,7 @@ static bool add_partitions(ks_world *w, uint32_t id)
             cs->scratch = a;
             cs->scratch_cap = cap;
         }
-        cs->scratch[n++] = w->reqs.entries[e].partition;
+        cs->scratch[n++] = ks_req_entry(&w->reqs, e)->partition;
     }
     return add_to_txn(w, id, txn, cs->scratch, n);
 }
@@ -270,7 +270,7 @@ static bool add_partitions(ks_world *w, uint32_t id)
  * offsets topic partition of the group). */
 static bool add_offsets(ks_world *w, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     uint32_t txn = find_txn(w, q);
     if (txn == UINT32_MAX)
         return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
@@ -303,7 +303,7 @@ static void mark_tv2(ks_world *w, const ks_request *q)
 
 static bool verify_partitions(ks_world *w, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     const ks_coord_txn *t = lookup(w, q->transactional_id);
     ks_kerr all = KS_KERR_NONE;
     if (!t || t->meta.producer_id != q->producer_id)
@@ -312,8 +312,8 @@ static bool verify_partitions(ks_world *w, uint32_t id)
         all = KS_KERR_PRODUCER_FENCED;
     else if (t->meta.state == KS_TXN_PREPARE_COMMIT || t->meta.state == KS_TXN_PREPARE_ABORT)
         all = KS_KERR_CONCURRENT_TRANSACTIONS;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         rb->error = all != KS_KERR_NONE                           ? all
                     : ks_txn_has_partition(&t->meta, rb->partition) ? KS_KERR_NONE
                                                                     : KS_KERR_TRANSACTION_ABORTABLE;
@@ -323,7 +323,7 @@ static bool verify_partitions(ks_world *w, uint32_t id)
 
 static bool end_txn(ks_world *w, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     uint32_t txn = find_txn(w, q);
     if (txn == UINT32_MAX)
         return answer(q, KS_KERR_UNKNOWN_SERVER_ERROR);
@@ -354,7 +354,7 @@ bool ks_coord_add_offsets(ks_world *w, uint32_t broker, uint32_t id)
 
 bool ks_coord_add_partitions(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     (void)broker;
     /* v4+ come from partition leaders: verification (3.6+), or the
      * implicit add of transaction version 2 (KIP-890) */
@@ -400,9 +400,9 @@ static bool send_marker_request(ks_world *w, uint32_t txn, uint32_t leader, cons
         uint32_t e = ks_request_add_batch(&w->reqs, id, &last);
         if (e == KS_REQ_NONE)
             return false;
-        w->reqs.entries[e].partition = parts[k];
+        ks_req_entry(&w->reqs, e)->partition = parts[k];
     }
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     q->producer_id = t->marker_pid;
     q->epoch = t->marker_epoch;
     q->commit = t->marker_commit;
@@ -461,7 +461,7 @@ oom:
 
 void ks_coord_markers_answered(ks_world *w, uint32_t req)
 {
-    const ks_request *q = &w->reqs.reqs[req];
+    const ks_request *q = ks_req(&w->reqs, req);
     ks_coord_txn *t = &w->coord.txns[q->owner];
     assert(t->markers_pending >= q->batches);
     t->markers_pending -= q->batches;
@@ -477,7 +477,7 @@ void ks_coord_markers_answered(ks_world *w, uint32_t req)
  * request.timeout.ms the same markers go again, in a new request. */
 void ks_coord_markers_lost(ks_world *w, uint32_t req)
 {
-    ks_request *q = &w->reqs.reqs[req];
+    ks_request *q = ks_req(&w->reqs, req);
     q->refs++; /* the retry's hold */
     ks_time timeout = w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i * KS_NS_PER_MS;
     schedule(w, q->owner, KS_COORD_MARKER_RETRY, req, ks_time_add(q->sent_ns, timeout));
@@ -485,7 +485,7 @@ void ks_coord_markers_lost(ks_world *w, uint32_t req)
 
 static void resend_markers(ks_world *w, uint32_t req)
 {
-    const ks_request *q = &w->reqs.reqs[req];
+    const ks_request *q = ks_req(&w->reqs, req);
     ks_coordinators *c = &w->coord;
     uint32_t n = 0;
     if (q->batches > c->scratch_cap) {
@@ -495,8 +495,8 @@ static void resend_markers(ks_world *w, uint32_t req)
         c->scratch = a;
         c->scratch_cap = q->batches;
     }
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next)
-        c->scratch[n++] = w->reqs.entries[e].partition;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next)
+        c->scratch[n++] = ks_req_entry(&w->reqs, e)->partition;
     uint32_t txn = q->owner, leader = q->server;
     ks_request_unref(&w->reqs, req);
     if (send_marker_request(w, txn, leader, c->scratch, n))
@@ -549,12 +549,12 @@ static void on_written(ks_world *w, uint32_t txn)
     assert(ok);
     (void)ok;
     uint32_t req = t->waiting_req;
-    bool implicit = req != KS_REQ_NONE && w->reqs.reqs[req].api == KS_API_ADD_PARTITIONS_TO_TXN &&
-                    w->reqs.reqs[req].version >= 4;
+    bool implicit = req != KS_REQ_NONE && ks_req(&w->reqs, req)->api == KS_API_ADD_PARTITIONS_TO_TXN &&
+                    ks_req(&w->reqs, req)->version >= 4;
     trace_txn(w, t, from, implicit ? "first produce (KIP-890)" : why_written(from, t->meta.state));
     t->waiting_req = KS_REQ_NONE;
     if (req != KS_REQ_NONE) {
-        ks_request *q = &w->reqs.reqs[req];
+        ks_request *q = ks_req(&w->reqs, req);
         q->error = KS_KERR_NONE;
         q->producer_id = t->meta.producer_id;
         q->epoch = t->meta.epoch;

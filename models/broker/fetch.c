@@ -28,7 +28,7 @@ static int64_t limit_of(const ks_plog *l, bool read_committed)
 static uint32_t response_size(const ks_world *w, const ks_request *q, uint64_t bytes)
 {
     const char *topic = q->first != KS_REQ_NONE
-                            ? w->sc->topics[w->partitions[w->reqs.entries[q->first].partition].topic].name
+                            ? w->sc->topics[w->partitions[ks_req_entry(&w->reqs, q->first)->partition].topic].name
                             : "";
     uint64_t n = 30u + strlen(topic) + 44u * q->batches + bytes;
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
@@ -46,8 +46,8 @@ static uint32_t read_fetch(ks_world *w, ks_request *q)
     q->fetched = room ? malloc(room * sizeof *q->fetched) : NULL;
     if (room && !q->fetched)
         return UINT32_MAX;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         const ks_plog *l = &w->partitions[rb->partition].log;
         int64_t from = rb->base_offset, next = from;
         uint32_t n = 0;
@@ -71,16 +71,16 @@ static uint32_t read_fetch(ks_world *w, ks_request *q)
 /* The answer takes each entry's next offset as its base_offset. */
 static void settle(ks_world *w, ks_request *q)
 {
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next)
-        w->reqs.entries[e].base_offset = (int64_t)w->reqs.entries[e].raw;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next)
+        ks_req_entry(&w->reqs, e)->base_offset = (int64_t)ks_req_entry(&w->reqs, e)->raw;
 }
 
 /* Did the read move any partition's offset (records, or markers and
  * aborted data skipped)? */
 static bool moved(const ks_world *w, const ks_request *q)
 {
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next)
-        if ((int64_t)w->reqs.entries[e].raw != w->reqs.entries[e].base_offset)
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next)
+        if ((int64_t)ks_req_entry(&w->reqs, e)->raw != ks_req_entry(&w->reqs, e)->base_offset)
             return true;
     return false;
 }
@@ -97,7 +97,7 @@ static bool park(ks_world *w, uint32_t broker, uint32_t id)
         b->parked_cap = cap;
     }
     b->parked[b->nparked++] = id;
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     q->parked = true;
     q->refs++; /* the deadline's hold */
     ks_event ev = {.kind = KS_EV_BROKER, .owner = broker, .tag = KS_BROKER_FETCH_TIMEOUT,
@@ -116,12 +116,12 @@ static void unpark(ks_world *w, uint32_t broker, uint32_t id)
             break;
         }
     }
-    w->reqs.reqs[id].parked = false;
+    ks_req(&w->reqs, id)->parked = false;
 }
 
 bool ks_fetch_handle(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     uint32_t n = read_fetch(w, q);
     if (n == UINT32_MAX) {
         out_of_memory(w);
@@ -145,10 +145,10 @@ void ks_fetch_wake(ks_world *w, uint32_t broker, uint32_t partition)
     ks_broker *b = &w->brokers[broker];
     for (uint32_t i = 0; i < b->nparked;) {
         uint32_t id = b->parked[i];
-        ks_request *q = &w->reqs.reqs[id];
+        ks_request *q = ks_req(&w->reqs, id);
         bool mine = false;
-        for (uint32_t e = q->first; e != KS_REQ_NONE && !mine; e = w->reqs.entries[e].next)
-            mine = w->reqs.entries[e].partition == partition;
+        for (uint32_t e = q->first; e != KS_REQ_NONE && !mine; e = ks_req_entry(&w->reqs, e)->next)
+            mine = ks_req_entry(&w->reqs, e)->partition == partition;
         uint32_t n = mine ? read_fetch(w, q) : 0;
         if (n == UINT32_MAX) {
             out_of_memory(w);
@@ -166,7 +166,7 @@ void ks_fetch_wake(ks_world *w, uint32_t broker, uint32_t partition)
 
 void ks_fetch_on_timeout(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     if (q->parked) {
         unpark(w, broker, id);
         settle(w, q);
@@ -177,10 +177,10 @@ void ks_fetch_on_timeout(ks_world *w, uint32_t broker, uint32_t id)
 
 bool ks_fetch_list_offsets(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     (void)broker;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         const ks_plog *l = &w->partitions[rb->partition].log;
         rb->base_offset = rb->base_offset == -2 ? 0 : limit_of(l, q->read_committed);
         rb->error = KS_KERR_NONE;

@@ -116,8 +116,8 @@ static bool unstable(const ks_group *g, uint32_t part)
 
 static void offset_commit(ks_world *w, ks_request *q, ks_group *g)
 {
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         rb->error = set_committed(g, rb->partition, rb->base_offset) ? KS_KERR_NONE
                                                                      : KS_KERR_UNKNOWN_SERVER_ERROR;
     }
@@ -125,8 +125,8 @@ static void offset_commit(ks_world *w, ks_request *q, ks_group *g)
 
 static void offset_fetch(ks_world *w, ks_request *q, const ks_group *g)
 {
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         if (q->require_stable && unstable(g, rb->partition)) {
             rb->error = KS_KERR_UNSTABLE_OFFSET_COMMIT;
             rb->base_offset = -1;
@@ -165,8 +165,8 @@ static bool add_pending(ks_group *g, const ks_request *q, uint32_t part, int64_t
 
 static void txn_offset_commit(ks_world *w, ks_request *q, ks_group *g)
 {
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         rb->error = add_pending(g, q, rb->partition, rb->base_offset)
                         ? KS_KERR_NONE
                         : KS_KERR_UNKNOWN_SERVER_ERROR;
@@ -190,7 +190,7 @@ static ks_group *served_here(ks_world *w, uint32_t broker, ks_request *q)
 
 bool ks_groups_offset_commit(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     ks_group *g = served_here(w, broker, q);
     if (g)
         offset_commit(w, q, g);
@@ -199,7 +199,7 @@ bool ks_groups_offset_commit(ks_world *w, uint32_t broker, uint32_t id)
 
 bool ks_groups_offset_fetch(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     ks_group *g = served_here(w, broker, q);
     if (g)
         offset_fetch(w, q, g);
@@ -208,7 +208,7 @@ bool ks_groups_offset_fetch(ks_world *w, uint32_t broker, uint32_t id)
 
 bool ks_groups_txn_offset_commit(ks_world *w, uint32_t broker, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     ks_group *g = served_here(w, broker, q);
     if (g)
         txn_offset_commit(w, q, g);

@@ -209,7 +209,7 @@ static uint32_t new_request(ks_consumer *c, ks_world *w, ks_api api, uint32_t br
         out_of_memory(w);
         return KS_REQ_NONE;
     }
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     q->api = api;
     q->version = version;
     q->client = c->node;
@@ -233,14 +233,14 @@ static bool add_part(ks_world *w, uint32_t id, uint32_t *last, uint32_t partitio
         out_of_memory(w);
         return false;
     }
-    w->reqs.entries[e].partition = partition;
-    w->reqs.entries[e].base_offset = off;
+    ks_req_entry(&w->reqs, e)->partition = partition;
+    ks_req_entry(&w->reqs, e)->base_offset = off;
     return true;
 }
 
 static void send(ks_consumer *c, ks_world *w, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     q->sent_ns = ks_sim_now(&w->sim);
     if (q->request_bytes == 0)
         q->request_bytes = 30u + (uint32_t)strlen(c->conf->id) + 8u * q->batches;
@@ -253,7 +253,7 @@ static void send(ks_consumer *c, ks_world *w, uint32_t id)
 
 void ks_consumer_lost(ks_consumer *c, ks_world *w, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     q->refs++; /* the timer's hold */
     ks_event ev = {.kind = KS_EV_CONSUMER, .owner = c->index, .tag = KS_CONSUMER_LOST, .arg = id};
     ks_sim_schedule(&w->sim, ks_time_add(q->sent_ns, REQUEST_TIMEOUT_NS), &ev);
@@ -279,7 +279,7 @@ static void find_coordinator(ks_consumer *c, ks_world *w)
     uint32_t id = new_request(c, w, KS_API_FIND_COORDINATOR, any_broker(c, w), 4);
     if (id == KS_REQ_NONE)
         return;
-    w->reqs.reqs[id].key_type = KS_COORD_GROUP;
+    ks_req(&w->reqs, id)->key_type = KS_COORD_GROUP;
     send(c, w, id);
 }
 
@@ -292,7 +292,7 @@ static void fetch_offsets(ks_consumer *c, ks_world *w)
     uint32_t id = new_request(c, w, KS_API_OFFSET_FETCH, c->coordinator, 8);
     if (id == KS_REQ_NONE)
         return;
-    w->reqs.reqs[id].require_stable = c->conf->read_committed;
+    ks_req(&w->reqs, id)->require_stable = c->conf->read_committed;
     uint32_t last = KS_REQ_NONE;
     for (uint32_t k = 0; k < c->nparts; k++)
         if (!add_part(w, id, &last, c->parts[k], -1))
@@ -338,8 +338,8 @@ static uint32_t part_of(const ks_consumer *c, uint32_t p)
 static void on_offsets(ks_consumer *c, ks_world *w, const ks_request *q)
 {
     bool unstable = q->error != KS_KERR_NONE, reset = false;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        const ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         uint32_t k = part_of(c, rb->partition);
         if (k == UINT32_MAX)
             continue;
@@ -360,8 +360,8 @@ static void on_offsets(ks_consumer *c, ks_world *w, const ks_request *q)
 
 static void on_list_offsets(ks_consumer *c, ks_world *w, const ks_request *q)
 {
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        const ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         uint32_t k = part_of(c, rb->partition);
         if (k == UINT32_MAX)
             continue;
@@ -431,7 +431,7 @@ static void send_fetches(ks_consumer *c, ks_world *w)
         }
         if (id == KS_REQ_NONE)
             continue;
-        ks_request *q = &w->reqs.reqs[id];
+        ks_request *q = ks_req(&w->reqs, id);
         q->max_wait_ns = c->conf->fetch_max_wait_ns;
         q->max_records = c->conf->max_poll_records;
         q->owner = c->seeks; /* records of an older seek are dropped */
@@ -559,8 +559,8 @@ static void on_fetched(ks_consumer *c, ks_world *w, const ks_request *q)
     c->fetch_req[q->server] = KS_REQ_NONE;
     bool stale = q->owner != c->seeks;
     uint32_t at = 0;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        const ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         uint32_t k = part_of(c, rb->partition), n = rb->records;
         if (k != UINT32_MAX)
             c->fetching[k] = false;
@@ -762,7 +762,7 @@ static void answered(ks_consumer *c, ks_world *w, const ks_request *q)
 
 void ks_consumer_on_response(ks_consumer *c, ks_world *w, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     if (c->alive && q->gen == c->generation) {
         c->in_flight--;
         answered(c, w, q);
@@ -776,7 +776,7 @@ void ks_consumer_on_response(ks_consumer *c, ks_world *w, uint32_t id)
  * up, it is asked again (a fetch: at the next poll). */
 static void on_lost(ks_consumer *c, ks_world *w, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     bool mine = c->alive && q->gen == c->generation;
     ks_api api = q->api;
     uint32_t broker = q->server;

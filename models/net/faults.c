@@ -134,8 +134,8 @@ static bool selects(const ks_world *w, uint32_t i, const ks_request *q)
     uint32_t part = w->faults.partition[i];
     if (part == UINT32_MAX)
         return true;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next)
-        if (w->reqs.entries[e].partition == part)
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next)
+        if (ks_req_entry(&w->reqs, e)->partition == part)
             return true;
     return false;
 }
@@ -241,8 +241,8 @@ static bool link_fault(ks_world *w, uint32_t i, uint32_t req, ks_net_dir dir, ks
     if (w->faults.conf[i].type != KS_FAULT_LINK_DOWN)
         w->faults.hits[i]++;
     /* retransmitted segments die with their connection */
-    w->reqs.reqs[req].retx[dir] = true;
-    trace_strike(w, i, &w->reqs.reqs[req], at, what, delivered ? extra : 0, !delivered);
+    ks_req(&w->reqs, req)->retx[dir] = true;
+    trace_strike(w, i, ks_req(&w->reqs, req), at, what, delivered ? extra : 0, !delivered);
     *delay_ns = ks_time_add(*delay_ns, extra);
     return delivered;
 }
@@ -253,7 +253,7 @@ static int32_t on_message(ks_world *w, uint32_t req, ks_time at, ks_time *delay_
                           ks_fault_type drop, ks_fault_type delay, ks_fault_type loss,
                           const char *what)
 {
-    const ks_request *q = &w->reqs.reqs[req];
+    const ks_request *q = ks_req(&w->reqs, req);
     ks_net_dir dir = drop == KS_FAULT_DROP_REQUEST ? KS_NET_REQUEST : KS_NET_RESPONSE;
     uint64_t bytes = dir == KS_NET_REQUEST ? q->request_bytes : q->response_bytes;
     for (uint32_t i = 0; i < w->faults.n; i++) {
@@ -287,7 +287,7 @@ int32_t ks_faults_response(ks_world *w, uint32_t req, ks_time at, ks_time *delay
 int32_t ks_faults_append(ks_world *w, uint32_t req, ks_time at, ks_kerr *err,
                          uint32_t *partition)
 {
-    const ks_request *q = &w->reqs.reqs[req];
+    const ks_request *q = ks_req(&w->reqs, req);
     for (uint32_t i = 0; i < w->faults.n; i++) {
         if (w->faults.conf[i].type != KS_FAULT_APPEND_ERROR || !targeted_hit(w, i, q, at))
             continue;

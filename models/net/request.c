@@ -1,5 +1,10 @@
 /*
  * request.c - the request pool (see request.h).
+ *
+ * Both kinds of slot live in blocks of KS_REQ_BLOCK that are never moved
+ * or freed before the pool is; growing doubles the capacity by adding
+ * blocks and pushes the new slots on the free list lowest index first, so
+ * indices are handed out in the same order as a flat array would.
  */
 #include "models/net/request.h"
 
@@ -17,43 +22,69 @@ void ks_request_pool_init(ks_request_pool *p)
 void ks_request_pool_free(ks_request_pool *p)
 {
     for (uint32_t e = 0; e < p->entry_cap; e++)
-        free(p->entries[e].ids); /* entries still in use at the end */
+        free(ks_req_entry(p, e)->ids); /* entries still in use at the end */
     for (uint32_t i = 0; i < p->cap; i++) {
-        free(p->reqs[i].fetched);
-        free(p->reqs[i].leaders);
+        free(ks_req(p, i)->fetched);
+        free(ks_req(p, i)->leaders);
     }
-    free(p->reqs);
-    free(p->entries);
+    for (uint32_t b = 0; b < p->cap / KS_REQ_BLOCK; b++)
+        free(p->req_blocks[b]);
+    for (uint32_t b = 0; b < p->entry_cap / KS_REQ_BLOCK; b++)
+        free(p->entry_blocks[b]);
+    free(p->req_blocks);
+    free(p->entry_blocks);
     ks_request_pool_init(p);
+}
+
+/* Doubles *cap (to at least `first`) by adding zeroed blocks of `size`
+ * bytes per slot to *blocks. Returns false when memory ran out, leaving
+ * the pool as it was. */
+static bool grow_blocks(void ***blocks, uint32_t *cap, uint32_t first,
+                        size_t size)
+{
+    uint32_t want = *cap ? *cap * 2u : first;
+    if (want >= KS_REQ_NONE || want < *cap)
+        return false;
+    uint32_t have = *cap / KS_REQ_BLOCK, need = want / KS_REQ_BLOCK;
+    void **grown = realloc(*blocks, (size_t)need * sizeof *grown);
+    if (!grown)
+        return false;
+    *blocks = grown;
+    for (uint32_t b = have; b < need; b++) {
+        grown[b] = calloc(KS_REQ_BLOCK, size);
+        if (!grown[b]) {
+            while (b-- > have)
+                free(grown[b]);
+            return false;
+        }
+    }
+    *cap = want;
+    return true;
 }
 
 uint32_t ks_request_add_batch(ks_request_pool *p, uint32_t id, uint32_t *last)
 {
     if (p->entry_free == KS_REQ_NONE) {
-        uint32_t cap = p->entry_cap ? p->entry_cap * 2u : 128u;
-        if (cap >= KS_REQ_NONE)
+        uint32_t old = p->entry_cap;
+        if (!grow_blocks(&p->entry_blocks, &p->entry_cap,
+                         2u * KS_REQ_BLOCK, sizeof(ks_req_batch)))
             return KS_REQ_NONE;
-        ks_req_batch *e = realloc(p->entries, (size_t)cap * sizeof *e);
-        if (!e)
-            return KS_REQ_NONE;
-        for (uint32_t i = cap; i-- > p->entry_cap;) {
-            e[i].ids = NULL;
-            e[i].next = p->entry_free;
+        for (uint32_t i = p->entry_cap; i-- > old;) {
+            ks_req_entry(p, i)->next = p->entry_free;
             p->entry_free = i;
         }
-        p->entries = e;
-        p->entry_cap = cap;
     }
     uint32_t eid = p->entry_free;
-    p->entry_free = p->entries[eid].next;
-    memset(&p->entries[eid], 0, sizeof p->entries[eid]);
-    p->entries[eid].next = KS_REQ_NONE;
-    p->entries[eid].base_offset = -1;
-    ks_request *q = &p->reqs[id];
+    ks_req_batch *e = ks_req_entry(p, eid);
+    p->entry_free = e->next;
+    memset(e, 0, sizeof *e);
+    e->next = KS_REQ_NONE;
+    e->base_offset = -1;
+    ks_request *q = ks_req(p, id);
     if (*last == KS_REQ_NONE)
         q->first = eid;
     else
-        p->entries[*last].next = eid;
+        ks_req_entry(p, *last)->next = eid;
     *last = eid;
     q->batches++;
     return eid;
@@ -62,26 +93,21 @@ uint32_t ks_request_add_batch(ks_request_pool *p, uint32_t id, uint32_t *last)
 uint32_t ks_request_alloc(ks_request_pool *p)
 {
     if (p->free_head == KS_REQ_NONE) {
-        uint32_t cap = p->cap ? p->cap * 2u : 64u;
-        if (cap >= KS_REQ_NONE)
+        uint32_t old = p->cap;
+        if (!grow_blocks(&p->req_blocks, &p->cap, KS_REQ_BLOCK,
+                         sizeof(ks_request)))
             return KS_REQ_NONE;
-        ks_request *r = realloc(p->reqs, (size_t)cap * sizeof *r);
-        if (!r)
-            return KS_REQ_NONE;
-        for (uint32_t i = cap; i-- > p->cap;) {
-            r[i].fetched = NULL;
-            r[i].leaders = NULL;
-            r[i].next = p->free_head;
+        for (uint32_t i = p->cap; i-- > old;) {
+            ks_req(p, i)->next = p->free_head;
             p->free_head = i;
         }
-        p->reqs = r;
-        p->cap = cap;
     }
     uint32_t id = p->free_head;
-    p->free_head = p->reqs[id].next;
-    memset(&p->reqs[id], 0, sizeof p->reqs[id]);
-    p->reqs[id].next = KS_REQ_NONE;
-    p->reqs[id].first = KS_REQ_NONE;
+    ks_request *q = ks_req(p, id);
+    p->free_head = q->next;
+    memset(q, 0, sizeof *q);
+    q->next = KS_REQ_NONE;
+    q->first = KS_REQ_NONE;
     p->live++;
     return id;
 }
@@ -89,26 +115,28 @@ uint32_t ks_request_alloc(ks_request_pool *p)
 void ks_request_release(ks_request_pool *p, uint32_t id)
 {
     assert(id < p->cap && p->live > 0);
-    for (uint32_t e = p->reqs[id].first; e != KS_REQ_NONE;) {
-        uint32_t next = p->entries[e].next;
-        free(p->entries[e].ids);
-        p->entries[e].ids = NULL;
-        p->entries[e].next = p->entry_free;
+    ks_request *q = ks_req(p, id);
+    for (uint32_t e = q->first; e != KS_REQ_NONE;) {
+        ks_req_batch *b = ks_req_entry(p, e);
+        uint32_t next = b->next;
+        free(b->ids);
+        b->ids = NULL;
+        b->next = p->entry_free;
         p->entry_free = e;
         e = next;
     }
-    free(p->reqs[id].fetched);
-    free(p->reqs[id].leaders);
-    p->reqs[id].fetched = NULL;
-    p->reqs[id].leaders = NULL;
-    p->reqs[id].next = p->free_head;
+    free(q->fetched);
+    free(q->leaders);
+    q->fetched = NULL;
+    q->leaders = NULL;
+    q->next = p->free_head;
     p->free_head = id;
     p->live--;
 }
 
 void ks_request_unref(ks_request_pool *p, uint32_t id)
 {
-    ks_request *q = &p->reqs[id];
+    ks_request *q = ks_req(p, id);
     assert(q->refs > 0);
     if (--q->refs == 0)
         ks_request_release(p, id);

@@ -113,15 +113,36 @@ static inline bool ks_request_tv2(const ks_request *q)
 #define KS_COORD_GROUP 0
 #define KS_COORD_TRANSACTION 1
 
+/* Requests and entries live in fixed blocks of KS_REQ_BLOCK that never
+ * move: a pointer from ks_req() or ks_req_entry() stays valid while the
+ * pool grows (a handler may send a request while it holds the one it
+ * answers). Only the small arrays of block pointers are reallocated. */
+#define KS_REQ_BLOCK_SHIFT 6u
+#define KS_REQ_BLOCK (1u << KS_REQ_BLOCK_SHIFT)
+
 typedef struct ks_request_pool {
-    ks_request *reqs;
-    uint32_t cap;
+    void **req_blocks;      /* of ks_request */
+    uint32_t cap;           /* requests in all blocks */
     uint32_t free_head;
     uint32_t live;
-    ks_req_batch *entries;
+    void **entry_blocks;    /* of ks_req_batch */
     uint32_t entry_cap;
     uint32_t entry_free;
 } ks_request_pool;
+
+/* Request `id` of the pool (id < cap). */
+static inline ks_request *ks_req(const ks_request_pool *p, uint32_t id)
+{
+    ks_request *block = p->req_blocks[id >> KS_REQ_BLOCK_SHIFT];
+    return block + (id & (KS_REQ_BLOCK - 1u));
+}
+
+/* Entry `e` of the pool (e < entry_cap). */
+static inline ks_req_batch *ks_req_entry(const ks_request_pool *p, uint32_t e)
+{
+    ks_req_batch *block = p->entry_blocks[e >> KS_REQ_BLOCK_SHIFT];
+    return block + (e & (KS_REQ_BLOCK - 1u));
+}
 
 void ks_request_pool_init(ks_request_pool *p);
 void ks_request_pool_free(ks_request_pool *p);

@@ -7,14 +7,14 @@
 
 static ks_sent post(ks_world *w, uint32_t id, ks_net_dir dir, ks_time at)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     ks_sent s = {0};
     ks_time delay = 0;
     uint64_t bytes = dir == KS_NET_REQUEST ? q->request_bytes : q->response_bytes;
     s.fault = dir == KS_NET_REQUEST ? ks_faults_request(w, id, at, &delay)
                                     : ks_faults_response(w, id, at, &delay);
     bool lost = s.fault >= 0;
-    q = &w->reqs.reqs[id];
+    q = ks_req(&w->reqs, id);
     q->conn_epoch[dir] = w->net.conns[q->conn].epoch;
     s.arrival_ns = ks_net_transit(&w->net, q->conn, dir, at, bytes, delay, lost, &s.sent_ns);
     if (!lost) {
@@ -31,13 +31,13 @@ static ks_sent post(ks_world *w, uint32_t id, ks_net_dir dir, ks_time at)
 
 bool ks_wire_delivered(ks_world *w, uint32_t id, ks_net_dir dir)
 {
-    const ks_request *q = &w->reqs.reqs[id];
+    const ks_request *q = ks_req(&w->reqs, id);
     return !q->retx[dir] || q->conn_epoch[dir] == w->net.conns[q->conn].epoch;
 }
 
 ks_sent ks_wire_request(ks_world *w, uint32_t id)
 {
-    return post(w, id, KS_NET_REQUEST, w->reqs.reqs[id].sent_ns);
+    return post(w, id, KS_NET_REQUEST, ks_req(&w->reqs, id)->sent_ns);
 }
 
 ks_sent ks_wire_response(ks_world *w, uint32_t id, ks_time at)

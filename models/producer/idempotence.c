@@ -199,10 +199,10 @@ static int32_t lowest_on_wire(const ks_producer *p, const ks_world *w, uint32_t 
 {
     int32_t low = INT32_MAX;
     const ks_prod_node *n = &p->nodes[p->leader[part]];
-    for (uint32_t id = n->fifo_head; id != KS_REQ_NONE; id = w->reqs.reqs[id].pnext) {
-        const ks_request *q = &w->reqs.reqs[id];
-        for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-            const ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t id = n->fifo_head; id != KS_REQ_NONE; id = ks_req(&w->reqs, id)->pnext) {
+        const ks_request *q = ks_req(&w->reqs, id);
+        for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+            const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
             const ks_batch *b = &p->acc.batches[rb->batch];
             if (rb->partition == p->first_partition + part && b->state == KS_BATCH_IN_FLIGHT &&
                 b->id == rb->batch_seq && b->has_seq && b->base_seq < low)

@@ -191,7 +191,7 @@ uint32_t ks_prod_net_new_request(ks_producer *p, ks_world *w, ks_api api, uint32
         ks_prod_oom(w);
         return KS_REQ_NONE;
     }
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     q->api = api;
     ks_prod_net_address(p, w, q, broker);
     q->correlation_id = ++p->api_requests[api]; /* from 1, per API */
@@ -220,15 +220,15 @@ void ks_prod_net_address(ks_producer *p, ks_world *w, ks_request *q, uint32_t br
 static void put_on_wire(ks_producer *p, ks_world *w, uint32_t id, ks_time *arrival,
                         ks_time *sent, bool *lost)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     ks_sent s = ks_wire_request(w, id);
     int32_t fault = s.fault;
     *lost = fault >= 0;
     *arrival = s.arrival_ns;
     *sent = s.sent_ns;
     for (uint32_t e = q->first; q->api == KS_API_PRODUCE && e != KS_REQ_NONE;
-         e = w->reqs.entries[e].next) {
-        const ks_req_batch *rb = &w->reqs.entries[e];
+         e = ks_req_entry(&w->reqs, e)->next) {
+        const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         ks_obs_sent(&w->obs, p->index, rb->batch_seq, rb->partition, rb->records,
                         q->correlation_id, rb->attempt);
         if (*lost)
@@ -255,7 +255,7 @@ static void arm_timeout(ks_producer *p, ks_world *w, uint32_t broker)
     ks_prod_node *n = &p->nodes[broker];
     if (n->fifo_head == KS_REQ_NONE || n->timeout_timer != KS_HANDLE_NONE)
         return;
-    ks_time at = ks_time_add(w->reqs.reqs[n->fifo_head].sent_ns, p->set.request_timeout_ns);
+    ks_time at = ks_time_add(ks_req(&w->reqs, n->fifo_head)->sent_ns, p->set.request_timeout_ns);
     ks_event ev = {.kind = KS_EV_TIMER,
                    .owner = p->index, .tag = KS_TIMER_REQUEST_TIMEOUT, .arg = broker};
     n->timeout_timer = ks_sim_schedule_daemon(&w->sim, at, &ev);
@@ -268,7 +268,7 @@ void ks_prod_net_launch(ks_producer *p, ks_world *w, uint32_t broker, uint32_t i
                         bool *lost_out, ks_time *sent_out)
 {
     ks_prod_node *n = &p->nodes[broker];
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     ks_time sent, arrival;
     bool lost;
     put_on_wire(p, w, id, &arrival, &sent, &lost);
@@ -290,7 +290,7 @@ void ks_prod_net_launch(ks_producer *p, ks_world *w, uint32_t broker, uint32_t i
         if (n->fifo_tail == KS_REQ_NONE)
             n->fifo_head = id;
         else
-            w->reqs.reqs[n->fifo_tail].pnext = id;
+            ks_req(&w->reqs, n->fifo_tail)->pnext = id;
         n->fifo_tail = id;
         n->in_flight++;
         arm_timeout(p, w, broker);
@@ -316,7 +316,7 @@ void ks_producer_on_metadata(ks_producer *p, ks_world *w)
     uint32_t id = ks_prod_net_new_request(p, w, KS_API_METADATA, broker);
     if (id == KS_REQ_NONE)
         return;
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     q->topic = p->topic;
     q->daemon = true;
     q->request_bytes =
@@ -351,7 +351,7 @@ static void metadata_answered(ks_producer *p, ks_world *w, const ks_request *q)
 
 void ks_producer_lost(ks_producer *p, ks_world *w, uint32_t req)
 {
-    const ks_request *q = &w->reqs.reqs[req];
+    const ks_request *q = ks_req(&w->reqs, req);
     if (!q->expects_response)
         return;
     ks_event ev = {.kind = KS_EV_TIMER,
@@ -375,7 +375,7 @@ void ks_producer_on_lost(ks_producer *p, ks_world *w, uint32_t broker)
     if (n->fifo_head == KS_REQ_NONE)
         return;
     ks_time deadline =
-        ks_time_add(w->reqs.reqs[n->fifo_head].sent_ns, p->set.request_timeout_ns);
+        ks_time_add(ks_req(&w->reqs, n->fifo_head)->sent_ns, p->set.request_timeout_ns);
     if (deadline <= ks_sim_now(&w->sim))
         close_connection(p, w, broker, true);
 }
@@ -384,7 +384,7 @@ void ks_producer_on_lost(ks_producer *p, ks_world *w, uint32_t broker)
 static uint32_t pop_in_flight(ks_producer *p, ks_world *w, ks_prod_node *n)
 {
     uint32_t id = n->fifo_head;
-    n->fifo_head = w->reqs.reqs[id].pnext;
+    n->fifo_head = ks_req(&w->reqs, id)->pnext;
     if (n->fifo_head == KS_REQ_NONE)
         n->fifo_tail = KS_REQ_NONE;
     assert(n->in_flight > 0);
@@ -424,7 +424,7 @@ static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool 
     bool first = true;
     while (n->fifo_head != KS_REQ_NONE) {
         uint32_t id = pop_in_flight(p, w, n);
-        ks_request *q = &w->reqs.reqs[id];
+        ks_request *q = ks_req(&w->reqs, id);
         if (q->api == KS_API_METADATA) {
             ks_prod_net_schedule_metadata(p, w); /* the next refresh asks again */
             ks_request_unref(&w->reqs, id);
@@ -458,7 +458,7 @@ void ks_producer_on_request_timeout(ks_producer *p, ks_world *w, uint32_t broker
     if (n->fifo_head == KS_REQ_NONE)
         return;
     ks_time deadline =
-        ks_time_add(w->reqs.reqs[n->fifo_head].sent_ns, p->set.request_timeout_ns);
+        ks_time_add(ks_req(&w->reqs, n->fifo_head)->sent_ns, p->set.request_timeout_ns);
     if (deadline <= ks_sim_now(&w->sim))
         close_connection(p, w, broker, true);
     else
@@ -479,8 +479,8 @@ static void trace_response(const ks_producer *p, ks_world *w, const ks_request *
     ks_kerr err = q->api == KS_API_PRODUCE ? KS_KERR_NONE : q->error;
     for (uint32_t e = q->first; q->api == KS_API_PRODUCE && e != KS_REQ_NONE &&
                                 err == KS_KERR_NONE;
-         e = w->reqs.entries[e].next)
-        err = w->reqs.entries[e].error;
+         e = ks_req_entry(&w->reqs, e)->next)
+        err = ks_req_entry(&w->reqs, e)->error;
     ks_trace_str(tr, "error", ks_kerr_name(err));
     ks_trace_i64(tr, "rtt_ns", now - q->sent_ns);
     ks_trace_end(tr);
@@ -549,9 +549,9 @@ static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
 {
     ks_prod_node *n = &p->nodes[broker];
     ks_time now = ks_sim_now(&w->sim);
-    while (n->fifo_head != KS_REQ_NONE && w->reqs.reqs[n->fifo_head].arrived) {
+    while (n->fifo_head != KS_REQ_NONE && ks_req(&w->reqs, n->fifo_head)->arrived) {
         uint32_t id = pop_in_flight(p, w, n);
-        ks_request *q = &w->reqs.reqs[id];
+        ks_request *q = ks_req(&w->reqs, id);
         p->responses++;
         trace_response(p, w, q, now);
         bool handled = dispatch_response(p, w, q);
@@ -564,7 +564,7 @@ static void handle_arrived(ks_producer *p, ks_world *w, uint32_t broker)
 
 void ks_producer_on_response(ks_producer *p, ks_world *w, uint32_t id)
 {
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     uint32_t broker = q->server;
     if (q->gen == p->nodes[broker].gen) {
         q->arrived = true;

@@ -218,8 +218,8 @@ static void batch_success(ks_producer *p, ks_world *w, uint32_t bid, int64_t bas
 
 void ks_prod_sender_fail_request(ks_producer *p, ks_world *w, const ks_request *q, ks_kerr err)
 {
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        const ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         ks_batch *b = ks_acc_batch(&p->acc, rb->batch);
         p->acc.dq[rb->partition - p->first_partition].muted = false;
         if (b->state == KS_BATCH_IN_FLIGHT && b->id == rb->batch_seq)
@@ -231,8 +231,8 @@ void ks_prod_sender_fail_request(ks_producer *p, ks_world *w, const ks_request *
  * meanwhile expired (then the answer comes too late to matter). */
 void ks_prod_sender_handle_response(ks_producer *p, ks_world *w, const ks_request *q)
 {
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        const ks_req_batch *rb = &w->reqs.entries[e];
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         ks_batch *b = ks_acc_batch(&p->acc, rb->batch);
         p->acc.dq[rb->partition - p->first_partition].muted = false;
         if (b->state != KS_BATCH_IN_FLIGHT || b->id != rb->batch_seq) {
@@ -280,10 +280,10 @@ void ks_producer_on_expiry(ks_producer *p, ks_world *w)
         bid = after;
     }
     for (uint32_t b = 0; b < p->brokers && p->acks != 0; b++) {
-        for (uint32_t id = p->nodes[b].fifo_head; id != KS_REQ_NONE; id = w->reqs.reqs[id].pnext) {
-            const ks_request *q = &w->reqs.reqs[id];
-            for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-                const ks_req_batch *rb = &w->reqs.entries[e];
+        for (uint32_t id = p->nodes[b].fifo_head; id != KS_REQ_NONE; id = ks_req(&w->reqs, id)->pnext) {
+            const ks_request *q = ks_req(&w->reqs, id);
+            for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+                const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
                 ks_batch *bt = ks_acc_batch(&p->acc, rb->batch);
                 if (bt->state != KS_BATCH_IN_FLIGHT || bt->id != rb->batch_seq)
                     continue;
@@ -343,7 +343,7 @@ static void send_unacknowledged(ks_producer *p, ks_world *w, uint32_t broker, ui
     bool lost;
     ks_time sent;
     ks_prod_net_launch(p, w, broker, id, now, &lost, &sent);
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     if (!lost) {
         ks_obs_request_fate(&w->obs, p->index, q->correlation_id, KS_FATE_NO_RESPONSE,
                             KS_OBS_NO_FAULT);
@@ -365,7 +365,7 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
     uint32_t id = ks_prod_net_new_request(p, w, KS_API_PRODUCE, broker);
     if (id == KS_REQ_NONE)
         return;
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     q->expects_response = p->acks != 0;
     q->producer_id = p->seq ? p->producer_id : -1;
     uint32_t last = KS_REQ_NONE;
@@ -377,8 +377,8 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
             ks_prod_oom(w);
             return;
         }
-        q = &w->reqs.reqs[id];
-        fill_entry(p, w, &w->reqs.entries[e], bid);
+        q = ks_req(&w->reqs, id);
+        fill_entry(p, w, ks_req_entry(&w->reqs, e), bid);
         q->records += b->records;
         batch_bytes += b->bytes;
         ks_hist_add(&p->batch_records, b->records);

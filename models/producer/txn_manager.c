@@ -343,7 +343,7 @@ static void send_init_producer_id(ks_producer *p, ks_world *w, uint32_t broker, 
     uint32_t id = ks_prod_net_new_request(p, w, KS_API_INIT_PRODUCER_ID, broker);
     if (id == KS_REQ_NONE)
         return;
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     q->request_bytes = 30u + (uint32_t)strlen(p->client_id);
     ks_prod_sender_cost(p, q, now);
     p->tm.in_flight = true;
@@ -655,7 +655,7 @@ static void txn_done(ks_producer *p, ks_world *w, const ks_request *q)
 static bool fill_txn_request(ks_producer *p, ks_world *w, uint32_t id)
 {
     const ks_txn_manager *tm = &p->tm;
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     ks_api api = q->api;
     if (api == KS_API_FIND_COORDINATOR) {
         /* the transaction's coordinator first, then the group's */
@@ -673,9 +673,9 @@ static bool fill_txn_request(ks_producer *p, ks_world *w, uint32_t id)
         uint32_t e = ks_request_add_batch(&w->reqs, id, &last);
         if (e == KS_REQ_NONE)
             goto oom;
-        w->reqs.entries[e].partition = tm->offset_parts[k];
-        w->reqs.entries[e].base_offset = tm->offsets[k];
-        w->reqs.reqs[id].request_bytes += 16u;
+        ks_req_entry(&w->reqs, e)->partition = tm->offset_parts[k];
+        ks_req_entry(&w->reqs, e)->base_offset = tm->offsets[k];
+        ks_req(&w->reqs, id)->request_bytes += 16u;
     }
     for (uint32_t part = 0; api == KS_API_ADD_PARTITIONS_TO_TXN && part < p->partitions; part++) {
         if (!tm->pending[part])
@@ -683,8 +683,8 @@ static bool fill_txn_request(ks_producer *p, ks_world *w, uint32_t id)
         uint32_t e = ks_request_add_batch(&w->reqs, id, &last);
         if (e == KS_REQ_NONE)
             goto oom;
-        w->reqs.entries[e].partition = p->first_partition + part;
-        w->reqs.reqs[id].request_bytes += 8u;
+        ks_req_entry(&w->reqs, e)->partition = p->first_partition + part;
+        ks_req(&w->reqs, id)->request_bytes += 8u;
     }
     return true;
 oom:
@@ -699,7 +699,7 @@ static void send_txn_request(ks_producer *p, ks_world *w, uint32_t broker, ks_ap
     uint32_t id = ks_prod_net_new_request(p, w, api, broker);
     if (id == KS_REQ_NONE)
         return;
-    ks_request *q = &w->reqs.reqs[id];
+    ks_request *q = ks_req(&w->reqs, id);
     q->producer_id = p->producer_id;
     q->epoch = p->epoch;
     q->commit = p->tm.state == KS_TM_COMMITTING_TRANSACTION; /* EndTxn */
@@ -707,7 +707,7 @@ static void send_txn_request(ks_producer *p, ks_world *w, uint32_t broker, ks_ap
     q->request_bytes = 30u + (uint32_t)strlen(p->client_id) + (uint32_t)strlen(tid);
     if (!fill_txn_request(p, w, id))
         return;
-    q = &w->reqs.reqs[id];
+    q = ks_req(&w->reqs, id);
     ks_prod_sender_cost(p, q, now);
     p->tm.in_flight = true;
     bool lost;
@@ -794,8 +794,8 @@ static void txn_offsets_committed(ks_producer *p, ks_world *w, const ks_request 
 {
     ks_kerr err = KS_KERR_NONE;
     for (uint32_t e = q->first; e != KS_REQ_NONE && err == KS_KERR_NONE;
-         e = w->reqs.entries[e].next)
-        err = w->reqs.entries[e].error;
+         e = ks_req_entry(&w->reqs, e)->next)
+        err = ks_req_entry(&w->reqs, e)->error;
     if (err == KS_KERR_NONE) {
         p->tm.offsets_step = KS_TXN_OFFSETS_DONE;
         return;
@@ -847,8 +847,8 @@ static bool txn_error(ks_producer *p, ks_world *w, const ks_request *q)
 static void partitions_added(ks_producer *p, ks_world *w, const ks_request *q)
 {
     ks_txn_manager *tm = &p->tm;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = w->reqs.entries[e].next) {
-        uint32_t part = w->reqs.entries[e].partition - p->first_partition;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        uint32_t part = ks_req_entry(&w->reqs, e)->partition - p->first_partition;
         if (tm->pending[part]) {
             tm->pending[part] = false;
             tm->pending_count--;
