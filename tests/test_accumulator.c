@@ -33,10 +33,15 @@ static void test_record_sizes(void **state)
     assert_int_equal(ks_record_upper_bound(-1, 100), 61 + 21 + 1 + 2 + 100 + 1);
 }
 
+/* Partitions 0 and 2 are led by broker 0, 1 and 3 by broker 1. */
+static const uint32_t leaders[4] = {0, 1, 0, 1};
+
 static ks_acc *make(uint32_t partitions, int64_t batch_size, ks_time linger, uint64_t memory)
 {
     ks_acc *a = malloc(sizeof *a);
+    assert_true(partitions <= 4);
     assert_true(ks_acc_init(a, partitions, 2, batch_size, linger, memory));
+    assert_true(ks_acc_set_leaders(a, leaders));
     return a;
 }
 
@@ -101,14 +106,12 @@ static void test_batch_size_zero(void **state)
     destroy(a);
 }
 
-static const uint32_t leaders[4] = {0, 1, 0, 1};
-
 static bool ready_node(ks_acc *a, ks_time now, bool exhausted, uint32_t node, ks_time *next)
 {
     bool nodes[2];
     uint32_t q[4], ids[4];
     ks_ready r = {nodes, 0, q, ids, 0};
-    ks_acc_ready(a, leaders, now, exhausted, &r);
+    ks_acc_ready(a, now, exhausted, &r);
     *next = r.next_check_ns;
     return nodes[node];
 }
@@ -128,9 +131,9 @@ static void test_readiness(void **state)
     /* memory exhausted (a send() blocks): ready at once */
     assert_true(ready_node(a, 1 * MS, true, 0, &next));
     /* muted (max.in.flight 1, a batch in flight): not ready */
-    a->dq[0].muted = true;
+    ks_acc_mute(a, 0, true);
     assert_false(ready_node(a, 20 * MS, false, 0, &next));
-    a->dq[0].muted = false;
+    ks_acc_mute(a, 0, false);
     /* eight 109-byte records make 933 bytes, under the 1000 limit: the
      * batch is not full, since the ninth might still fit... */
     for (uint64_t i = 1; i < 8; i++)
@@ -152,13 +155,12 @@ static void test_drain_order_and_rotation(void **state)
 {
     (void)state;
     ks_acc *a = make(4, 1000, 10 * MS, 1 << 20);
-    const uint32_t parts0[2] = {0, 2};
     put(a, 0, 0, 0, 100);
     put(a, 2, 1, 0, 100);
     put(a, 2, 2, 0, 100);
     uint32_t n;
     uint64_t bytes;
-    uint32_t chain = ks_acc_drain(a, 0, parts0, 2, 1 << 20, 0, NULL, NULL, &n, &bytes);
+    uint32_t chain = ks_acc_drain(a, 0, 1 << 20, 0, NULL, NULL, &n, &bytes);
     assert_int_equal(n, 2);
     assert_int_equal(a->batches[chain].partition, 0); /* starts at index 0 */
     assert_int_equal(a->batches[a->batches[chain].next].partition, 2);
@@ -168,7 +170,7 @@ static void test_drain_order_and_rotation(void **state)
     assert_int_equal(a->drain_index[0], 1);
     put(a, 0, 3, 0, 100);
     put(a, 2, 4, 0, 100);
-    chain = ks_acc_drain(a, 0, parts0, 2, 1 << 20, 0, NULL, NULL, &n, &bytes);
+    chain = ks_acc_drain(a, 0, 1 << 20, 0, NULL, NULL, &n, &bytes);
     assert_int_equal(n, 2);
     assert_int_equal(a->batches[chain].partition, 2);
     destroy(a);
@@ -180,14 +182,13 @@ static void test_drain_max_request_size(void **state)
 {
     (void)state;
     ks_acc *a = make(4, 100000, 0, 1 << 20);
-    const uint32_t parts0[2] = {0, 2};
     put(a, 0, 0, 0, 3000);
     put(a, 2, 1, 0, 3000);
     uint32_t n;
     uint64_t bytes;
-    ks_acc_drain(a, 0, parts0, 2, 4000, 0, NULL, NULL, &n, &bytes);
+    ks_acc_drain(a, 0, 4000, 0, NULL, NULL, &n, &bytes);
     assert_int_equal(n, 1); /* the second would pass 4000 bytes */
-    ks_acc_drain(a, 0, parts0, 2, 100, 0, NULL, NULL, &n, &bytes);
+    ks_acc_drain(a, 0, 100, 0, NULL, NULL, &n, &bytes);
     assert_int_equal(n, 1); /* alone, and larger than the limit: goes */
     destroy(a);
 }
@@ -204,8 +205,7 @@ static void test_buffer_memory(void **state)
     assert_true(ks_acc_new_batch(a, 0, 0, 0, 0, -1, 10, 1000, &r));
     uint32_t n;
     uint64_t bytes;
-    const uint32_t parts[1] = {0};
-    uint32_t b = ks_acc_drain(a, 0, parts, 1, 1 << 20, 0, NULL, NULL, &n, &bytes);
+    uint32_t b = ks_acc_drain(a, 0, 1 << 20, 0, NULL, NULL, &n, &bytes);
     ks_acc_release(a, b);
     assert_int_equal(a->memory_used, 1000);
     assert_true(ks_acc_reserve(a, 1000));
@@ -226,8 +226,7 @@ static void test_compression_estimate(void **state)
     assert_int_equal(b->bytes, 61 + (uint32_t)(1009 * 1.0 * 1.05));
     uint32_t n;
     uint64_t bytes;
-    const uint32_t parts[1] = {0};
-    uint32_t id = ks_acc_drain(a, 0, parts, 1, 1 << 20, 0, NULL, NULL, &n, &bytes);
+    uint32_t id = ks_acc_drain(a, 0, 1 << 20, 0, NULL, NULL, &n, &bytes);
     assert_int_equal(a->batches[id].bytes, 61 + 505); /* 1009 x 0.5, rounded */
     assert_true(a->est_ratio > 0.994 && a->est_ratio < 0.996);
     destroy(a);
@@ -255,16 +254,16 @@ static void test_batch_lifecycle(void **state)
     ks_acc *a = make(2, 1000, 0, 1 << 20);
     put(a, 0, 1, 0, 100);
     assert_true(ks_acc_invariants(a));
-    uint32_t parts[] = {0, 1}, n;
+    uint32_t n;
     uint64_t bytes;
-    uint32_t bid = ks_acc_drain(a, 0, parts, 2, 1 << 20, 0, NULL, NULL, &n, &bytes);
+    uint32_t bid = ks_acc_drain(a, 0, 1 << 20, 0, NULL, NULL, &n, &bytes);
     assert_int_equal(n, 1);
     assert_int_equal(a->batches[bid].state, KS_BATCH_IN_FLIGHT);
     assert_true(a->batches[bid].closed);
     ks_acc_reenqueue(a, bid, 10, false);
     assert_int_equal(a->batches[bid].state, KS_BATCH_QUEUED); /* retrying */
     assert_true(ks_acc_invariants(a));
-    assert_int_equal(ks_acc_drain(a, 0, parts, 2, 1 << 20, 10, NULL, NULL, &n, &bytes), bid);
+    assert_int_equal(ks_acc_drain(a, 0, 1 << 20, 10, NULL, NULL, &n, &bytes), bid);
     /* corruptions the checks must catch */
     a->batches[bid].closed = false; /* in flight yet open for appends */
     assert_false(ks_acc_batch_invariants(a, bid));

@@ -26,6 +26,12 @@ for s in "$@"; do
   if [ $ra != $rb ]; then
     echo "DIFF $n: exit $ra before, $rb after"; differ=1; continue
   fi
+  if [ ! -e "$out/a/$n/trace.jsonl" ] && [ ! -e "$out/b/$n/trace.jsonl" ]; then
+    # refused by both (exit 2): the messages must agree
+    if cmp -s "$out/a.err" "$out/b.err"; then echo "same $n (exit $ra, no trace)"; continue; fi
+    echo "DIFF $n: both exit $ra without a trace, with other messages"
+    diff "$out/a.err" "$out/b.err" | head -6 | sed 's/^/  /'; differ=1; continue
+  fi
   if ! cmp -s "$out/a/$n/trace.jsonl" "$out/b/$n/trace.jsonl"; then
     line=$(cmp "$out/a/$n/trace.jsonl" "$out/b/$n/trace.jsonl" 2>&1 | sed -n 's/.* line \([0-9]*\).*/\1/p')
     echo "DIFF $n: trace differs from line ${line:-?}"

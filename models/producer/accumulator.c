@@ -90,6 +90,20 @@ static bool deque_ends(const ks_acc *a, uint32_t part)
 }
 #endif
 
+static void head_keys(const ks_acc *a, uint32_t p, ks_time *ready, ks_time *exhausted);
+
+/* The ready index holds what each partition's head says. */
+static bool index_consistent(const ks_acc *a)
+{
+    for (uint32_t p = 0; p < a->ri.partitions; p++) {
+        ks_time ready, exhausted;
+        head_keys(a, p, &ready, &exhausted);
+        if (!ks_ri_holds(&a->ri, p, ready, exhausted, a->dq[p].head != KS_NONE))
+            return false;
+    }
+    return ks_ri_consistent(&a->ri);
+}
+
 bool ks_acc_invariants(const ks_acc *a)
 {
     uint32_t live = 0, queued = 0, queued_in_deques = 0;
@@ -109,7 +123,8 @@ bool ks_acc_invariants(const ks_acc *a)
             return false;
     /* (a QUEUED batch may be out of its deque for a moment: taken out
      * for its caller to release) */
-    return live == a->batches_live && memory <= a->memory_used && queued_in_deques <= queued;
+    return live == a->batches_live && memory <= a->memory_used && queued_in_deques <= queued &&
+           index_consistent(a);
 }
 
 /* The one transition of a batch's lifecycle. An illegal move is a ksim
@@ -152,6 +167,7 @@ bool ks_acc_init(ks_acc *a, uint32_t partitions, uint32_t brokers, int64_t batch
 
 void ks_acc_free(ks_acc *a)
 {
+    ks_ri_free(&a->ri);
     free(a->dq);
     free(a->drain_index);
     free(a->batches);
@@ -225,6 +241,50 @@ bool ks_acc_all_full(const ks_acc *a, uint32_t partition)
 {
     uint32_t last = a->dq[partition].tail;
     return last == KS_NONE || ks_batch_is_full(&a->batches[last]);
+}
+
+/* Tells the ready index what partition p's head now is: ready from when
+ * (RecordAccumulator.batchReady), and from when if memory is exhausted. A
+ * retried head is closed, so full: only its backoff holds it. */
+static void head_keys(const ks_acc *a, uint32_t p, ks_time *ready, ks_time *exhausted)
+{
+    const ks_deque *d = &a->dq[p];
+    *ready = *exhausted = KS_TIME_MAX;
+    if (d->head == KS_NONE || d->muted)
+        return;
+    const ks_batch *b = &a->batches[d->head];
+    if (b->attempts > 0) {
+        *ready = *exhausted = b->retry_at_ns;
+    } else {
+        *exhausted = INT64_MIN;
+        *ready = d->size > 1 || ks_batch_is_full(b) ? INT64_MIN
+                                                    : ks_time_add(b->created_ns, a->linger_ns);
+    }
+}
+
+static void refresh(ks_acc *a, uint32_t p)
+{
+    if (p >= a->ri.partitions)
+        return; /* not known to the index yet: it has no batch */
+    ks_time ready, exhausted;
+    head_keys(a, p, &ready, &exhausted);
+    ks_ri_set(&a->ri, p, ready, exhausted, a->dq[p].head != KS_NONE);
+}
+
+bool ks_acc_set_leaders(ks_acc *a, const uint32_t *leader)
+{
+    if (!ks_ri_build(&a->ri, a->partitions, a->brokers, leader))
+        return false;
+    for (uint32_t p = 0; p < a->partitions; p++)
+        if (a->dq[p].head != KS_NONE)
+            refresh(a, p);
+    return true;
+}
+
+void ks_acc_mute(ks_acc *a, uint32_t partition, bool muted)
+{
+    a->dq[partition].muted = muted;
+    refresh(a, partition);
 }
 
 static uint32_t alloc_rec(ks_acc *a)
@@ -319,11 +379,15 @@ ks_append_result ks_acc_try_append(ks_acc *a, uint32_t partition, uint64_t recor
         a->batches[d->tail].closed = true; /* closeForRecordAppends */
         a->recs[slot].next = a->rec_free;
         a->rec_free = slot;
+        if (d->head == d->tail)
+            refresh(a, partition); /* the head is full now */
         return res;
     }
     res.status = KS_APPEND_OK;
     res.appended = (int64_t)a->batches[d->tail].bytes - (int64_t)bytes_before;
     res.batch_is_full = d->size > 1 || ks_batch_is_full(&a->batches[d->tail]);
+    if (d->head == d->tail)
+        refresh(a, partition); /* the head may have filled */
     return res;
 }
 
@@ -371,6 +435,8 @@ bool ks_acc_new_batch(ks_acc *a, uint32_t partition, uint64_t record, ks_time se
     d->size++;
     batch_set_state(a, bid, KS_BATCH_QUEUED);
     assert(deque_ends(a, partition));
+    if (d->size <= 2)
+        refresh(a, partition); /* a new head, or a head no longer alone */
     res->status = KS_APPEND_OK;
     res->new_batch = true;
     res->appended = b->bytes; /* estimatedSizeInBytes of the new batch */
@@ -378,40 +444,35 @@ bool ks_acc_new_batch(ks_acc *a, uint32_t partition, uint64_t record, ks_time se
     return true;
 }
 
-void ks_acc_ready(ks_acc *a, const uint32_t *leader, ks_time now, bool exhausted,
-                  ks_ready *r)
+void ks_acc_ready(ks_acc *a, ks_time now, bool exhausted, ks_ready *r)
 {
-    memset(r->node_ready, 0, a->brokers * sizeof *r->node_ready);
     r->next_check_ns = KS_TIME_MAX;
     r->queue_len = 0;
+    for (uint32_t b = 0; b < a->brokers; b++)
+        r->node_ready[b] = ks_ri_ready(&a->ri, b, now, exhausted, &r->next_check_ns);
+}
+
+void ks_acc_queue_sizes(const ks_acc *a, ks_ready *r)
+{
+    r->queue_len = 0;
     for (uint32_t p = 0; p < a->partitions; p++) {
-        ks_deque *d = &a->dq[p];
+        const ks_deque *d = &a->dq[p];
         if (!d->exists)
             continue;
         r->queue[r->queue_len] = d->size;
         r->queue_ids[r->queue_len] = p;
         r->queue_len++;
-        if (d->head == KS_NONE || r->node_ready[leader[p]] || d->muted)
-            continue;
-        const ks_batch *b = &a->batches[d->head];
-        if (b->attempts > 0 && now < b->retry_at_ns) {
-            /* backing off: ready once the backoff is over */
-            if (b->retry_at_ns < r->next_check_ns)
-                r->next_check_ns = b->retry_at_ns;
-            continue;
-        }
-        ks_time waited = now - b->created_ns;
-        bool full = d->size > 1 || ks_batch_is_full(b);
-        bool expired = waited >= a->linger_ns;
-        if (full || expired || exhausted) {
-            r->node_ready[leader[p]] = true;
-        } else {
-            ks_time left = a->linger_ns - waited;
-            ks_time at = ks_time_add(now, left);
-            if (at < r->next_check_ns)
-                r->next_check_ns = at;
-        }
     }
+}
+
+/* Appends batch bid to the chain first..*last (linked by ks_batch.next). */
+static void chain_add(ks_acc *a, uint32_t *first, uint32_t *last, uint32_t bid)
+{
+    if (*last == KS_NONE)
+        *first = bid;
+    else
+        a->batches[*last].next = bid;
+    *last = bid;
 }
 
 /* ProducerBatch.close with compression: the batch's actual size, and the
@@ -428,58 +489,65 @@ static void close_compressed(ks_acc *a, ks_batch *b)
         a->est_ratio = a->est_ratio - 0.005 > observed ? a->est_ratio - 0.005 : observed;
 }
 
-uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_t nparts,
-                      uint32_t max_request_size, ks_time now, ks_acc_may_drain may,
-                      void *ctx, uint32_t *count, uint64_t *bytes)
+/* Takes partition p's head batch into the chain first..*last. */
+static uint32_t drain_head(ks_acc *a, uint32_t p, ks_time now, uint32_t *first, uint32_t *last)
 {
-    uint32_t first = KS_NONE, last = KS_NONE;
+    ks_deque *d = &a->dq[p];
+    uint32_t bid = d->head;
+    ks_batch *b = &a->batches[bid];
+    b->was_full = d->size > 1 || ks_batch_is_full(b);
+    d->head = b->next;
+    if (d->head == KS_NONE)
+        d->tail = KS_NONE;
+    d->size--;
+    bool first_drain = b->attempts == 0;
+    b->closed = true;
+    b->drained_ns = now;
+    batch_set_state(a, bid, KS_BATCH_IN_FLIGHT);
+    if (a->compressed && first_drain)
+        close_compressed(a, b);
+    b->next = KS_NONE;
+    chain_add(a, first, last, bid);
+    refresh(a, p);
+    return b->bytes;
+}
+
+uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, uint32_t max_request_size, ks_time now,
+                      ks_acc_may_drain may, void *ctx, uint32_t *count, uint64_t *bytes)
+{
+    uint32_t first = KS_NONE, last = KS_NONE, n = ks_ri_count(&a->ri, broker);
     uint64_t size = 0;
     *count = 0;
-    if (nparts == 0) {
-        *bytes = 0;
+    *bytes = 0;
+    if (n == 0)
         return KS_NONE;
-    }
     /* From 3.3 each broker has its own index, stored as the partition being
      * looked at before moving on, so a full round leaves the start one
      * partition back. Before, one index served every broker and moved
-     * past a partition before it was looked at. */
-    uint32_t idx = (a->shared_drain_index ? a->drain_index_all : a->drain_index[broker]) % nparts;
-    uint32_t start = idx;
-    do {
-        uint32_t p = parts[idx];
-        a->drain_index[broker] = idx;
-        idx = (idx + 1) % nparts;
-        a->drain_index_all = idx;
-        ks_deque *d = &a->dq[p];
-        if (d->muted || d->head == KS_NONE)
-            continue;
-        ks_batch *b = &a->batches[d->head];
-        if (b->attempts > 0 && now < b->retry_at_ns)
-            continue; /* backing off */
-        if (may && !may(ctx, p, b))
-            break; /* Kafka stops draining the broker here */
-        if (size + b->bytes > max_request_size && first != KS_NONE)
-            break;
-        uint32_t bid = d->head;
-        d->head = b->next;
-        if (d->head == KS_NONE)
-            d->tail = KS_NONE;
-        d->size--;
-        bool first_drain = b->attempts == 0;
-        b->closed = true;
-        b->drained_ns = now;
-        batch_set_state(a, bid, KS_BATCH_IN_FLIGHT);
-        if (a->compressed && first_drain)
-            close_compressed(a, b);
-        b->next = KS_NONE;
-        if (last == KS_NONE)
-            first = bid;
-        else
-            a->batches[last].next = bid;
-        last = bid;
-        size += b->bytes;
-        (*count)++;
-    } while (idx != start);
+     * past a partition before it was looked at. Kafka walks every
+     * partition from the start; the index finds the next one with a
+     * drainable head (not muted, not backing off) directly, and the walk's
+     * end state is set as Kafka's would be. */
+    uint32_t start = (a->shared_drain_index ? a->drain_index_all : a->drain_index[broker]) % n;
+    uint32_t stop = KS_RI_NONE;
+    for (uint32_t lap = 0; lap < 2 && stop == KS_RI_NONE; lap++) {
+        uint32_t from = lap == 0 ? start : 0, end = lap == 0 ? n : start;
+        for (uint32_t i = ks_ri_next_drainable(&a->ri, broker, from, now);
+             i != KS_RI_NONE && i < end; i = ks_ri_next_drainable(&a->ri, broker, i + 1, now)) {
+            uint32_t p = ks_ri_part(&a->ri, broker, i);
+            const ks_batch *b = &a->batches[a->dq[p].head];
+            if ((may && !may(ctx, p, b)) || /* Kafka stops draining the broker here */
+                (size + b->bytes > max_request_size && first != KS_NONE)) {
+                stop = i;
+                break;
+            }
+            size += drain_head(a, p, now, &first, &last);
+            (*count)++;
+        }
+    }
+    uint32_t looked = stop != KS_RI_NONE ? stop : (start + n - 1) % n;
+    a->drain_index[broker] = looked;
+    a->drain_index_all = (looked + 1) % n;
     /* (each drained batch was checked by batch_set_state) */
     *bytes = size;
     return first;
@@ -509,6 +577,7 @@ void ks_acc_reenqueue(ks_acc *a, uint32_t bid, ks_time retry_at_ns, bool in_sequ
     d->size++;
     batch_set_state(a, bid, KS_BATCH_QUEUED); /* retrying */
     assert(deque_ends(a, b->partition));
+    refresh(a, b->partition);
 }
 
 void ks_acc_remove(ks_acc *a, uint32_t bid)
@@ -527,6 +596,7 @@ void ks_acc_remove(ks_acc *a, uint32_t bid)
             d->tail = prev;
         d->size--;
         b->next = KS_NONE;
+        refresh(a, b->partition);
         return;
     }
     assert(false && "batch not in its deque");
@@ -546,16 +616,6 @@ void ks_acc_release(ks_acc *a, uint32_t bid)
     a->batch_free = bid;
     a->batches_live--;
     assert(a->batches_live < a->batch_cap);
-}
-
-/* Appends batch bid to the chain first..*last (linked by ks_batch.next). */
-static void chain_add(ks_acc *a, uint32_t *first, uint32_t *last, uint32_t bid)
-{
-    if (*last == KS_NONE)
-        *first = bid;
-    else
-        a->batches[*last].next = bid;
-    *last = bid;
 }
 
 uint32_t ks_acc_take_unsent(ks_acc *a)
@@ -597,14 +657,6 @@ uint32_t ks_acc_expired(ks_acc *a, ks_time now, ks_time timeout_ns, ks_time *nex
             *next = deadline;
     }
     return first;
-}
-
-bool ks_acc_has_queued(const ks_acc *a, const uint32_t *parts, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (a->dq[parts[i]].head != KS_NONE)
-            return true;
-    return false;
 }
 
 uint64_t ks_acc_unsent_records(const ks_acc *a)

@@ -22,6 +22,9 @@
  *     leads that is not muted, starting at a per-broker rotating index,
  *     and stops before exceeding max.request.size (a lone oversize batch
  *     still goes).
+ * Readiness and drain visit only the partitions that have a batch: every
+ * change of a deque's head is told to the ready index (ready_index.h),
+ * which answers what Kafka's walk over all partitions would.
  * Sizes are the v2 record batch format: 61 bytes of batch header plus
  * each record's varint-encoded size. With compression, a batch's size is
  * estimated as Kafka's MemoryRecordsBuilder does: header + uncompressed
@@ -36,6 +39,7 @@
 #ifndef KS_ACCUMULATOR_H
 #define KS_ACCUMULATOR_H
 
+#include "models/producer/ready_index.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>
@@ -73,6 +77,8 @@ typedef struct ks_batch {
     uint32_t rec_head, rec_tail;
     uint32_t next;        /* deque link while queued, request link once drained */
     bool closed;          /* closed for appends */
+    bool was_full;        /* when last drained: its deque held more than it,
+                             or it was full (sendable without linger) */
     uint8_t state;        /* ks_batch_state: the lifecycle below */
     bool has_seq;         /* idempotence: a sequence was assigned */
     bool seq_reset;       /* ... and renumbered by an epoch bump */
@@ -110,6 +116,7 @@ typedef struct ks_acc {
     bool shared_drain_index; /* before 3.3: one index for all brokers */
     uint32_t drain_index_all;
     uint32_t brokers;
+    ks_ready_index ri;    /* partitions by leader, and their readiness */
 } ks_acc;
 
 /*
@@ -214,23 +221,40 @@ typedef struct ks_ready {
     uint32_t queue_len;
 } ks_ready;
 
-/* RecordAccumulator.ready: which brokers have a sendable partition.
- * leader[p] is partition p's broker; exhausted: someone waits for memory. */
-void ks_acc_ready(ks_acc *a, const uint32_t *leader, ks_time now, bool exhausted,
-                  ks_ready *r);
+/* Partition p is led by broker leader[p] (for p < partitions): sets the
+ * lists ready and drain walk. Call it after init and whenever partitions
+ * or leaders change. False when memory ran out. */
+bool ks_acc_set_leaders(ks_acc *a, const uint32_t *leader);
+/* The partitions broker b leads, ascending, and the i-th of them. */
+static inline uint32_t ks_acc_leads(const ks_acc *a, uint32_t b) { return ks_ri_count(&a->ri, b); }
+static inline uint32_t ks_acc_led(const ks_acc *a, uint32_t b, uint32_t i)
+{
+    return ks_ri_part(&a->ri, b, i);
+}
+
+/* RecordAccumulator.ready: which brokers have a sendable partition
+ * (exhausted: someone waits for memory). O(brokers x log partitions). */
+void ks_acc_ready(ks_acc *a, ks_time now, bool exhausted, ks_ready *r);
+/* The queue length of every partition that has a deque, in partition
+ * order, into r->queue, r->queue_ids and r->queue_len (what ready() hands
+ * the adaptive partitioner). O(partitions). */
+void ks_acc_queue_sizes(const ks_acc *a, ks_ready *r);
+/* max.in.flight=1 (guaranteeMessageOrder): the partition's batches wait
+ * while one of them is in flight. */
+void ks_acc_mute(ks_acc *a, uint32_t partition, bool muted);
 
 /* May drain take this partition's head batch? (The idempotent producer's
  * ordering rules; NULL: always.) */
 typedef bool (*ks_acc_may_drain)(void *ctx, uint32_t partition, const ks_batch *head);
 
-/* Drains the head batches for one broker; `parts` lists the partitions it
- * leads, in partition order. Heads that back off after a failed attempt
- * stay; a head `may` refuses ends the drain for this broker
- * (drainBatchesForOneNode's `break`). Returns the first batch of a chain linked
- * by ks_batch.next (KS_NONE if none), with *count and *bytes set. */
-uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, const uint32_t *parts, uint32_t nparts,
-                      uint32_t max_request_size, ks_time now, ks_acc_may_drain may,
-                      void *ctx, uint32_t *count, uint64_t *bytes);
+/* Drains the head batches for one broker, over the partitions it leads in
+ * partition order. Heads that back off after a failed attempt stay; a head
+ * `may` refuses ends the drain for this broker (drainBatchesForOneNode's
+ * `break`). Returns the first batch of a chain linked by ks_batch.next
+ * (KS_NONE if none), with *count and *bytes set; each drained batch's
+ * was_full says whether it was sendable on its own. */
+uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, uint32_t max_request_size, ks_time now,
+                      ks_acc_may_drain may, void *ctx, uint32_t *count, uint64_t *bytes);
 
 /* Puts a batch whose attempt failed back at the head of its deque, to be
  * sent again from retry_at_ns (RecordAccumulator.reenqueue): first of all
@@ -262,8 +286,8 @@ uint32_t ks_acc_take_unsent(ks_acc *a);
  * as a chain as above. *next is lowered to the earliest deadline of the
  * batches left queued. */
 uint32_t ks_acc_expired(ks_acc *a, ks_time now, ks_time timeout_ns, ks_time *next);
-/* Does one of the partitions parts[0..n) have a queued batch? */
-bool ks_acc_has_queued(const ks_acc *a, const uint32_t *parts, uint32_t n);
+/* Does one of the partitions broker b leads have a queued batch? */
+static inline bool ks_acc_has_queued(const ks_acc *a, uint32_t b) { return a->ri.queued[b] > 0; }
 /* The records of batches never sent (the application was never told). */
 uint64_t ks_acc_unsent_records(const ks_acc *a);
 

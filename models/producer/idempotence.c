@@ -33,6 +33,8 @@ void ks_prod_seq_unresolved(ks_producer *p, const ks_batch *b)
     int32_t last = last_seq_of(b);
     if (!sq->unresolved || last > sq->unresolved_seq)
         sq->unresolved_seq = last;
+    if (!sq->unresolved)
+        p->unresolved++;
     sq->unresolved = true;
 }
 
@@ -241,11 +243,13 @@ bool ks_prod_seq_may_drain(void *ctx, uint32_t part, const ks_batch *head)
  * locally. */
 void ks_prod_seq_resolve(ks_producer *p, ks_world *w)
 {
-    for (uint32_t i = 0; i < p->partitions; i++) {
+    /* (every sender run asks: cost only while a partition is unresolved) */
+    for (uint32_t i = 0; p->unresolved > 0 && i < p->partitions; i++) {
         ks_seq_state *sq = &p->seq[i];
         if (!sq->unresolved || sq->incomplete > 0)
             continue;
         sq->unresolved = false;
+        p->unresolved--;
         if (sq->next_seq == next_after(sq->last_acked))
             continue;
         if (p->tm.transactional)
@@ -288,6 +292,8 @@ void ks_prod_seq_maybe_bump_epoch(ks_producer *p, ks_world *w)
         if (!sq->rewrite)
             continue;
         sq->rewrite = false;
+        if (sq->unresolved)
+            p->unresolved--;
         sq->unresolved = false;
         sq->epoch = p->epoch;
         sq->last_acked = -1;

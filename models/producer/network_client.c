@@ -14,18 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Each broker's list of the partitions it leads, among those known. */
-static void assign_parts(ks_producer *p)
-{
-    for (uint32_t b = 0; b < p->brokers; b++) {
-        ks_prod_node *n = &p->nodes[b];
-        n->nparts = 0;
-        for (uint32_t i = 0; i < p->partitions; i++)
-            if (p->leader[i] == b)
-                n->parts[n->nparts++] = i;
-    }
-}
-
 bool ks_prod_net_init(ks_producer *p, ks_world *w)
 {
     uint32_t max = p->max_partitions;
@@ -43,18 +31,12 @@ bool ks_prod_net_init(ks_producer *p, ks_world *w)
             return false;
         n->fifo_head = n->fifo_tail = KS_REQ_NONE;
         n->timeout_timer = KS_HANDLE_NONE;
-        n->parts = calloc(max, sizeof *n->parts);
-        if (!n->parts)
-            return false;
     }
-    assign_parts(p);
     return true;
 }
 
 void ks_prod_net_free(ks_producer *p)
 {
-    for (uint32_t b = 0; p->nodes && b < p->brokers; b++)
-        free(p->nodes[b].parts);
     free(p->nodes);
     free(p->leader);
     p->nodes = NULL;
@@ -337,7 +319,8 @@ static void metadata_answered(ks_producer *p, ks_world *w, const ks_request *q)
         p->partitions = known;
         p->acc.partitions = known;
         p->part.partitions = known;
-        assign_parts(p);
+        if (!ks_acc_set_leaders(&p->acc, p->leader))
+            ks_prod_oom(w);
         ks_trace *tr = w->trace;
         if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_METADATA)) {
             ks_trace_str(tr, "producer", p->conf->id);

@@ -39,8 +39,6 @@ typedef struct ks_prod_node {
     uint32_t gen;           /* connection generation: +1 when it closes */
     ks_time ready_at_ns;    /* reconnecting until then */
     ks_handle timeout_timer;/* request.timeout.ms of the oldest request */
-    uint32_t *parts;        /* partitions of the topic it leads, ascending */
-    uint32_t nparts;
     ks_time ready_ns;       /* last time it had data ready (KIP-794 stats) */
     ks_time drain_ns;       /* last time it could be drained */
 } ks_prod_node;

@@ -171,6 +171,8 @@ static bool init_partitioning(ks_producer *p, ks_world *w, const ks_producer_con
                      (uint64_t)cfg[KS_PCFG_BUFFER_MEMORY].i))
         return false;
     p->acc.partitions = p->partitions;
+    if (!ks_acc_set_leaders(&p->acc, p->leader))
+        return false;
     /* KAFKA-13834 (PR #12066, April 2022, so 3.3) gave each broker its own
      * drain index; before, one index served all brokers. */
     ks_acc_set_shared_drain_index(&p->acc, w->sc->kafka_version < KS_KV(3, 3, 0));
@@ -201,8 +203,7 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
     p->node_ready = calloc(w->broker_count, sizeof *p->node_ready);
     p->queue = calloc(max, sizeof *p->queue);
     p->queue_ids = calloc(max, sizeof *p->queue_ids);
-    p->was_full = calloc(max, sizeof *p->was_full);
-    if (!p->node_ready || !p->queue || !p->queue_ids || !p->was_full)
+    if (!p->node_ready || !p->queue || !p->queue_ids)
         return false;
     if (!ks_prod_net_init(p, w) || !init_settings(p, w, pc) || !init_partitioning(p, w, pc))
         return false;
@@ -222,10 +223,8 @@ void ks_producer_free(ks_producer *p)
     free(p->node_ready);
     free(p->queue);
     free(p->queue_ids);
-    free(p->was_full);
     p->node_ready = NULL;
     p->queue = p->queue_ids = NULL;
-    p->was_full = NULL;
     free(p->seq);
     p->seq = NULL;
     ks_prod_tm_free(p);

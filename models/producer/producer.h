@@ -86,6 +86,7 @@ typedef struct ks_producer {
     int64_t producer_id;      /* -1 until InitProducerId answers */
     int16_t epoch;
     ks_seq_state *seq;
+    uint32_t unresolved;      /* partitions whose seq[] is unresolved */
     bool bump_required;       /* a local epoch bump is due (KIP-360) */
 
     /* txn_manager.c: InitProducerId, and transactions (transactional.id
@@ -124,7 +125,6 @@ typedef struct ks_producer {
     ks_time sender_free_ns;   /* its CPU is busy until */
     bool *node_ready;
     uint32_t *queue, *queue_ids;
-    bool *was_full;           /* per partition, scratch for drain traces */
     uint64_t *scratch_ids;    /* record ids of one batch, for the checker */
     uint32_t scratch_cap;
     ks_handle expiry_timer;   /* delivery.timeout.ms check (a daemon) */

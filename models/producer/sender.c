@@ -221,7 +221,7 @@ void ks_prod_sender_fail_request(ks_producer *p, ks_world *w, const ks_request *
     for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
         const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         ks_batch *b = ks_acc_batch(&p->acc, rb->batch);
-        p->acc.dq[rb->partition - p->first_partition].muted = false;
+        ks_acc_mute(&p->acc, rb->partition - p->first_partition, false);
         if (b->state == KS_BATCH_IN_FLIGHT && b->id == rb->batch_seq)
             batch_error(p, w, rb->batch, err);
     }
@@ -234,7 +234,7 @@ void ks_prod_sender_handle_response(ks_producer *p, ks_world *w, const ks_reques
     for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
         const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         ks_batch *b = ks_acc_batch(&p->acc, rb->batch);
-        p->acc.dq[rb->partition - p->first_partition].muted = false;
+        ks_acc_mute(&p->acc, rb->partition - p->first_partition, false);
         if (b->state != KS_BATCH_IN_FLIGHT || b->id != rb->batch_seq) {
             ks_prod_seq_late_answer(p, rb);
             continue;
@@ -358,8 +358,7 @@ static void send_unacknowledged(ks_producer *p, ks_world *w, uint32_t broker, ui
 /* Sends the drained chain to `broker` as one ProduceRequest. The sender
  * thread spends request.us + batch.us per batch building it; the request
  * leaves when that is done. */
-static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t chain,
-                         const bool *was_full)
+static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t chain)
 {
     ks_time now = ks_sim_now(&w->sim);
     uint32_t id = ks_prod_net_new_request(p, w, KS_API_PRODUCE, broker);
@@ -384,9 +383,9 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
         ks_hist_add(&p->batch_records, b->records);
         ks_hist_add(&p->batch_bytes, b->bytes);
         if (p->max_in_flight == 1)
-            p->acc.dq[b->partition].muted = true; /* guaranteeMessageOrder */
+            ks_acc_mute(&p->acc, b->partition, true); /* guaranteeMessageOrder */
         trace_drain(p, w, broker, q->correlation_id, b,
-                    b->attempts > 0 ? "retry" : why_sent(p, b, was_full[b->partition], now));
+                    b->attempts > 0 ? "retry" : why_sent(p, b, b->was_full, now));
     }
     q->request_bytes = request_bytes(p, ks_prod_topic_name(w, p), q->batches, batch_bytes);
     ks_prod_tm_produce_sent(p);
@@ -411,7 +410,7 @@ void ks_producer_on_sent(ks_producer *p, ks_world *w, uint32_t chain)
     for (uint32_t bid = chain; bid != KS_NONE;) {
         ks_batch *b = ks_acc_batch(&p->acc, bid);
         uint32_t next = b->next;
-        p->acc.dq[b->partition].muted = false;
+        ks_acc_mute(&p->acc, b->partition, false);
         ks_prod_sender_finish_batch(p, w, bid, -1, NULL);
         bid = next;
     }
@@ -419,20 +418,9 @@ void ks_producer_on_sent(ks_producer *p, ks_world *w, uint32_t chain)
     ks_prod_sender_wake(p, w, ks_sim_now(&w->sim));
 }
 
-/* Records, per partition of a broker, whether its head batch is
- * sendable on its own, before drain takes it. */
-static void note_full(ks_producer *p, const ks_prod_node *n, bool *was_full)
-{
-    for (uint32_t i = 0; i < n->nparts; i++) {
-        const ks_deque *d = &p->acc.dq[n->parts[i]];
-        was_full[n->parts[i]] =
-            d->head != KS_NONE && (d->size > 1 || ks_batch_is_full(ks_acc_batch(&p->acc, d->head)));
-    }
-}
-
 /* Feeds queue lengths to the adaptive partitioner, leaving out partitions
  * whose leader could not be drained for partitioner.availability.timeout.ms. */
-static void update_load_stats(ks_producer *p, const ks_ready *r)
+static void update_load_stats(ks_producer *p, ks_ready *r)
 {
     if (p->part.kind != KS_PARTITIONER_UNIFORM_STICKY)
         return;
@@ -440,6 +428,7 @@ static void update_load_stats(ks_producer *p, const ks_ready *r)
         ks_us_load_stats(&p->part, r->queue, r->queue_ids, 0, false);
         return;
     }
+    ks_acc_queue_sizes(&p->acc, r);
     uint32_t len = 0;
     for (uint32_t i = 0; i < r->queue_len; i++) {
         const ks_prod_node *n = &p->nodes[p->leader[r->queue_ids[i]]];
@@ -510,18 +499,16 @@ static void drain_node(ks_producer *p, ks_world *w, uint32_t b, ks_time now, ks_
         return; /* else a response will wake the sender */
     }
     n->drain_ns = now;
-    bool *was_full = p->was_full;
     void *ctx[2] = {p, w};
-    note_full(p, n, was_full);
     uint32_t count;
     uint64_t bytes;
-    uint32_t chain = ks_acc_drain(&p->acc, b, n->parts, n->nparts, p->max_request_size, now,
+    uint32_t chain = ks_acc_drain(&p->acc, b, p->max_request_size, now,
                                   p->seq ? ks_prod_seq_may_drain : NULL, ctx, &count, &bytes);
     if (count > 0)
-        send_request(p, w, b, chain, was_full);
+        send_request(p, w, b, chain);
     /* More batches may be waiting: look again once this request is
      * on the wire (Sender polls with timeout 0 while nodes are ready). */
-    if (count > 0 && ks_acc_has_queued(&p->acc, n->parts, n->nparts)) {
+    if (count > 0 && ks_acc_has_queued(&p->acc, b)) {
         wire = ks_net_wire_free(&w->net, n->conn, KS_NET_REQUEST);
         ks_time again = wire > p->sender_free_ns ? wire : p->sender_free_ns;
         if (again < now)
@@ -544,7 +531,7 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
         return;
     ks_ready r = {p->node_ready, KS_TIME_MAX, p->queue, p->queue_ids, 0};
     /* a transaction being committed flushes: every batch is ready */
-    ks_acc_ready(&p->acc, p->leader, now, p->blocked || p->tm.end_queued, &r);
+    ks_acc_ready(&p->acc, now, p->blocked || p->tm.end_queued, &r);
     update_load_stats(p, &r);
     ks_time next = r.next_check_ns;
     for (uint32_t b = 0; b < p->brokers && w->sim.verdict == KS_SIM_RUNNING; b++)

@@ -1,0 +1,216 @@
+/*
+ * ready_index.c - per-broker min-trees of readiness times (see
+ * ready_index.h). Each tree is an implicit binary heap layout: node 1 the
+ * root, node i's children 2i and 2i+1, leaves from `leaves` on.
+ */
+#include "models/producer/ready_index.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ks_ri_free(ks_ready_index *ri)
+{
+    free(ri->start);
+    free(ri->parts);
+    free(ri->broker);
+    free(ri->pos);
+    free(ri->leaves);
+    free(ri->base);
+    free(ri->key[0]);
+    free(ri->key[1]);
+    free(ri->queued);
+    free(ri->has);
+    memset(ri, 0, sizeof *ri);
+}
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+    uint32_t w = 1;
+    while (w < n)
+        w *= 2;
+    return w;
+}
+
+/* The partition lists and tree widths of a new index. */
+static bool lay_out(ks_ready_index *ri, const uint32_t *leader, size_t *nodes)
+{
+    uint32_t nb = ri->brokers, np = ri->partitions;
+    for (uint32_t p = 0; p < np; p++)
+        ri->start[leader[p] + 1]++;
+    for (uint32_t b = 0; b < nb; b++)
+        ri->start[b + 1] += ri->start[b];
+    uint32_t *fill = calloc(nb ? nb : 1u, sizeof *fill);
+    if (!fill)
+        return false;
+    for (uint32_t p = 0; p < np; p++) {
+        uint32_t b = leader[p];
+        ri->broker[p] = b;
+        ri->pos[p] = fill[b];
+        ri->parts[ri->start[b] + fill[b]++] = p;
+    }
+    free(fill);
+    *nodes = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+        ri->leaves[b] = pow2_at_least(ks_ri_count(ri, b));
+        ri->base[b] = (uint32_t)*nodes;
+        *nodes += 2u * (size_t)ri->leaves[b];
+    }
+    return true;
+}
+
+bool ks_ri_build(ks_ready_index *ri, uint32_t partitions, uint32_t brokers,
+                 const uint32_t *leader)
+{
+    ks_ready_index n = {.partitions = partitions, .brokers = brokers};
+    size_t np = partitions ? partitions : 1u, nb = brokers ? brokers : 1u, nodes = 0;
+    n.start = calloc(nb + 1, sizeof *n.start);
+    n.parts = calloc(np, sizeof *n.parts);
+    n.broker = calloc(np, sizeof *n.broker);
+    n.pos = calloc(np, sizeof *n.pos);
+    n.leaves = calloc(nb, sizeof *n.leaves);
+    n.base = calloc(nb, sizeof *n.base);
+    n.queued = calloc(nb, sizeof *n.queued);
+    n.has = calloc(np, sizeof *n.has);
+    bool ok = n.start && n.parts && n.broker && n.pos && n.leaves && n.base && n.queued &&
+              n.has && lay_out(&n, leader, &nodes);
+    for (int k = 0; ok && k < 2; k++) {
+        n.key[k] = malloc((nodes ? nodes : 1u) * sizeof *n.key[k]);
+        ok = n.key[k] != NULL;
+        for (size_t i = 0; ok && i < nodes; i++)
+            n.key[k][i] = KS_TIME_MAX;
+    }
+    if (!ok) {
+        ks_ri_free(&n);
+        return false;
+    }
+    ks_ri_free(ri);
+    *ri = n;
+    return true;
+}
+
+/* Sets leaf i of a tree of width w to v and mends the path to the root,
+ * stopping where a node's minimum does not change. */
+static void tree_set(ks_time *t, uint32_t w, uint32_t i, ks_time v)
+{
+    uint32_t n = w + i;
+    if (t[n] == v)
+        return;
+    t[n] = v;
+    for (n >>= 1; n >= 1; n >>= 1) {
+        ks_time m = t[2 * n] < t[2 * n + 1] ? t[2 * n] : t[2 * n + 1];
+        if (t[n] == m)
+            break;
+        t[n] = m;
+    }
+}
+
+void ks_ri_set(ks_ready_index *ri, uint32_t p, ks_time ready, ks_time ready_exhausted,
+               bool queued)
+{
+    uint32_t b = ri->broker[p];
+    if (ri->has[p] != queued) {
+        ri->has[p] = queued;
+        if (queued)
+            ri->queued[b]++;
+        else
+            ri->queued[b]--;
+    }
+    tree_set(ri->key[0] + ri->base[b], ri->leaves[b], ri->pos[p], ready);
+    tree_set(ri->key[1] + ri->base[b], ri->leaves[b], ri->pos[p], ready_exhausted);
+}
+
+/* From node n, whose subtree holds a key <= now, down to the leftmost such
+ * leaf; returns its place. */
+static uint32_t descend(const ks_time *t, uint32_t w, uint32_t n, ks_time now)
+{
+    while (n < w)
+        n = t[2 * n] <= now ? 2 * n : 2 * n + 1;
+    return n - w;
+}
+
+/* The minimum of leaves [0, end). */
+static ks_time prefix_min(const ks_time *t, uint32_t w, uint32_t end)
+{
+    ks_time m = KS_TIME_MAX;
+    for (uint32_t l = w, r = w + end; l < r; l >>= 1, r >>= 1) {
+        if (l & 1u) {
+            if (t[l] < m)
+                m = t[l];
+            l++;
+        }
+        if (r & 1u) {
+            r--;
+            if (t[r] < m)
+                m = t[r];
+        }
+    }
+    return m;
+}
+
+bool ks_ri_ready(const ks_ready_index *ri, uint32_t b, ks_time now, bool exhausted,
+                 ks_time *next)
+{
+    if (ri->queued[b] == 0)
+        return false;
+    const ks_time *t = ri->key[exhausted ? 1 : 0] + ri->base[b];
+    uint32_t w = ri->leaves[b];
+    bool ready = t[1] <= now;
+    uint32_t end = ready ? descend(t, w, 1, now) : w;
+    ks_time m = prefix_min(t, w, end);
+    if (m < *next)
+        *next = m;
+    return ready;
+}
+
+uint32_t ks_ri_next_drainable(const ks_ready_index *ri, uint32_t b, uint32_t from, ks_time now)
+{
+    const ks_time *t = ri->key[1] + ri->base[b];
+    uint32_t w = ri->leaves[b];
+    if (from >= ks_ri_count(ri, b) || t[1] > now)
+        return KS_RI_NONE;
+    uint32_t n = w + from;
+    if (t[n] <= now)
+        return from;
+    for (;;) {
+        while (n > 1 && (n & 1u))
+            n >>= 1; /* up while a right child */
+        if (n <= 1)
+            return KS_RI_NONE;
+        n++; /* the right sibling: everything in it lies after `from` */
+        if (t[n] <= now)
+            return descend(t, w, n, now);
+    }
+}
+
+/* Every inner node of broker b's trees is the minimum of its children. */
+static bool trees_ordered(const ks_ready_index *ri, uint32_t b)
+{
+    uint32_t w = ri->leaves[b];
+    for (int k = 0; k < 2; k++) {
+        const ks_time *t = ri->key[k] + ri->base[b];
+        for (uint32_t n = 1; n < w; n++)
+            if (t[n] != (t[2 * n] < t[2 * n + 1] ? t[2 * n] : t[2 * n + 1]))
+                return false;
+    }
+    return true;
+}
+
+bool ks_ri_holds(const ks_ready_index *ri, uint32_t p, ks_time ready, ks_time ready_exhausted,
+                 bool queued)
+{
+    uint32_t b = ri->broker[p], leaf = ri->base[b] + ri->leaves[b] + ri->pos[p];
+    return ri->has[p] == queued && ks_ri_part(ri, b, ri->pos[p]) == p &&
+           ri->key[0][leaf] == ready && ri->key[1][leaf] == ready_exhausted;
+}
+
+bool ks_ri_consistent(const ks_ready_index *ri)
+{
+    for (uint32_t b = 0; b < ri->brokers; b++) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < ks_ri_count(ri, b); i++)
+            n += ri->has[ks_ri_part(ri, b, i)];
+        if (n != ri->queued[b] || !trees_ordered(ri, b))
+            return false;
+    }
+    return true;
+}

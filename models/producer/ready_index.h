@@ -1,0 +1,84 @@
+/*
+ * ready_index.h - which of a producer's partitions can be sent, per
+ * broker, without visiting the partitions that have nothing to send.
+ *
+ * Owns: the producer's partitions grouped by leader (each broker's list in
+ * partition order, as RecordAccumulator's drain walks it) and, per broker,
+ * two min-trees over that list holding each partition's head batch's
+ * readiness time: the time from which RecordAccumulator.ready counts it
+ * ready, and the same when memory is exhausted (then only a retry's
+ * backoff holds a batch). A partition with no batch, or muted, holds
+ * KS_TIME_MAX; a head ready at any time holds INT64_MIN.
+ *
+ * The accumulator (accumulator.c) computes the keys and tells the index
+ * whenever a deque's head changes; the queries then cost O(log n) per
+ * broker, or per partition found, however many partitions exist. They give
+ * exactly what a walk over every partition in order would: ready() counts
+ * a not-yet-ready partition towards the next check only if it comes
+ * before the broker's first ready one (Kafka skips the partitions of a
+ * node already found ready).
+ *
+ * Never: reads batches or deques itself.
+ */
+#ifndef KS_READY_INDEX_H
+#define KS_READY_INDEX_H
+
+#include "sim/sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define KS_RI_NONE UINT32_MAX
+
+typedef struct ks_ready_index {
+    uint32_t partitions, brokers;
+    uint32_t *start;     /* per broker + 1: its slice of `parts` */
+    uint32_t *parts;     /* partitions grouped by broker, ascending */
+    uint32_t *broker;    /* per partition: its leader */
+    uint32_t *pos;       /* per partition: its place in its broker's list */
+    uint32_t *leaves;    /* per broker: tree width (a power of two) */
+    uint32_t *base;      /* per broker: its trees' offset in `key` */
+    ks_time *key[2];     /* [0] ready-from times, [1] the same when
+                            exhausted: heap-ordered trees, 2 x leaves each */
+    uint32_t *queued;    /* per broker: partitions with a queued batch */
+    bool *has;           /* per partition: has a queued batch */
+} ks_ready_index;
+
+/* (Re)builds the index for `partitions` partitions led by leader[p]; every
+ * partition starts with nothing to send. False when memory ran out (the
+ * old index is kept). */
+bool ks_ri_build(ks_ready_index *ri, uint32_t partitions, uint32_t brokers,
+                 const uint32_t *leader);
+void ks_ri_free(ks_ready_index *ri);
+
+/* Partition p's head: its two readiness times, and whether its deque
+ * holds a batch at all (muted or not). */
+void ks_ri_set(ks_ready_index *ri, uint32_t p, ks_time ready, ks_time ready_exhausted,
+               bool queued);
+
+/* For invariant checks: does the index hold exactly these for partition
+ * p? Is every tree node the minimum of its children, and every broker's
+ * count of queued partitions right (O(partitions))? */
+bool ks_ri_holds(const ks_ready_index *ri, uint32_t p, ks_time ready, ks_time ready_exhausted,
+                 bool queued);
+bool ks_ri_consistent(const ks_ready_index *ri);
+
+/* The partitions broker b leads, and the i-th of them. */
+static inline uint32_t ks_ri_count(const ks_ready_index *ri, uint32_t b)
+{
+    return ri->start[b + 1] - ri->start[b];
+}
+static inline uint32_t ks_ri_part(const ks_ready_index *ri, uint32_t b, uint32_t i)
+{
+    return ri->parts[ri->start[b] + i];
+}
+
+/* Is one of broker b's partitions ready at `now`? Lowers *next to the
+ * earliest readiness time of those before its first ready one. */
+bool ks_ri_ready(const ks_ready_index *ri, uint32_t b, ks_time now, bool exhausted,
+                 ks_time *next);
+/* The first place >= from in broker b's list whose head is ready at `now`
+ * when memory is exhausted (a batch drain may take), or KS_RI_NONE. */
+uint32_t ks_ri_next_drainable(const ks_ready_index *ri, uint32_t b, uint32_t from, ks_time now);
+
+#endif
