@@ -139,7 +139,7 @@ static void test_lists_and_rebuild(void **state)
     assert_int_equal(ri.queued[0], 0);
     assert_true(ks_ri_consistent(&ri));
     /* a tree node that is not its children's minimum is caught */
-    ri.key[0][ri.base[1] + 1] = 5;
+    ri.nodes[ri.base[1] + 1].k[0] = 5;
     assert_false(ks_ri_consistent(&ri));
     ks_ri_free(&ri);
 }

@@ -91,15 +91,18 @@ static int run_one(const char *file, const char *records)
     double dsum = now_s() - ts;
     free(text);
     json_decref(summary);
-    uint64_t recs = 0;
-    for (uint32_t i = 0; i < w->producer_count; i++)
+    uint64_t recs = 0, batches = 0;
+    for (uint32_t i = 0; i < w->producer_count; i++) {
         recs += w->producers[i].acked + w->producers[i].failed;
+        batches += w->producers[i].batches;
+    }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double ev = (double)w->sim.dispatched;
-    printf("%-28s %9.2f M records/s  %7.2f M events/s  %6.1f ns/event  build %.3f s  "
+    printf("%-28s %9.2f M records/s  %7.2f M events/s  %6.1f ns/event  %6.1f ns/batch  build %.3f s  "
            "summary %.3f s  %8.1f s virtual  %7.1f MiB peak RSS  (%s, %" PRIu64 " records, %.2f s)\n",
            sc->name, (double)recs / dt / 1e6, ev / dt / 1e6, ev > 0 ? dt * 1e9 / ev : 0.0,
+           batches > 0 ? dt * 1e9 / (double)batches : 0.0,
            t0 - tb, dsum, (double)ks_sim_now(&w->sim) / 1e9, (double)ru.ru_maxrss / 1024.0,
            ks_sim_verdict_name(w->sim.verdict), recs, dt);
     fflush(stdout);

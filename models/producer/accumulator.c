@@ -168,6 +168,7 @@ bool ks_acc_init(ks_acc *a, uint32_t partitions, uint32_t brokers, int64_t batch
 void ks_acc_free(ks_acc *a)
 {
     ks_ri_free(&a->ri);
+    ks_li_free(&a->li);
     free(a->dq);
     free(a->drain_index);
     free(a->batches);
@@ -279,6 +280,28 @@ bool ks_acc_set_leaders(ks_acc *a, const uint32_t *leader)
         if (a->dq[p].head != KS_NONE)
             refresh(a, p);
     return true;
+}
+
+bool ks_acc_track_loads(ks_acc *a, uint32_t capacity)
+{
+    if (!ks_li_init(&a->li, capacity))
+        return false;
+    for (uint32_t p = 0; p < a->partitions && p < capacity; p++)
+        if (a->dq[p].exists)
+            ks_li_touch(&a->li, p);
+    return true;
+}
+
+static uint32_t queue_len(const void *ctx, uint32_t p, bool *has)
+{
+    const ks_deque *d = &((const ks_acc *)ctx)->dq[p];
+    *has = d->exists;
+    return d->size;
+}
+
+const ks_load_index *ks_acc_load_snapshot(ks_acc *a)
+{
+    return ks_li_snapshot(&a->li, queue_len, a) ? &a->li : NULL;
 }
 
 void ks_acc_mute(ks_acc *a, uint32_t partition, bool muted)
@@ -437,6 +460,7 @@ bool ks_acc_new_batch(ks_acc *a, uint32_t partition, uint64_t record, ks_time se
     assert(deque_ends(a, partition));
     if (d->size <= 2)
         refresh(a, partition); /* a new head, or a head no longer alone */
+    ks_li_touch(&a->li, partition);
     res->status = KS_APPEND_OK;
     res->new_batch = true;
     res->appended = b->bytes; /* estimatedSizeInBytes of the new batch */
@@ -509,6 +533,7 @@ static uint32_t drain_head(ks_acc *a, uint32_t p, ks_time now, uint32_t *first, 
     b->next = KS_NONE;
     chain_add(a, first, last, bid);
     refresh(a, p);
+    ks_li_touch(&a->li, p);
     return b->bytes;
 }
 
@@ -578,6 +603,7 @@ void ks_acc_reenqueue(ks_acc *a, uint32_t bid, ks_time retry_at_ns, bool in_sequ
     batch_set_state(a, bid, KS_BATCH_QUEUED); /* retrying */
     assert(deque_ends(a, b->partition));
     refresh(a, b->partition);
+    ks_li_touch(&a->li, b->partition);
 }
 
 void ks_acc_remove(ks_acc *a, uint32_t bid)
@@ -597,6 +623,7 @@ void ks_acc_remove(ks_acc *a, uint32_t bid)
         d->size--;
         b->next = KS_NONE;
         refresh(a, b->partition);
+        ks_li_touch(&a->li, b->partition);
         return;
     }
     assert(false && "batch not in its deque");

@@ -39,6 +39,7 @@
 #ifndef KS_ACCUMULATOR_H
 #define KS_ACCUMULATOR_H
 
+#include "models/producer/load_index.h"
 #include "models/producer/ready_index.h"
 #include "sim/sim.h"
 
@@ -117,6 +118,8 @@ typedef struct ks_acc {
     uint32_t drain_index_all;
     uint32_t brokers;
     ks_ready_index ri;    /* partitions by leader, and their readiness */
+    ks_load_index li;     /* queue lengths for the adaptive partitioner
+                             (only if ks_acc_track_loads) */
 } ks_acc;
 
 /*
@@ -239,6 +242,13 @@ void ks_acc_ready(ks_acc *a, ks_time now, bool exhausted, ks_ready *r);
  * order, into r->queue, r->queue_ids and r->queue_len (what ready() hands
  * the adaptive partitioner). O(partitions). */
 void ks_acc_queue_sizes(const ks_acc *a, ks_ready *r);
+/* Keeps the queue lengths of up to `capacity` partitions in a load index
+ * for the adaptive partitioner. False when memory ran out. */
+bool ks_acc_track_loads(ks_acc *a, uint32_t capacity);
+/* The load index as of now (updatePartitionLoadStats' moment): what the
+ * partitioner draws from until the next snapshot. NULL when memory ran
+ * out. */
+const ks_load_index *ks_acc_load_snapshot(ks_acc *a);
 /* max.in.flight=1 (guaranteeMessageOrder): the partition's batches wait
  * while one of them is in flight. */
 void ks_acc_mute(ks_acc *a, uint32_t partition, bool muted);

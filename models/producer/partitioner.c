@@ -146,6 +146,8 @@ void ks_sticky_on_new_batch(ks_partitioner *pp, uint32_t prev)
 static uint32_t us_next(ks_partitioner *pp)
 {
     pp->switches++;
+    if (pp->li)
+        return ks_li_find(pp->li, ks_rng_bounded(pp->rng, (uint32_t)ks_li_total(pp->li)));
     if (pp->stats_len == 0)
         return ks_rng_bounded(pp->rng, pp->partitions);
     uint32_t total = pp->cft[pp->stats_len - 1];
@@ -185,6 +187,7 @@ void ks_us_load_stats(ks_partitioner *pp, const uint32_t *queue, const uint32_t 
 {
     /* No stats: adaptive off, fewer than two partitions, or not every
      * partition has a queue yet; then the choice is uniform. */
+    pp->li = NULL;
     if (!all || length < 1 || pp->partitions < 2) {
         pp->stats_len = 0;
         return;
@@ -211,4 +214,16 @@ void ks_us_load_stats(ks_partitioner *pp, const uint32_t *queue, const uint32_t 
         pp->cft_ids[i] = ids[i];
     }
     pp->stats_len = length;
+}
+
+void ks_us_load_index(ks_partitioner *pp, const ks_load_index *li, bool all)
+{
+    pp->stats_len = 0;
+    pp->li = NULL;
+    /* as ks_us_load_stats decides, with length = every deque */
+    if (!all || li->deques < 1 || pp->partitions < 2)
+        return;
+    if (ks_li_all_equal(li) && li->deques == pp->partitions)
+        return;
+    pp->li = li;
 }

@@ -28,6 +28,8 @@
 
 #include "sim/rng.h"
 
+#include "models/producer/load_index.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -75,6 +77,8 @@ typedef struct ks_partitioner {
     uint32_t stats_len;        /* 0: no load stats, choose uniformly */
     uint32_t *cft;             /* cumulative frequency table */
     uint32_t *cft_ids;         /* partition of each CFT entry */
+    const ks_load_index *li;   /* or the same table kept as a load index
+                                  (load_index.h), when not NULL */
 } ks_partitioner;
 
 /* batch_size is used by uniform_sticky only (>= 1 there). The partitioner
@@ -103,5 +107,9 @@ void ks_us_update(ks_partitioner *pp, int64_t appended, bool enable_switch);
  * updatePartitionLoadStats). */
 void ks_us_load_stats(ks_partitioner *pp, const uint32_t *queue, const uint32_t *ids,
                       uint32_t length, bool all);
+/* The same from a load index holding every deque's length (no partition
+ * excluded): the partitioner draws from `li`, which must stay unchanged
+ * until the next call. */
+void ks_us_load_index(ks_partitioner *pp, const ks_load_index *li, bool all);
 
 #endif

@@ -173,6 +173,11 @@ static bool init_partitioning(ks_producer *p, ks_world *w, const ks_producer_con
     p->acc.partitions = p->partitions;
     if (!ks_acc_set_leaders(&p->acc, p->leader))
         return false;
+    /* KIP-794's load stats, kept as queues change unless partitions may be
+     * left out for their leader's unavailability */
+    if (kind == KS_PARTITIONER_UNIFORM_STICKY && p->adaptive && p->availability_timeout_ns == 0 &&
+        !ks_acc_track_loads(&p->acc, p->max_partitions))
+        return false;
     /* KAFKA-13834 (PR #12066, April 2022, so 3.3) gave each broker its own
      * drain index; before, one index served all brokers. */
     ks_acc_set_shared_drain_index(&p->acc, w->sc->kafka_version < KS_KV(3, 3, 0));

@@ -16,8 +16,7 @@ void ks_ri_free(ks_ready_index *ri)
     free(ri->pos);
     free(ri->leaves);
     free(ri->base);
-    free(ri->key[0]);
-    free(ri->key[1]);
+    free(ri->nodes);
     free(ri->queued);
     free(ri->has);
     memset(ri, 0, sizeof *ri);
@@ -73,11 +72,11 @@ bool ks_ri_build(ks_ready_index *ri, uint32_t partitions, uint32_t brokers,
     n.has = calloc(np, sizeof *n.has);
     bool ok = n.start && n.parts && n.broker && n.pos && n.leaves && n.base && n.queued &&
               n.has && lay_out(&n, leader, &nodes);
-    for (int k = 0; ok && k < 2; k++) {
-        n.key[k] = malloc((nodes ? nodes : 1u) * sizeof *n.key[k]);
-        ok = n.key[k] != NULL;
+    if (ok) {
+        n.nodes = malloc((nodes ? nodes : 1u) * sizeof *n.nodes);
+        ok = n.nodes != NULL;
         for (size_t i = 0; ok && i < nodes; i++)
-            n.key[k][i] = KS_TIME_MAX;
+            n.nodes[i].k[0] = n.nodes[i].k[1] = KS_TIME_MAX;
     }
     if (!ok) {
         ks_ri_free(&n);
@@ -88,19 +87,23 @@ bool ks_ri_build(ks_ready_index *ri, uint32_t partitions, uint32_t brokers,
     return true;
 }
 
-/* Sets leaf i of a tree of width w to v and mends the path to the root,
- * stopping where a node's minimum does not change. */
-static void tree_set(ks_time *t, uint32_t w, uint32_t i, ks_time v)
+/* Sets leaf i of a tree of width w to (v0, v1) and mends the path to the
+ * root, stopping where a node's minima do not change. */
+static void tree_set(ks_ri_node *t, uint32_t w, uint32_t i, ks_time v0, ks_time v1)
 {
     uint32_t n = w + i;
-    if (t[n] == v)
+    if (t[n].k[0] == v0 && t[n].k[1] == v1)
         return;
-    t[n] = v;
+    t[n].k[0] = v0;
+    t[n].k[1] = v1;
     for (n >>= 1; n >= 1; n >>= 1) {
-        ks_time m = t[2 * n] < t[2 * n + 1] ? t[2 * n] : t[2 * n + 1];
-        if (t[n] == m)
+        const ks_ri_node *l = &t[2 * n], *r = &t[2 * n + 1];
+        ks_time m0 = l->k[0] < r->k[0] ? l->k[0] : r->k[0];
+        ks_time m1 = l->k[1] < r->k[1] ? l->k[1] : r->k[1];
+        if (t[n].k[0] == m0 && t[n].k[1] == m1)
             break;
-        t[n] = m;
+        t[n].k[0] = m0;
+        t[n].k[1] = m1;
     }
 }
 
@@ -115,33 +118,32 @@ void ks_ri_set(ks_ready_index *ri, uint32_t p, ks_time ready, ks_time ready_exha
         else
             ri->queued[b]--;
     }
-    tree_set(ri->key[0] + ri->base[b], ri->leaves[b], ri->pos[p], ready);
-    tree_set(ri->key[1] + ri->base[b], ri->leaves[b], ri->pos[p], ready_exhausted);
+    tree_set(ri->nodes + ri->base[b], ri->leaves[b], ri->pos[p], ready, ready_exhausted);
 }
 
 /* From node n, whose subtree holds a key <= now, down to the leftmost such
  * leaf; returns its place. */
-static uint32_t descend(const ks_time *t, uint32_t w, uint32_t n, ks_time now)
+static uint32_t descend(const ks_ri_node *t, int k, uint32_t w, uint32_t n, ks_time now)
 {
     while (n < w)
-        n = t[2 * n] <= now ? 2 * n : 2 * n + 1;
+        n = t[2 * n].k[k] <= now ? 2 * n : 2 * n + 1;
     return n - w;
 }
 
 /* The minimum of leaves [0, end). */
-static ks_time prefix_min(const ks_time *t, uint32_t w, uint32_t end)
+static ks_time prefix_min(const ks_ri_node *t, int k, uint32_t w, uint32_t end)
 {
     ks_time m = KS_TIME_MAX;
     for (uint32_t l = w, r = w + end; l < r; l >>= 1, r >>= 1) {
         if (l & 1u) {
-            if (t[l] < m)
-                m = t[l];
+            if (t[l].k[k] < m)
+                m = t[l].k[k];
             l++;
         }
         if (r & 1u) {
             r--;
-            if (t[r] < m)
-                m = t[r];
+            if (t[r].k[k] < m)
+                m = t[r].k[k];
         }
     }
     return m;
@@ -152,11 +154,12 @@ bool ks_ri_ready(const ks_ready_index *ri, uint32_t b, ks_time now, bool exhaust
 {
     if (ri->queued[b] == 0)
         return false;
-    const ks_time *t = ri->key[exhausted ? 1 : 0] + ri->base[b];
+    const ks_ri_node *t = ri->nodes + ri->base[b];
+    int k = exhausted ? 1 : 0;
     uint32_t w = ri->leaves[b];
-    bool ready = t[1] <= now;
-    uint32_t end = ready ? descend(t, w, 1, now) : w;
-    ks_time m = prefix_min(t, w, end);
+    bool ready = t[1].k[k] <= now;
+    uint32_t end = ready ? descend(t, k, w, 1, now) : w;
+    ks_time m = prefix_min(t, k, w, end);
     if (m < *next)
         *next = m;
     return ready;
@@ -164,12 +167,12 @@ bool ks_ri_ready(const ks_ready_index *ri, uint32_t b, ks_time now, bool exhaust
 
 uint32_t ks_ri_next_drainable(const ks_ready_index *ri, uint32_t b, uint32_t from, ks_time now)
 {
-    const ks_time *t = ri->key[1] + ri->base[b];
+    const ks_ri_node *t = ri->nodes + ri->base[b];
     uint32_t w = ri->leaves[b];
-    if (from >= ks_ri_count(ri, b) || t[1] > now)
+    if (from >= ks_ri_count(ri, b) || t[1].k[1] > now)
         return KS_RI_NONE;
     uint32_t n = w + from;
-    if (t[n] <= now)
+    if (t[n].k[1] <= now)
         return from;
     for (;;) {
         while (n > 1 && (n & 1u))
@@ -177,8 +180,8 @@ uint32_t ks_ri_next_drainable(const ks_ready_index *ri, uint32_t b, uint32_t fro
         if (n <= 1)
             return KS_RI_NONE;
         n++; /* the right sibling: everything in it lies after `from` */
-        if (t[n] <= now)
-            return descend(t, w, n, now);
+        if (t[n].k[1] <= now)
+            return descend(t, 1, w, n, now);
     }
 }
 
@@ -186,12 +189,11 @@ uint32_t ks_ri_next_drainable(const ks_ready_index *ri, uint32_t b, uint32_t fro
 static bool trees_ordered(const ks_ready_index *ri, uint32_t b)
 {
     uint32_t w = ri->leaves[b];
-    for (int k = 0; k < 2; k++) {
-        const ks_time *t = ri->key[k] + ri->base[b];
+    const ks_ri_node *t = ri->nodes + ri->base[b];
+    for (int k = 0; k < 2; k++)
         for (uint32_t n = 1; n < w; n++)
-            if (t[n] != (t[2 * n] < t[2 * n + 1] ? t[2 * n] : t[2 * n + 1]))
+            if (t[n].k[k] != (t[2 * n].k[k] < t[2 * n + 1].k[k] ? t[2 * n].k[k] : t[2 * n + 1].k[k]))
                 return false;
-    }
     return true;
 }
 
@@ -200,7 +202,7 @@ bool ks_ri_holds(const ks_ready_index *ri, uint32_t p, ks_time ready, ks_time re
 {
     uint32_t b = ri->broker[p], leaf = ri->base[b] + ri->leaves[b] + ri->pos[p];
     return ri->has[p] == queued && ks_ri_part(ri, b, ri->pos[p]) == p &&
-           ri->key[0][leaf] == ready && ri->key[1][leaf] == ready_exhausted;
+           ri->nodes[leaf].k[0] == ready && ri->nodes[leaf].k[1] == ready_exhausted;
 }
 
 bool ks_ri_consistent(const ks_ready_index *ri)

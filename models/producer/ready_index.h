@@ -30,6 +30,12 @@
 
 #define KS_RI_NONE UINT32_MAX
 
+/* A tree node: the minimum ready-from time below it ([0]), and the same
+ * when memory is exhausted ([1]); kept together, so one walk mends both. */
+typedef struct ks_ri_node {
+    ks_time k[2];
+} ks_ri_node;
+
 typedef struct ks_ready_index {
     uint32_t partitions, brokers;
     uint32_t *start;     /* per broker + 1: its slice of `parts` */
@@ -38,8 +44,8 @@ typedef struct ks_ready_index {
     uint32_t *pos;       /* per partition: its place in its broker's list */
     uint32_t *leaves;    /* per broker: tree width (a power of two) */
     uint32_t *base;      /* per broker: its trees' offset in `key` */
-    ks_time *key[2];     /* [0] ready-from times, [1] the same when
-                            exhausted: heap-ordered trees, 2 x leaves each */
+    ks_ri_node *nodes;   /* per broker, 2 x leaves: a heap-ordered tree of
+                            both minima */
     uint32_t *queued;    /* per broker: partitions with a queued batch */
     bool *has;           /* per partition: has a queued batch */
 } ks_ready_index;

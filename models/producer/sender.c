@@ -420,12 +420,21 @@ void ks_producer_on_sent(ks_producer *p, ks_world *w, uint32_t chain)
 
 /* Feeds queue lengths to the adaptive partitioner, leaving out partitions
  * whose leader could not be drained for partitioner.availability.timeout.ms. */
-static void update_load_stats(ks_producer *p, ks_ready *r)
+static void update_load_stats(ks_producer *p, ks_world *w, ks_ready *r)
 {
     if (p->part.kind != KS_PARTITIONER_UNIFORM_STICKY)
         return;
     if (!p->adaptive) {
         ks_us_load_stats(&p->part, r->queue, r->queue_ids, 0, false);
+        return;
+    }
+    if (p->acc.li.n > 0) { /* no partition can be left out: kept as it goes */
+        const ks_load_index *li = ks_acc_load_snapshot(&p->acc);
+        if (!li) {
+            ks_prod_oom(w);
+            return;
+        }
+        ks_us_load_index(&p->part, li, p->acc.deques >= p->partitions);
         return;
     }
     ks_acc_queue_sizes(&p->acc, r);
@@ -532,7 +541,7 @@ void ks_producer_on_sender(ks_producer *p, ks_world *w)
     ks_ready r = {p->node_ready, KS_TIME_MAX, p->queue, p->queue_ids, 0};
     /* a transaction being committed flushes: every batch is ready */
     ks_acc_ready(&p->acc, now, p->blocked || p->tm.end_queued, &r);
-    update_load_stats(p, &r);
+    update_load_stats(p, w, &r);
     ks_time next = r.next_check_ns;
     for (uint32_t b = 0; b < p->brokers && w->sim.verdict == KS_SIM_RUNNING; b++)
         if (p->node_ready[b])
