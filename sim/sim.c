@@ -82,7 +82,8 @@ void ks_sim_free(ks_sim *s)
     free(s->slots);
     s->heap = NULL;
     s->slots = NULL;
-    s->heap_len = s->heap_cap = s->slots_cap = 0;
+    s->heap_len = s->heap_cap = s->slots_cap = s->slots_used = 0;
+    s->free_head = UINT32_MAX;
 }
 
 void ks_sim_stop(ks_sim *s, ks_sim_verdict v)
@@ -114,13 +115,26 @@ static bool grow(ks_sim *s)
     ks_sim_slot *slots = realloc(s->slots, (size_t)cap * sizeof *slots);
     if (!slots)
         return false;
-    for (uint32_t i = cap; i-- > s->slots_cap;) {
-        slots[i].key = FREE_BIT | s->free_head;
-        s->free_head = i;
-    }
+    /* the new slots are free without being written: slots_used marks
+     * where they begin, so their pages are touched only when used */
     s->slots = slots;
     s->slots_cap = cap;
     return true;
+}
+
+/* A free slot: the last freed, else the first never used (the order a
+ * free list holding the new slots in ascending order would give);
+ * UINT32_MAX when every slot is taken and the arrays cannot grow. */
+static uint32_t take_slot(ks_sim *s)
+{
+    uint32_t slot = s->free_head;
+    if (slot != UINT32_MAX) {
+        s->free_head = (uint32_t)s->slots[slot].key;
+        return slot;
+    }
+    if (s->slots_used == s->slots_cap && !grow(s))
+        return UINT32_MAX;
+    return s->slots_used++;
 }
 
 static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon);
@@ -153,14 +167,13 @@ static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon
         s->verdict = KS_SIM_SEQUENCE_EXHAUSTED;
         return KS_HANDLE_NONE;
     }
-    if (unlikely(s->free_head == UINT32_MAX) && !grow(s)) {
+    uint32_t slot = take_slot(s);
+    if (unlikely(slot == UINT32_MAX)) {
         s->verdict = s->slots_cap >= KS_SIM_PENDING_MAX ? KS_SIM_MAX_PENDING
                                                          : KS_SIM_OUT_OF_MEMORY;
         return KS_HANDLE_NONE;
     }
-    uint32_t slot = s->free_head;
     ks_sim_slot *sl = &s->slots[slot];
-    s->free_head = (uint32_t)sl->key;
     uint64_t key = (s->next_seq++ << SLOT_BITS) | slot;
     sl->key = key;
     sl->kind = ev->kind;
@@ -198,7 +211,7 @@ bool ks_sim_cancel(ks_sim *s, ks_handle h)
     if (h == KS_HANDLE_NONE)
         return false;
     uint32_t slot = (uint32_t)(h & SLOT_MASK);
-    if (slot >= s->slots_cap || s->slots[slot].key != h)
+    if (slot >= s->slots_used || s->slots[slot].key != h)
         return false;
     s->slots[slot].key = 0;
     s->live--;

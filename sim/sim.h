@@ -100,7 +100,8 @@ typedef struct ks_sim {
     uint32_t heap_len, heap_cap;
     ks_sim_slot *slots; /* event payloads, indexed by slot */
     uint32_t slots_cap;
-    uint32_t free_head; /* free-list of slots, UINT32_MAX = empty */
+    uint32_t slots_used; /* slots from here on were never used (free) */
+    uint32_t free_head; /* free-list of freed slots, UINT32_MAX = empty */
     uint32_t live;      /* scheduled, not yet run nor cancelled */
     uint32_t live_daemon; /* ... of which daemons */
 } ks_sim;

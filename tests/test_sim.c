@@ -115,6 +115,10 @@ static void test_stale_handle(void **state)
     assert_true(ks_sim_next(&s, &ev));
     assert_int_equal(ev.arg, 2);
     assert_false(ks_sim_cancel(&s, fresh));
+    /* a forged handle naming a slot never used (nor written) is refused:
+     * handles are seq << 24 | slot */
+    ks_handle forged = (UINT64_C(1) << 24) | 7u;
+    assert_false(ks_sim_cancel(&s, forged));
     ks_sim_free(&s);
 }
 
