@@ -164,18 +164,14 @@ bool ks_trace_begin(ks_trace *tr, ks_time t, unsigned k)
     return true;
 }
 
-void ks_trace_i64(ks_trace *tr, const char *key, int64_t v)
+void ks_trace__i64_slow(ks_trace *tr, const char *key, int64_t v)
 {
-    if (!tr->in_line)
-        return;
     put_key(tr, key);
     put_i64(tr, v);
 }
 
-void ks_trace_u64(ks_trace *tr, const char *key, uint64_t v)
+void ks_trace__u64_slow(ks_trace *tr, const char *key, uint64_t v)
 {
-    if (!tr->in_line)
-        return;
     put_key(tr, key);
     put_u64(tr, v);
 }
@@ -188,10 +184,8 @@ void ks_trace_bool(ks_trace *tr, const char *key, bool v)
     put_cstr(tr, v ? "true" : "false");
 }
 
-void ks_trace_str(ks_trace *tr, const char *key, const char *s)
+void ks_trace__str_slow(ks_trace *tr, const char *key, const char *s)
 {
-    if (!tr->in_line)
-        return;
     put_key(tr, key);
     if (s)
         put_escaped(tr, s);

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define KS_TRACE_FORMAT 1
 
@@ -85,15 +86,101 @@ static inline bool ks_trace_on(const ks_trace *tr, unsigned k)
  * nothing, now or for the field calls up to ks_trace_end) when the kind is
  * not traced at this level. */
 bool ks_trace_begin(ks_trace *tr, ks_time t, unsigned k);
-void ks_trace_i64(ks_trace *tr, const char *key, int64_t v);
-void ks_trace_u64(ks_trace *tr, const char *key, uint64_t v);
+static inline void ks_trace_i64(ks_trace *tr, const char *key, int64_t v);
+static inline void ks_trace_u64(ks_trace *tr, const char *key, uint64_t v);
 void ks_trace_bool(ks_trace *tr, const char *key, bool v);
 /* A JSON string, escaped. s == NULL writes null. */
-void ks_trace_str(ks_trace *tr, const char *key, const char *s);
+static inline void ks_trace_str(ks_trace *tr, const char *key, const char *s);
 /* Already-serialised JSON text (an object from jansson, say). */
 void ks_trace_raw(ks_trace *tr, const char *key, const char *json);
 void ks_trace_null(ks_trace *tr, const char *key);
 /* Ends the line. */
 void ks_trace_end(ks_trace *tr);
+
+/* The field writers are inline so that a key's length is known where it
+ * is written (keys are literals); a field that does not fit in what is
+ * left of the buffer, or a string that needs escapes, takes the slow path
+ * in trace.c, which writes the same bytes. */
+void ks_trace__i64_slow(ks_trace *tr, const char *key, int64_t v);
+void ks_trace__u64_slow(ks_trace *tr, const char *key, uint64_t v);
+void ks_trace__str_slow(ks_trace *tr, const char *key, const char *s);
+
+/* ,"key": at p; returns the end. */
+static inline char *ks_trace__key(char *p, const char *key, size_t n)
+{
+    *p++ = ',';
+    *p++ = '"';
+    memcpy(p, key, n);
+    p += n;
+    *p++ = '"';
+    *p++ = ':';
+    return p;
+}
+
+/* v in decimal at p; returns the end. */
+static inline char *ks_trace__u64(char *p, uint64_t v)
+{
+    char tmp[20];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + (int)(v % 10u));
+        v /= 10u;
+    } while (v);
+    memcpy(p, tmp + i, sizeof tmp - i);
+    return p + (sizeof tmp - i);
+}
+
+static inline void ks_trace_u64(ks_trace *tr, const char *key, uint64_t v)
+{
+    if (!tr->in_line)
+        return;
+    size_t n = strlen(key);
+    if (tr->len + n + 24 > KS_TRACE_BUF) {
+        ks_trace__u64_slow(tr, key, v);
+        return;
+    }
+    char *p = ks_trace__u64(ks_trace__key(tr->buf + tr->len, key, n), v);
+    tr->len = (size_t)(p - tr->buf);
+}
+
+static inline void ks_trace_i64(ks_trace *tr, const char *key, int64_t v)
+{
+    if (!tr->in_line)
+        return;
+    size_t n = strlen(key);
+    if (tr->len + n + 25 > KS_TRACE_BUF) {
+        ks_trace__i64_slow(tr, key, v);
+        return;
+    }
+    char *p = ks_trace__key(tr->buf + tr->len, key, n);
+    if (v < 0) {
+        *p++ = '-';
+        p = ks_trace__u64(p, (uint64_t)0 - (uint64_t)v);
+    } else {
+        p = ks_trace__u64(p, (uint64_t)v);
+    }
+    tr->len = (size_t)(p - tr->buf);
+}
+
+static inline void ks_trace_str(ks_trace *tr, const char *key, const char *s)
+{
+    if (!tr->in_line)
+        return;
+    size_t n = strlen(key), m = 0;
+    if (s)
+        for (; s[m]; m++)
+            if ((unsigned char)s[m] < 0x20 || s[m] == '"' || s[m] == '\\')
+                break;
+    if (!s || s[m] || tr->len + n + m + 6 > KS_TRACE_BUF) {
+        ks_trace__str_slow(tr, key, s); /* null, escapes, or no room */
+        return;
+    }
+    char *p = ks_trace__key(tr->buf + tr->len, key, n);
+    *p++ = '"';
+    memcpy(p, s, m);
+    p += m;
+    *p++ = '"';
+    tr->len = (size_t)(p - tr->buf);
+}
 
 #endif
