@@ -136,6 +136,34 @@ static void test_expectation_failure_exit_1(void **state)
     free(sa);
 }
 
+/* --no-expect explores without the expect block: exit 0, "skipped" in
+ * the summary; -q still prints each failed expectation. */
+static void test_no_expect_and_quiet_failures(void **state)
+{
+    (void)state;
+    const char *a[] = {"ksim", "run", hello, "-q", "--no-expect", "--out", "cli-out/noexp",
+                       "--set", "producers.p1.workload.records=9"};
+    assert_int_equal(cli(9, a), KS_EXIT_OK);
+    size_t n;
+    char *sa = read_file("cli-out/noexp/summary.json", &n);
+    assert_non_null(sa);
+    json_error_t err;
+    json_t *s = json_loads(sa, 0, &err);
+    json_t *e = json_object_get(s, "expect");
+    assert_true(json_is_true(json_object_get(e, "skipped")));
+    assert_int_equal(json_integer_value(json_object_get(e, "checked")), 0);
+    json_decref(s);
+    free(sa);
+    const char *b[] = {"ksim", "run", hello, "-q", "--out", "cli-out/qfail",
+                       "--set", "producers.p1.workload.records=9"};
+    captured c = capture(ks_cli_main, 8, b);
+    assert_int_equal(c.rc, KS_EXIT_EXPECT);
+    assert_string_equal(c.out, "");
+    assert_non_null(strstr(c.err, "FAILED   records.acked: expected 10, got 9"));
+    assert_non_null(strstr(c.err, "reproduce"));
+    captured_free(&c);
+}
+
 static void test_explicit_paths_and_no_trace(void **state)
 {
     (void)state;
@@ -277,7 +305,8 @@ static void test_help_everywhere(void **state)
 }
 
 /* Every line a failing command prints on standard error is its own:
- * "ksim CMD: ..." or the "Try 'ksim CMD --help'" after bad usage. */
+ * "ksim CMD: ..." or the "Try 'ksim CMD --help'" after bad usage, or
+ * (run) the failed expectations and the reproducing command under it. */
 static void expect_prefixed(int argc, const char **argv, const char *cmd, int rc,
                             const char *message)
 {
@@ -295,7 +324,7 @@ static void expect_prefixed(int argc, const char **argv, const char *cmd, int rc
         assert_non_null(end);
         *end = '\0';
         if (strncmp(line, prefix, strlen(prefix)) != 0 && strcmp(line, try_line) != 0 &&
-            strncmp(line, "  reproduce  ", 13) != 0)
+            strncmp(line, "  reproduce  ", 13) != 0 && strncmp(line, "    FAILED   ", 13) != 0)
             fail_msg("'%s' does not start with '%s'", line, prefix);
     }
     captured_free(&c);
@@ -346,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_run_writes_outputs),
         cmocka_unit_test(test_expectation_failure_exit_1),
+        cmocka_unit_test(test_no_expect_and_quiet_failures),
         cmocka_unit_test(test_explicit_paths_and_no_trace),
         cmocka_unit_test(test_unwritable_output),
         cmocka_unit_test(test_default_out_dir_is_safe),

@@ -53,7 +53,9 @@ const char ks_usage_run[] =
     "  --summary FILE|-    summary file (default DIR/summary.json; - = stdout)\n"
     "  --trace-level L     summary | batch | record | debug (default batch)\n"
     "  --no-trace          write no trace file\n"
-    "  -q, --quiet         print nothing but errors\n"
+    "  --no-expect         do not check the expect block (exploring with --set:\n"
+    "                      the run exits 0 whatever it computes)\n"
+    "  -q, --quiet         print nothing but errors and failed expectations\n"
     "  -h, --help          show this help\n"
     "\n"
     "The report ends with the delivery checker's verdicts (lost, duplicated,\n"
@@ -110,6 +112,7 @@ typedef struct run_opts {
     const char *summary_path;
     ks_trace_level level;
     bool no_trace;
+    bool no_expect;
     bool quiet;
 } run_opts;
 
@@ -264,6 +267,31 @@ static void print_reproduce(FILE *f, const run_opts *o, const ks_scenario *sc)
     fprintf(f, "\n");
 }
 
+/* One line per expectation that did not hold: its path, what was
+ * expected, what the run gave, and why when it is no number. */
+static void print_failed(FILE *f, const ks_expect_result *er)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(er->report, i, e) {
+        if (json_is_true(json_object_get(e, "ok")))
+            continue;
+        char *want = json_dumps(json_object_get(e, "expected"),
+                                JSON_ENCODE_ANY | JSON_COMPACT | KS_JSON_REALS);
+        char *got = json_dumps(json_object_get(e, "actual"),
+                               JSON_ENCODE_ANY | JSON_COMPACT | KS_JSON_REALS);
+        const char *sug = json_string_value(json_object_get(e, "did_you_mean"));
+        fprintf(f, "    FAILED   %s: expected %s, got %s", json_string_value(json_object_get(e, "path")),
+                want ? want : "?", got ? got : "?");
+        if (json_object_get(e, "error"))
+            fprintf(f, " (%s%s%s%s)", json_string_value(json_object_get(e, "error")),
+                    sug ? "; did you mean \"" : "", sug ? sug : "", sug ? "\"?" : "");
+        fprintf(f, "\n");
+        free(want);
+        free(got);
+    }
+}
+
 static void print_report(FILE *f, const run_opts *o, const ks_scenario *sc, json_t *summary,
                          const ks_expect_result *er, const ks_trace *tr, const char *trace_path,
                          const char *summary_path)
@@ -296,27 +324,11 @@ static void print_report(FILE *f, const run_opts *o, const ks_scenario *sc, json
     }
     print_traffic(f, summary);
     print_delivery(f, summary);
+    if (o->no_expect && sc->expect)
+        fprintf(f, "  expect     not checked (--no-expect)\n");
     if (er->checked > 0) {
         fprintf(f, "  expect     %zu of %zu held\n", er->checked - er->failed, er->checked);
-        size_t i;
-        json_t *e;
-        json_array_foreach(er->report, i, e) {
-            if (json_is_true(json_object_get(e, "ok")))
-                continue;
-            char *want = json_dumps(json_object_get(e, "expected"),
-                                   JSON_ENCODE_ANY | JSON_COMPACT | KS_JSON_REALS);
-            char *got = json_dumps(json_object_get(e, "actual"),
-                                   JSON_ENCODE_ANY | JSON_COMPACT | KS_JSON_REALS);
-            const char *sug = json_string_value(json_object_get(e, "did_you_mean"));
-            fprintf(f, "    FAILED   %s: expected %s, got %s", json_string_value(json_object_get(e, "path")),
-                    want ? want : "?", got ? got : "?");
-            if (json_object_get(e, "error"))
-                fprintf(f, " (%s%s%s%s)", json_string_value(json_object_get(e, "error")),
-                        sug ? "; did you mean \"" : "", sug ? sug : "", sug ? "\"?" : "");
-            fprintf(f, "\n");
-            free(want);
-            free(got);
-        }
+        print_failed(f, er);
         if (er->failed)
             print_reproduce(f, o, sc);
     }
@@ -336,7 +348,8 @@ enum {
     RUN_TRACE,
     RUN_SUMMARY,
     RUN_TRACE_LEVEL,
-    RUN_NO_TRACE
+    RUN_NO_TRACE,
+    RUN_NO_EXPECT
 };
 
 static const ks_opt_def run_options[] = {
@@ -344,7 +357,7 @@ static const ks_opt_def run_options[] = {
     {RUN_OUT, 'o', "out", true},             {RUN_SEED, '\0', "seed", true},
     {RUN_SET, '\0', "set", true},            {RUN_TRACE, '\0', "trace", true},
     {RUN_SUMMARY, '\0', "summary", true},    {RUN_TRACE_LEVEL, '\0', "trace-level", true},
-    {RUN_NO_TRACE, '\0', "no-trace", false},
+    {RUN_NO_TRACE, '\0', "no-trace", false}, {RUN_NO_EXPECT, '\0', "no-expect", false},
 };
 
 /* One option of run (p->value its value); returns 0, -1 after --help,
@@ -390,6 +403,9 @@ static int run_option(run_opts *o, int id, const ks_opt_parser *p)
         return 0;
     case RUN_NO_TRACE:
         o->no_trace = true;
+        return 0;
+    case RUN_NO_EXPECT:
+        o->no_expect = true;
         return 0;
     }
     return 0;
@@ -489,7 +505,7 @@ static bool resolve_paths(const run_opts *o, const ks_scenario *sc, run_paths *p
 
 /* Builds and runs the world; returns its summary with the expectations'
  * results added, or NULL (message printed) when it cannot run. */
-static json_t *simulate(const ks_scenario *sc, ks_trace *tr, ks_expect_result *er)
+static json_t *simulate(const ks_scenario *sc, bool check, ks_trace *tr, ks_expect_result *er)
 {
     ks_diag diag;
     ks_diag_init(&diag);
@@ -501,8 +517,10 @@ static json_t *simulate(const ks_scenario *sc, ks_trace *tr, ks_expect_result *e
     ks_world_run(w);
     json_t *summary = ks_world_summary(w);
     ks_world_free(w);
-    ks_expect_check(sc->expect, summary, er);
+    ks_expect_check(check ? sc->expect : NULL, summary, er);
     json_t *ej = json_object();
+    if (!check && sc->expect)
+        json_object_set_new(ej, "skipped", json_true()); /* --no-expect */
     json_object_set_new(ej, "checked", json_integer((json_int_t)er->checked));
     json_object_set_new(ej, "failed", json_integer((json_int_t)er->failed));
     json_object_set(ej, "results", er->report);
@@ -574,7 +592,7 @@ static int run_loaded(run_opts *o, ks_scenario *sc)
         goto out;
     }
     ks_trace_init(tr, paths.trace ? tout.f : NULL, o->level);
-    summary = simulate(sc, tr, &er);
+    summary = simulate(sc, !o->no_expect, tr, &er);
     if (!summary) {
         ks_outfile_abort(&tout);
         goto out;
@@ -590,6 +608,7 @@ static int run_loaded(run_opts *o, ks_scenario *sc)
     } else if (er.failed) {
         ks_status_fail("run", "%s: %zu of %zu expectations failed", sc->name, er.failed,
                        er.checked);
+        print_failed(stderr, &er);
         print_reproduce(stderr, o, sc);
     }
 
