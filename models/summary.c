@@ -132,13 +132,13 @@ static json_t *partitions_json(const ks_world *w)
         json_object_set_new(j, "batches", json_integer((json_int_t)p->batches));
         json_object_set_new(j, "log_end_offset", json_integer(p->log_end_offset));
         if (p->logged) {
-            json_object_set_new(j, "high_watermark", json_integer(p->log.hw));
-            json_object_set_new(j, "last_stable_offset", json_integer(ks_plog_lso(&p->log)));
+            json_object_set_new(j, "high_watermark", json_integer(p->log->hw));
+            json_object_set_new(j, "last_stable_offset", json_integer(ks_plog_lso(p->log)));
             uint32_t markers = 0;
-            for (uint32_t b = 0; b < p->log.count; b++)
-                markers += p->log.batches[b].control;
+            for (uint32_t b = 0; b < p->log->count; b++)
+                markers += p->log->batches[b].control;
             json_object_set_new(j, "markers", json_integer(markers));
-            json_object_set_new(j, "aborted_transactions", json_integer(p->log.naborted));
+            json_object_set_new(j, "aborted_transactions", json_integer(p->log->naborted));
         }
         json_object_set_new(o, name, j);
     }

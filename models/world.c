@@ -110,7 +110,7 @@ static bool name_nodes(ks_world *w, const ks_scenario *sc)
  * created); each with its log and its idempotent-producer state
  * (brokers before 2.5 answered UNKNOWN_PRODUCER_ID to an unknown
  * producer id). */
-static void build_partitions(ks_world *w, const ks_scenario *sc)
+static bool build_partitions(ks_world *w, const ks_scenario *sc)
 {
     uint32_t k = 0;
     for (uint32_t t = 0; t < sc->topic_count; t++) {
@@ -129,12 +129,20 @@ static void build_partitions(ks_world *w, const ks_scenario *sc)
     for (uint32_t i = 0; i < sc->producer_count; i++)
         logged = logged || sc->producers[i].txn.enabled;
     w->record_ids = logged;
+    /* the logs only when kept: a partition without one is 80 bytes */
+    if (logged && !(w->plogs = calloc(w->partition_count ? w->partition_count : 1u,
+                                      sizeof *w->plogs)))
+        return false;
     for (uint32_t i = 0; i < w->partition_count; i++) {
         ks_ps_init(&w->partitions[i].ps, sc->producer_state_batches,
                    sc->kafka_version < KS_KV(2, 5, 0));
         w->partitions[i].logged = logged;
-        ks_plog_init(&w->partitions[i].log, true);
+        if (logged) {
+            w->partitions[i].log = &w->plogs[i];
+            ks_plog_init(w->partitions[i].log, true);
+        }
     }
+    return true;
 }
 
 /* The clients, in scenario order (their random streams are named, so
@@ -186,7 +194,8 @@ static bool build(ks_world *w, const ks_scenario *sc)
         w->brokers[b].threads = (uint32_t)sc->broker_config[KS_BCFG_NUM_IO_THREADS].i;
         w->brokers[b].wait_head = w->brokers[b].wait_tail = UINT32_MAX;
     }
-    build_partitions(w, sc);
+    if (!build_partitions(w, sc))
+        return false;
     w->next_producer_id = sc->first_producer_id;
     if (!ks_faults_init(&w->faults, w) || !ks_coord_init(&w->coord, w) ||
         !ks_groups_init(&w->groups, w) || !build_clients(w, sc))
@@ -236,8 +245,10 @@ void ks_world_free(ks_world *w)
     free(w->producer_names);
     for (uint32_t i = 0; w->partitions && i < w->partition_count; i++) {
         ks_ps_free(&w->partitions[i].ps);
-        ks_plog_free(&w->partitions[i].log);
+        if (w->partitions[i].log)
+            ks_plog_free(w->partitions[i].log);
     }
+    free(w->plogs);
     for (uint32_t i = 0; w->consumers && i < w->consumer_count; i++)
         ks_consumer_free(&w->consumers[i]);
     free(w->consumers);

@@ -44,6 +44,7 @@ typedef struct ks_world {
     uint32_t broker_conn_cap;
     uint32_t partition_count;
     ks_partition *partitions;     /* all topics' partitions, topic by topic */
+    ks_plog *plogs;               /* their logs, when kept (ks_partition.logged) */
     uint32_t *topic_first_partition;
     uint32_t *topic_partitions;   /* partitions each topic has now */
     uint32_t producer_count;

@@ -194,7 +194,7 @@ static void log_batch(ks_world *w, const ks_request *q, const ks_req_batch *rb, 
         ids[n] = rb->ids[n];
     while (n < rb->records)
         ids[n++] = KS_PLOG_NO_RECORD;
-    if (ks_plog_append(&part->log, &b, ids) < 0) {
+    if (ks_plog_append(part->log, &b, ids) < 0) {
         w->out_of_memory = true;
         ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
     }
@@ -373,7 +373,7 @@ static void trace_marker(ks_world *w, const ks_request *q, const ks_partition *p
     ks_trace_i64(tr, "epoch", q->epoch);
     ks_trace_str(tr, "type", q->commit ? "COMMIT" : "ABORT");
     ks_trace_i64(tr, "offset", off);
-    ks_trace_i64(tr, "lso", ks_plog_lso(&part->log));
+    ks_trace_i64(tr, "lso", ks_plog_lso(part->log));
     ks_trace_u64(tr, "request", q->correlation_id);
     ks_trace_end(tr);
 }
@@ -397,16 +397,16 @@ static bool handle_write_txn_markers(ks_world *w, uint32_t broker, uint32_t id)
             continue;
         }
         ks_partition *part = &w->partitions[pidx];
-        uint32_t aborted_before = part->log.naborted;
-        int64_t off = ks_plog_append_marker(&part->log, q->producer_id, q->epoch, m,
+        uint32_t aborted_before = part->log->naborted;
+        int64_t off = ks_plog_append_marker(part->log, q->producer_id, q->epoch, m,
                                             ks_sim_now(&w->sim));
         if (off < 0 || !ks_ps_marker(&part->ps, q->producer_id, q->epoch)) {
             w->out_of_memory = true;
             ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
             return true;
         }
-        part->log_end_offset = part->log.leo;
-        note_aborted(w, &part->log, aborted_before);
+        part->log_end_offset = part->log->leo;
+        note_aborted(w, part->log, aborted_before);
         trace_marker(w, q, part, off);
         ks_fetch_wake(w, part->leader, pidx);
     }
@@ -535,7 +535,7 @@ static bool needs_verification(const ks_world *w, const ks_request *q, const ks_
         return false; /* refused anyway */
     if (!ks_request_tv2(q) && w->sc->kafka_version < KS_KV(3, 6, 0))
         return false;
-    return !ks_plog_txn_ongoing(&w->partitions[rb->partition].log, q->producer_id);
+    return !ks_plog_txn_ongoing(w->partitions[rb->partition].log, q->producer_id);
 }
 
 /* The error a produce batch gets when the coordinator's verification

@@ -33,7 +33,7 @@ typedef struct ks_partition {
     int64_t log_end_offset;
     ks_producer_state ps;    /* idempotent producers' state at the leader */
     bool logged;             /* its batches are kept (consumers or transactions) */
-    ks_plog log;             /* ... here */
+    ks_plog *log;            /* ... here (else NULL) */
     uint64_t records;        /* data records appended */
     uint64_t batches;
 } ks_partition;

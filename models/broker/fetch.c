@@ -48,7 +48,7 @@ static uint32_t read_fetch(ks_world *w, ks_request *q)
         return UINT32_MAX;
     for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
         ks_req_batch *rb = ks_req_entry(&w->reqs, e);
-        const ks_plog *l = &w->partitions[rb->partition].log;
+        const ks_plog *l = w->partitions[rb->partition].log;
         int64_t from = rb->base_offset, next = from;
         uint32_t n = 0;
         rb->records = 0;
@@ -181,7 +181,7 @@ bool ks_fetch_list_offsets(ks_world *w, uint32_t broker, uint32_t id)
     (void)broker;
     for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
         ks_req_batch *rb = ks_req_entry(&w->reqs, e);
-        const ks_plog *l = &w->partitions[rb->partition].log;
+        const ks_plog *l = w->partitions[rb->partition].log;
         rb->base_offset = rb->base_offset == -2 ? 0 : limit_of(l, q->read_committed);
         rb->error = KS_KERR_NONE;
     }
