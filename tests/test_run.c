@@ -473,6 +473,77 @@ static void test_unsupported(void **state)
     free(d);
 }
 
+/* The text of a file (tmpfile's), whole. */
+static char *slurp(FILE *f)
+{
+    long n = ftell(f);
+    assert_true(n >= 0);
+    rewind(f);
+    char *s = calloc((size_t)n + 1, 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return s;
+}
+
+/* A big topology's summary, written with its partitions as text, is the
+ * same bytes as the whole tree dumped; with an expect block that reads
+ * partitions, or few partitions, the tree stays whole. */
+static void check_lean_summary(const char *file, const ks_override *o, size_t n, bool lean)
+{
+    ks_diag *d = malloc(sizeof *d);
+    ks_diag_init(d);
+    ks_scenario *sc = ks_scenario_load(file, o, n, false, 0, d);
+    if (!sc)
+        ks_diag_print(d, stderr);
+    assert_non_null(sc);
+    ks_world *w = ks_world_create(sc, NULL, d);
+    assert_non_null(w);
+    ks_world_run(w);
+    json_t *full = ks_world_summary(w);
+    char *parts = NULL;
+    json_t *part = ks_world_summary_lean(w, &parts);
+    assert_non_null(part);
+    assert_int_equal(parts != NULL, lean);
+    FILE *a = tmpfile(), *b = tmpfile();
+    assert_int_equal(json_dumpf(full, a, JSON_INDENT(2)), 0);
+    assert_int_equal(ks_summary_dumpf(part, parts, b, JSON_INDENT(2)), 0);
+    char *ta = slurp(a), *tb = slurp(b);
+    assert_string_equal(ta, tb);
+    free(ta);
+    free(tb);
+    free(parts);
+    json_decref(full);
+    json_decref(part);
+    ks_world_free(w);
+    ks_scenario_free(sc);
+    free(d);
+}
+
+static void test_lean_summary_same_bytes(void **state)
+{
+    (void)state;
+    const char *src = getenv("KSIM_SOURCE_DIR");
+    char rr[512], txn[512];
+    snprintf(rr, sizeof rr, "%s/scenarios/rr-vs-sticky-sticky.json", src ? src : "..");
+    snprintf(txn, sizeof txn, "%s/scenarios/transaction-abort.json", src ? src : "..");
+    const ks_override big[] = {{"topics.clicks.partitions", "1500"},
+                               {"producers.p1.workload.records", "3000"}};
+    check_lean_summary(rr, big, 2, true);
+    check_lean_summary(rr, big + 1, 1, false); /* 12 partitions */
+    /* logs kept (a transaction): their high watermarks, markers, ... */
+    json_error_t err;
+    json_t *sc = json_load_file(txn, 0, &err);
+    assert_non_null(sc);
+    const char *topic = json_string_value(json_object_get(json_array_get(json_object_get(sc, "topics"), 0), "name"));
+    char path[128];
+    snprintf(path, sizeof path, "topics.%s.partitions", topic);
+    const ks_override logged[] = {{path, "2000"}, {"expect", "{}"}};
+    check_lean_summary(txn, logged, 2, true);
+    check_lean_summary(txn, logged, 1, false); /* its expect block reads partitions */
+    json_decref(sc);
+}
+
 /* The event and trace kind names come from their X-macro lists. */
 static void test_kind_names(void **state)
 {
@@ -507,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_levels_do_not_change_results),
         cmocka_unit_test(test_unsupported),
+        cmocka_unit_test(test_lean_summary_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

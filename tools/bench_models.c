@@ -9,7 +9,10 @@
  *              looked up under KSIM_SOURCE_DIR or the current directory)
  *
  * Environment: KSIM_BENCH_SET="path=value ..." adds --set overrides to
- * every run (e.g. "topics.clicks.partitions=12000" to scale a topology).
+ * every run (e.g. "topics.clicks.partitions=12000" to scale a topology);
+ * KSIM_BENCH_PRODUCERS=N replaces the first producer by N copies of it
+ * (ids p1..pN), each with 1/N of its records and of its rate, so the load
+ * stays the same and only the number of producers grows.
  *
  * Prints, per run: simulated records per wall-clock second, engine events
  * per second and nanoseconds per event, the time to build the world and
@@ -62,6 +65,40 @@ static size_t bench_sets(ks_override *o, char *buf, size_t cap)
     return n;
 }
 
+/* The scenario's text with producers[0] cloned n times (see above);
+ * NULL on error. The caller frees it. */
+static char *clone_producers(const char *file, unsigned n, unsigned long long records)
+{
+    json_error_t err;
+    json_t *root = json_load_file(file, 0, &err);
+    json_t *ps = root ? json_object_get(root, "producers") : NULL;
+    json_t *p0 = ps ? json_array_get(ps, 0) : NULL;
+    json_t *wl = p0 ? json_object_get(p0, "workload") : NULL;
+    if (!wl || n == 0) {
+        fprintf(stderr, "bench_models: %s: no producers[0].workload to clone\n", file);
+        json_decref(root);
+        return NULL;
+    }
+    double rate = json_number_value(json_object_get(wl, "rate.per.sec"));
+    json_t *copies = json_array();
+    for (unsigned i = 0; i < n; i++) {
+        json_t *c = json_deep_copy(p0);
+        char id[32];
+        snprintf(id, sizeof id, "p%u", i + 1);
+        json_object_set_new(c, "id", json_string(id));
+        json_t *cw = json_object_get(c, "workload");
+        json_object_set_new(cw, "records", json_integer((json_int_t)(records / n)));
+        if (rate > 0)
+            json_object_set_new(cw, "rate.per.sec", json_real(rate / n));
+        json_array_append_new(copies, c);
+    }
+    json_object_set_new(root, "producers", copies);
+    json_object_del(root, "expect");
+    char *text = json_dumps(root, 0);
+    json_decref(root);
+    return text;
+}
+
 static int run_one(const char *file, const char *records)
 {
     ks_override o[MAX_SETS] = {{"producers.p1.workload.records", records}};
@@ -70,7 +107,17 @@ static int run_one(const char *file, const char *records)
     ks_diag *d = malloc(sizeof *d);
     ks_diag_init(d);
     double tb = now_s();
-    ks_scenario *sc = ks_scenario_load(file, o, no, false, 0, d);
+    const char *np = getenv("KSIM_BENCH_PRODUCERS");
+    ks_scenario *sc;
+    if (np && atoi(np) > 0) {
+        char *text = clone_producers(file, (unsigned)atoi(np), strtoull(records, NULL, 10));
+        if (!text)
+            return 2;
+        sc = ks_scenario_parse(file, text, o + 1, no - 1, false, 0, d);
+        free(text);
+    } else {
+        sc = ks_scenario_load(file, o, no, false, 0, d);
+    }
     if (!sc) {
         ks_diag_print(d, stderr);
         fflush(stderr);
@@ -86,10 +133,15 @@ static int run_one(const char *file, const char *records)
     ks_world_run(w);
     double dt = now_s() - t0;
     double ts = now_s();
-    json_t *summary = ks_world_summary(w);
-    char *text = summary ? json_dumps(summary, JSON_COMPACT) : NULL;
+    char *parts = NULL;
+    json_t *summary = ks_world_summary_lean(w, &parts); /* as ksim run writes it */
+    FILE *null = fopen("/dev/null", "w");
+    if (summary && null)
+        ks_summary_dumpf(summary, parts, null, JSON_INDENT(2));
     double dsum = now_s() - ts;
-    free(text);
+    if (null)
+        fclose(null);
+    free(parts);
     json_decref(summary);
     uint64_t recs = 0, batches = 0;
     for (uint32_t i = 0; i < w->producer_count; i++) {
