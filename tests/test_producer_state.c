@@ -298,8 +298,9 @@ static void test_pids_independent(void **state)
     ks_ps_free(&s);
 }
 
-/* Many producer ids grow the entry array; each stays findable with its
- * own batch, and ks_ps_free leaves the struct zeroed and reusable. */
+/* Many producer ids grow the entry array (and, past 16, its index); each
+ * stays findable with its own batch, in order of first append, and
+ * ks_ps_free leaves the struct zeroed and reusable. */
 static void test_many_pids_and_free(void **state)
 {
     (void)state;
@@ -309,6 +310,7 @@ static void test_many_pids_and_free(void **state)
         assert_true(ks_ps_update(&s, 1000 + p, (int16_t)(p % 7), p, p + 1, 10 * p));
     assert_int_equal(s.count, 100);
     assert_true(s.cap >= 100);
+    assert_non_null(s.index); /* found through the index from here on */
     for (int32_t p = 0; p < 100; p++) {
         const ks_ps_entry *e = ks_ps_find(&s, 1000 + p);
         assert_non_null(e);
@@ -324,6 +326,7 @@ static void test_many_pids_and_free(void **state)
     ks_ps_init(&s, 2, false);
     assert_true(ks_ps_update(&s, PID, 0, 0, 0, 0));
     assert_int_equal(s.count, 1);
+    assert_null(s.index); /* few entries: scanned */
     ks_ps_free(&s);
 }
 

@@ -8,6 +8,10 @@
  * 0..count-1; once full, count == retain. Either way the newest batch is
  * at (head + count - 1) % count, which lets ks_ps_last_seq work from the
  * entry alone (the entry does not record its ring's size).
+ *
+ * With many producers an entry is found through an open-addressing index
+ * of 2 x cap slots (entry index + 1, 0 empty), built once the entries'
+ * array reaches INDEX_FROM; below that a scan is cheaper.
  */
 #include "models/broker/producer_state.h"
 
@@ -23,21 +27,60 @@ void ks_ps_init(ks_producer_state *s, uint32_t retain, bool legacy)
     s->legacy = legacy;
 }
 
+#define INDEX_FROM 16u
+
 void ks_ps_free(ks_producer_state *s)
 {
+    free(s->index);
     for (uint32_t i = 0; i < s->count; i++)
         free(s->entries[i].ring);
     free(s->entries);
     memset(s, 0, sizeof *s);
 }
 
+static uint32_t slot_of(int64_t pid, uint32_t mask)
+{
+    uint64_t h = (uint64_t)pid * UINT64_C(0x9E3779B97F4A7C15);
+    return (uint32_t)(h >> 32) & mask;
+}
+
 /* The index of pid's entry, or s->count when it has none. */
 static uint32_t index_of(const ks_producer_state *s, int64_t pid)
 {
-    uint32_t i = 0;
-    while (i < s->count && s->entries[i].producer_id != pid)
-        i++;
-    return i;
+    if (!s->index) {
+        uint32_t i = 0;
+        while (i < s->count && s->entries[i].producer_id != pid)
+            i++;
+        return i;
+    }
+    uint32_t mask = 2u * s->cap - 1u;
+    for (uint32_t h = slot_of(pid, mask); s->index[h] != 0; h = (h + 1u) & mask)
+        if (s->entries[s->index[h] - 1u].producer_id == pid)
+            return s->index[h] - 1u;
+    return s->count;
+}
+
+/* Puts entry i in the index (of 2 x cap slots, room to spare). */
+static void index_put(ks_producer_state *s, uint32_t i)
+{
+    uint32_t mask = 2u * s->cap - 1u, h = slot_of(s->entries[i].producer_id, mask);
+    while (s->index[h] != 0)
+        h = (h + 1u) & mask;
+    s->index[h] = i + 1u;
+}
+
+/* After the entries' array grew to cap: a new index of 2 x cap slots.
+ * False when out of memory (the old one is kept, still valid). */
+static bool index_rebuild(ks_producer_state *s)
+{
+    uint32_t *idx = calloc(2u * (size_t)s->cap, sizeof *idx);
+    if (!idx)
+        return false;
+    free(s->index);
+    s->index = idx;
+    for (uint32_t i = 0; i < s->count; i++)
+        index_put(s, i);
+    return true;
 }
 
 const ks_ps_entry *ks_ps_find(const ks_producer_state *s, int64_t pid)
@@ -132,17 +175,26 @@ static ks_ps_entry *add_entry(ks_producer_state *s, int64_t pid, int16_t epoch)
         if (s->cap > UINT32_MAX / 2u)
             return NULL;
         uint32_t cap = s->cap ? s->cap * 2u : 4u;
+        if (cap >= INDEX_FROM && cap > UINT32_MAX / 4u)
+            return NULL;
         ks_ps_entry *grown = realloc(s->entries, (size_t)cap * sizeof *grown);
         if (!grown)
             return NULL;
         s->entries = grown;
+        uint32_t old = s->cap;
         s->cap = cap;
+        if (cap >= INDEX_FROM && !index_rebuild(s)) {
+            s->cap = old; /* the index still fits the old capacity */
+            return NULL;
+        }
     }
     ks_ps_batch *ring = calloc(s->retain, sizeof *ring);
     if (!ring)
         return NULL;
     ks_ps_entry *e = &s->entries[s->count++];
     *e = (ks_ps_entry){.producer_id = pid, .epoch = epoch, .ring = ring};
+    if (s->index)
+        index_put(s, s->count - 1u);
     return e;
 }
 

@@ -62,6 +62,8 @@ typedef struct ks_ps_entry {
 typedef struct ks_producer_state {
     ks_ps_entry *entries;                /* in order of first append */
     uint32_t count, cap;
+    uint32_t *index;                     /* by producer id, once cap >= 16
+                                            (2 x cap slots; see the .c) */
     uint32_t retain;                     /* batches kept per producer id */
     bool legacy;                         /* brokers before 2.5 */
 } ks_producer_state;
