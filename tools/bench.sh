@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# bench.sh [BUILD_DIR] - every benchmark, and one table of the figures
+# against ksim's speed targets. BUILD_DIR (default build) holds ksim,
+# bench_engine and bench_models, built RelWithDebInfo or Release.
+#
+# Measures: the engine against a bare heap in the same binary; the models
+# at 10^7 records; the cost per engine event as partitions (12 ... 100 000)
+# and producers (1 ... 1000) grow, for each keyless partitioner; the fixed
+# cost of a 100 000-partition run; what record-level tracing costs; and
+# the rates at which explain and report read a trace, next to Python's
+# json module on the same lines. Figures are wall clock on this machine:
+# run it on an idle one, and read the ratios. Nothing is asserted; the
+# last column says whether a target is met.
+#   KSIM_BENCH_QUICK=1   fewer records (a smoke run, for the figures' shape)
+set -euo pipefail
+build=${1:-build}
+cd "$(dirname "$0")/.."
+for t in ksim bench_engine bench_models; do
+  [ -x "$build/$t" ] || { echo "$0: $build/$t: not built" >&2; exit 2; }
+done
+quick=${KSIM_BENCH_QUICK:-0}
+big=10000000 mid=1000000 tr=1000000
+[ "$quick" = 1 ] && { big=1000000; mid=200000; tr=200000; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+rows=$out/rows
+: > "$rows"
+scen=(rr-vs-sticky rr-vs-sticky-sticky rr-vs-sticky-uniform)
+
+# row WHAT FIGURE UNIT TARGET_OP TARGET [RATIO_TEXT]: one line of the table.
+row() {
+  local what=$1 fig=$2 unit=$3 op=$4 target=$5 ok
+  ok=$(awk -v f="$fig" -v o="$op" -v t="$target" 'BEGIN {
+         if (f == "n/a") { print "-"; exit }
+         if ((o == ">=" && f >= t) || (o == "<=" && f <= t)) print "yes"; else print "NO" }')
+  printf '%-52s %10s %-10s %3s %-8s %s\n' "$what" "$fig" "$unit" "$op" "$target" "$ok" >> "$rows"
+}
+
+# field LINE NAME: the number before NAME in a bench_models line.
+field() { awk -v k="$2" '{ for (i = 2; i <= NF; i++) if ($i == k) { print $(i - 1); exit } }' <<< "$1"; }
+ns_event() { awk '{ for (i = 2; i <= NF; i++) if ($i == "ns/event") { print $(i - 1); exit } }' <<< "$1"; }
+ns_batch() { awk '{ for (i = 2; i <= NF; i++) if ($i == "ns/batch") { print $(i - 1); exit } }' <<< "$1"; }
+
+models_run() { # RECORDS SCENARIO [env...]: one bench_models line
+  local n=$1 s=$2; shift 2
+  env "$@" "$build/bench_models" "$n" "scenarios/$s.json"
+}
+
+echo "== engine"
+eng=$("$build/bench_engine" 1000000 5 10000000)
+echo "$eng"
+row "engine / bare heap (M/M/1, same binary)" "$(sed -n 's/.*ratio ksim \/ bare: \([0-9.]*\).*/\1/p' <<< "$eng")" "x" ">=" 0.9
+row "memory per pending event, 10^7 pending" "$(sed -n 's/.*pending: \([0-9.]*\) bytes.*/\1/p' <<< "$eng")" "B" "<=" 48
+
+echo "== models, $big records, tracing off"
+for s in "${scen[@]}"; do
+  l=$(models_run "$big" "$s")
+  echo "$l"
+  row "$s: simulated records/s" "$(field "$l" M)" "M/s" ">=" 15
+done
+
+# scaling SCENARIO WHAT VAR FORMAT VALUE...: ns per engine event at each
+# VALUE (VAR set to FORMAT with it), a row each for its ratio to the first.
+scaling() {
+  local s=$1 what=$2 var=$3 fmt=$4 base= first= ns l v
+  shift 4
+  for v in "$@"; do
+    # shellcheck disable=SC2059
+    l=$(models_run "$mid" "$s" "$var=$(printf "$fmt" "$v")")
+    ns=$(ns_event "$l")
+    echo "$s, $v $what: $ns ns/event, $(ns_batch "$l") ns/batch"
+    [ -z "$base" ] && { base=$ns; first=$v; continue; }
+    row "$s: ns/event, $v / $first $what" "$(awk -v a="$ns" -v b="$base" 'BEGIN { printf "%.2f", a / b }')" "x" "<=" 2
+  done
+}
+
+echo "== partitions: ns per engine event ($mid records)"
+for s in "${scen[@]}"; do
+  scaling "$s" partitions KSIM_BENCH_SET "topics.clicks.partitions=%s" 12 1200 12000 100000
+done
+
+echo "== fixed cost of a 100 000-partition run (1 000 records)"
+l=$(models_run 1000 rr-vs-sticky-sticky KSIM_BENCH_SET="topics.clicks.partitions=100000")
+echo "$l"
+fixed=$(awk '{ for (i = 1; i < NF; i++) { if ($i == "build") b = $(i + 1); if ($i == "summary") s = $(i + 1) } }
+             END { printf "%.0f", (b + s) * 1000 }' <<< "$l")
+row "100 000 partitions: build + summary" "$fixed" "ms" "<=" 100
+row "100 000 partitions: peak memory" "$(awk '{ for (i = 2; i <= NF; i++) if ($i == "MiB") { print $(i - 1); exit } }' <<< "$l")" "MiB" "<=" 20
+
+echo "== producers: ns per engine event ($mid records, the load split between them)"
+scaling rr-vs-sticky-sticky producers KSIM_BENCH_PRODUCERS "%s" 1 10 100 1000
+row "replicated run (acks=all, 3 replicas)" "n/a" "" ">=" "-"
+
+echo "== tracing and trace reading ($tr records, rr-vs-sticky-sticky)"
+cpu() { # seconds of CPU a command takes (user + sys)
+  local t0 t1 me=$BASHPID # this subshell: its children's times add up in it
+  t0=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$me/stat")
+  "$@" > /dev/null 2>&1 || true
+  t1=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$me/stat")
+  awk -v a="$t0" -v b="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", (b - a) / hz }'
+}
+set_recs=(--set "producers.p1.workload.records=$tr")
+off=$(cpu "$build/ksim" run scenarios/rr-vs-sticky-sticky.json -q "${set_recs[@]}" \
+        --trace-level summary --out "$out/off")
+on=$(cpu "$build/ksim" run scenarios/rr-vs-sticky-sticky.json -q "${set_recs[@]}" \
+       --trace-level record --out "$out/rec")
+echo "untraced $off s, record-level $on s of CPU"
+row "record-level tracing / untraced (CPU)" "$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')" "x" "<=" 2
+trace=$out/rec/trace.jsonl
+mb=$(awk -v b="$(stat -c %s "$trace")" 'BEGIN { printf "%.1f", b / 1e6 }')
+rate() { awk -v mb="$mb" -v s="$1" 'BEGIN { printf "%.0f", (s > 0 ? mb / s : 0) }'; }
+py=$(cpu python3 -c 'import json, sys
+for line in open(sys.argv[1]): json.loads(line)' "$trace")
+# a window past the end: every line is read and followed, nothing drawn
+ex=$(cpu "$build/ksim" explain "$trace" --from 999999999)
+rp=$(cpu "$build/ksim" report "$out/rec" -o "$out/report")
+echo "trace $mb MB: python json $py s, explain $ex s, report $rp s"
+row "python3 json.loads (reference)" "$(rate "$py")" "MB/s" ">=" 0
+row "explain read rate / python's" "$(awk -v a="$py" -v b="$ex" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')" "x" ">=" 5
+row "explain (window past the end): trace read rate" "$(rate "$ex")" "MB/s" ">=" 200
+row "report: trace read rate (gnuplot included)" "$(rate "$rp")" "MB/s" ">=" 200
+
+echo
+printf '%-52s %10s %-10s %3s %-8s %s\n' "what" "figure" "unit" "" "target" "met"
+cat "$rows"
