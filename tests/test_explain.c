@@ -407,6 +407,20 @@ static void test_record_filter(void **state)
     assert_lacks(r.out, "[STEP 4]");
     assert_lacks(r.out, "record B");
     result_free(&r);
+    /* the names explain prints select the same record: "record C", its
+     * key alone, "record 1" */
+    static const char *const names[] = {"record C", "C", "record 1"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        r = explain(fx, fx->trace, "--record", names[i], NULL);
+        assert_int_equal(r.rc, 0);
+        assert_in_order(r.out, steps + 1, sizeof steps / sizeof *steps - 1);
+        assert_lacks(r.out, "[STEP 4]");
+        result_free(&r);
+    }
+    r = explain(fx, fx->trace, "--record", "record Z", NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "--record: no record has the key 'Z'");
+    result_free(&r);
 }
 
 static void test_partition_filter(void **state)
@@ -834,7 +848,7 @@ static void test_usage(void **state)
     assert_non_null(strstr(ks_usage_explain, "usage: ksim explain TRACE"));
     assert_non_null(strstr(ks_usage_explain, "--max-steps N"));
     static const char *const bad[][2] = {{"--format", "svg"},    {"--from", "-1"},
-                                         {"--to", "soon"},       {"--record", "A"},
+                                         {"--to", "soon"},       {"--record", "record "},
                                          {"--max-steps", "many"}, {"--bogus", NULL}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         result r = explain(fx, fx->trace, bad[i][0], bad[i][1], NULL);

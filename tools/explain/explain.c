@@ -52,7 +52,9 @@ const char ks_usage_explain[] =
     "  --brief             text with one line per step, no diagrams or boxes\n"
     "  --from MS, --to MS  only the steps in this window of virtual time, in\n"
     "                      milliseconds (e.g. --from 1000 --to 1113.5)\n"
-    "  --record ID         only the steps about this record: its send(), the\n"
+    "  --record NAME       only the steps about this record, named as explain\n"
+    "                      names it: \"record 12\" or 12 (its id), \"record A\" or A\n"
+    "                      (its key; the first record with it): its send(), the\n"
     "                      requests and batches that carried it, its appends,\n"
     "                      its ACK (a record-level trace)\n"
     "  --partition TOPIC-N only the steps about this partition, e.g. events-0,\n"
@@ -90,6 +92,8 @@ static void write_intro(explain *e, ks_sbuf *out)
         ks_sb_printf(out, "  only the steps up to t=%s ms\n", b);
     if (e->o.has_record)
         ks_sb_printf(out, "  only the steps about record %" PRIu64 "\n", e->o.record);
+    else if (e->o.by_record)
+        ks_sb_printf(out, "  only the steps about record %s\n", e->o.record_key);
     if (e->o.partition)
         ks_sb_printf(out, "  only the steps about %s\n", e->o.partition);
     if (!e->record_level)
@@ -209,8 +213,15 @@ static int parse_option(int id, const ks_opt_parser *p, opts *o)
             return USAGE("--to: expected milliseconds such as 1000 or 1.5, got '%s'", v);
         break;
     case EX_RECORD:
-        if (!(o->has_record = ks_opt_uint(v, INT64_MAX, &o->record)))
-            return USAGE("--record: expected a record id (0, 1, ...), got '%s'", v);
+        /* the names explain prints: "record 12", "record A" (its key), or
+         * the id or key alone */
+        if (strncmp(v, "record ", 7) == 0)
+            v += 7;
+        if (!*v)
+            return USAGE("--record: expected a record id (0, 1, ...) or key, got '%s'", p->value);
+        o->by_record = true;
+        o->has_record = ks_opt_uint(v, INT64_MAX, &o->record);
+        o->record_key = o->has_record ? NULL : v;
         break;
     case EX_PARTITION:
         o->partition = v;
@@ -266,6 +277,11 @@ static bool explain_body(explain *e, ks_tl_reader *r, ks_tline *l, FILE *out, ch
     if (!e->o.mermaid)
         fprintf(e->out, "%s\n", ks_sb_str(&intro));
     bool ok = read_steps(e, r, l, err, errlen);
+    if (ok && e->o.by_record && !e->o.has_record) {
+        snprintf(err, errlen, "%s: --record: no record has the key '%s'", e->o.trace,
+                 e->o.record_key);
+        ok = false;
+    }
     if (ok) {
         ks_ex_render_result(e);
         if (e->o.mermaid)

@@ -163,7 +163,7 @@ bool ks_ex_read_header(explain *e, ks_tline *h, char *err, size_t errlen)
     if (ks_tline_error(h) || format != 1 || strcmp(level, "summary") == 0)
         return false;
     e->record_level = strcmp(level, "record") == 0 || strcmp(level, "debug") == 0;
-    if (e->o.has_record && !e->record_level) {
+    if (e->o.by_record && !e->record_level) {
         snprintf(err, errlen, "%s: --record needs a record-level trace (this one is at level "
                               "%s): run the scenario with --trace-level record", name, e->level);
         return false;

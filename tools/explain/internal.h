@@ -238,7 +238,10 @@ typedef struct pending_fault {
 
 typedef struct opts {
     const char *trace, *out, *partition;
-    bool mermaid, brief, has_from, has_to, has_record;
+    bool mermaid, brief, has_from, has_to;
+    bool by_record;         /* --record: only the steps about one record */
+    bool has_record;        /* ... whose id is known (given, or its key seen) */
+    const char *record_key; /* --record named it by its key: not yet seen */
     bool no_summary; /* do not read the summary beside the trace */
     int64_t from_ns, to_ns, max_steps;
     uint64_t record;

@@ -333,7 +333,7 @@ bool ks_ex_box_wanted(const explain *e, size_t part)
 {
     if (e->filter_part != NONE)
         return part == e->filter_part;
-    return !e->o.has_record || e->sel_part == NONE || part == e->sel_part;
+    return !e->o.by_record || e->sel_part == NONE || part == e->sel_part;
 }
 
 /* The boxes that follow a step: the logs and producer state it changed, or

@@ -65,7 +65,12 @@ void ks_ex_on_produce(explain *e, ks_tline *j, int64_t t)
     uint64_t id = (uint64_t)ks_tl_int(j, "record", 0);
     int64_t pn = ks_tl_int(j, "partition", -1);
     size_t part = pn >= 0 ? ks_ex_part_of(e, ks_tl_str(j, "topic", NULL), pn) : NONE;
-    ks_ex_name_store(e, id, ks_tl_str_or_null(j, "key"));
+    const char *key = ks_tl_str_or_null(j, "key");
+    ks_ex_name_store(e, id, key);
+    if (e->o.record_key && !e->o.has_record && key && strcmp(key, e->o.record_key) == 0) {
+        e->o.has_record = true; /* --record A: the first record with key A */
+        e->o.record = id;
+    }
     fifo *q = part != NONE ? ks_ex_fifo_of(e, p, part, true) : NULL;
     if (q && !ks_ex_fifo_push(q, id))
         e->oom = true;

@@ -73,7 +73,7 @@ void ks_ex_step_flush(explain *e)
     if (s->kind == SK_NONE)
         return;
     bool pass = in_window(e, s->t) && (e->filter_part == NONE || s->about_part) &&
-                (!e->o.has_record || s->about_record);
+                (!e->o.by_record || s->about_record);
     if (pass && (e->o.max_steps == 0 || e->shown < e->o.max_steps)) {
         e->shown++;
         render(e, s);
