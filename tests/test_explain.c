@@ -75,7 +75,7 @@ static int teardown(void **state)
 {
     fixture *fx = *state;
     static const char *const files[] = {"trace.jsonl", "summary.json", "explained.txt",
-                                        "other.jsonl"};
+                                        "other.jsonl", "not-a-scenario.json"};
     char path[160];
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         snprintf(path, sizeof path, "%s/%s", fx->dir, files[i]);
@@ -420,6 +420,41 @@ static void test_record_filter(void **state)
     r = explain(fx, fx->trace, "--record", "record Z", NULL);
     assert_int_equal(r.rc, 2);
     assert_has(r.err, "--record: no record has the key 'Z'");
+    result_free(&r);
+}
+
+/* A scenario where a trace belongs: run at record level, then explained,
+ * as its trace would be (with the run's own summary); a file that is
+ * meant as a scenario but is not a valid one gets the scenario's errors. */
+static void test_scenario_input(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "seed-at-least-once", NULL, 0, KS_TL_RECORD, true);
+    result from_trace = explain(fx, fx->trace, NULL);
+    const char *src = getenv("KSIM_SOURCE_DIR");
+    char path[600];
+    snprintf(path, sizeof path, "%s/scenarios/seed-at-least-once.json", src ? src : "..");
+    result r = explain(fx, path, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    assert_has(r.out, "[STEP 6]");
+    assert_has(r.out, "delivery checker (the run's summary): ANOMALIES");
+    const char *steps = strstr(r.out, "[STEP 1]"), *want = strstr(from_trace.out, "[STEP 1]");
+    assert_non_null(steps);
+    assert_non_null(want);
+    size_t n = (size_t)(strstr(want, "delivery checker") - want);
+    assert_memory_equal(steps, want, n); /* the same steps and logs */
+    result_free(&r);
+    result_free(&from_trace);
+    char bad[160];
+    snprintf(bad, sizeof bad, "%s/not-a-scenario.json", fx->dir);
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("{\"producers\": [{\"id\": \"p1\", \"confg\": {}}]}\n", f);
+    fclose(f);
+    r = explain(fx, bad, NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "$.producers[0].confg: unknown key");
     result_free(&r);
 }
 
@@ -903,6 +938,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mermaid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mermaid_transaction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_record_filter, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scenario_input, setup, teardown),
         cmocka_unit_test_setup_teardown(test_partition_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pipeline_brief, setup, teardown),
         cmocka_unit_test_setup_teardown(test_window, setup, teardown),

@@ -21,6 +21,7 @@
  */
 #include "tools/commands.h"
 #include "tools/explain/internal.h"
+#include "tools/explain/scenario_input.h"
 
 #include "sim/outfile.h"
 #include "tools/options.h"
@@ -32,7 +33,7 @@
 #include <string.h>
 
 const char ks_usage_explain[] =
-    "usage: ksim explain TRACE [options]\n"
+    "usage: ksim explain TRACE|SCENARIO [options]\n"
     "\n"
     "Prints a run the way the delivery-guarantee notes draw it: numbered steps\n"
     "([STEP n] t=... ms), each a small sequence diagram between the producer,\n"
@@ -45,7 +46,9 @@ const char ks_usage_explain[] =
     "\n"
     "TRACE is a trace written by `ksim run --trace-level record` (records are\n"
     "named by their key, else \"record N\"); a batch-level trace is explained\n"
-    "with requests and batches only. - reads standard input.\n"
+    "with requests and batches only. - reads standard input. A SCENARIO file\n"
+    "(e.g. scenarios/seed-at-least-once.json) is run first, in process, at\n"
+    "trace level record, and that run is explained; nothing is written.\n"
     "\n"
     "options:\n"
     "  --format F          text (default) or mermaid (a Mermaid sequenceDiagram)\n"
@@ -333,17 +336,31 @@ int ks_cmd_explain(int argc, char **argv)
     }
     FILE *in = strcmp(e->o.trace, "-") == 0 ? stdin : fopen(e->o.trace, "rb");
     int open_errno = errno;
+    json_t *summary = NULL;
+    bool is_scenario = false;
+    FILE *run = in ? ks_ex_scenario_trace(in, e->o.trace, &summary, &is_scenario) : NULL;
     ks_tl_reader r;
-    ks_tl_reader_init(&r, in);
+    ks_tl_reader_init(&r, run ? run : in);
     if (!in) {
         ks_status_fail("explain", "%s: cannot open: %s", e->o.trace, strerror(open_errno));
         rc = KS_EXIT_USAGE;
+    } else if (is_scenario && !run) {
+        rc = KS_EXIT_USAGE; /* a scenario that cannot run: its messages are out */
     } else if (!ks_ex_init(e)) {
         ks_status_fail("explain", "out of memory");
         rc = KS_EXIT_USAGE;
     } else {
+        if (run) { /* the run's own summary, not a file beside it */
+            e->summary = summary;
+            e->summary_ran = true;
+            summary = NULL;
+            e->o.no_summary = true;
+        }
         rc = explain_trace(e, &r);
     }
+    json_decref(summary);
+    if (run)
+        fclose(run);
     if (in && in != stdin)
         fclose(in);
     ks_tl_reader_free(&r);

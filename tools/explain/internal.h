@@ -26,6 +26,8 @@
  *   render_mermaid.c  a step as Mermaid
  *   result.c          [RESULT]: the logs, what each producer was told, and
  *                     the delivery checker's verdicts from summary.json
+ *   scenario_input.c  a scenario given for a trace: run, then explained
+ *                     (its own header: it includes the models)
  *
  * Ownership: the explain object owns everything it points to (freed by
  * ks_ex_free); strings read from a trace line are copied before the next
@@ -253,6 +255,7 @@ typedef struct explain {
     char *scenario, *kafka, *level;
     int64_t seed;
     json_t *summary; /* the run's summary.json, NULL if none */
+    bool summary_ran; /* ... from the scenario explain ran itself */
     bool record_level, single_topic;
     char **fault_types;
     size_t nfaults;

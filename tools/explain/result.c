@@ -115,7 +115,8 @@ static void checker_lines(const explain *e, ks_sbuf *out)
     const json_t *d = json_object_get(e->summary, "delivery"), *a;
     if (!json_is_object(d))
         return;
-    ks_sb_printf(out, "delivery checker (summary.json beside the trace): %s: ",
+    ks_sb_printf(out, "delivery checker (%s): %s: ",
+                 e->summary_ran ? "the run's summary" : "summary.json beside the trace",
                  json_is_true(json_object_get(d, "ok")) ? "ok" : "ANOMALIES");
     ks_verdicts_phrases(out, d, true);
     size_t i, shown = 0;
