@@ -361,14 +361,32 @@ static void test_mermaid(void **state)
     assert_true(strncmp(r.out, "sequenceDiagram\n", 16) == 0);
     static const char *const lines[] = {
         "    participant prod0 as Producer p1\n", "    participant brk0 as Broker 0\n",
-        "    prod0->>brk0: send(request 1: record A)\n",
-        "    Note over brk0: P0 log<br/>offset 0 : record A  ← new\n",
-        "    brk0--xprod0: ACK(offset 0) lost (fault 0)\n",
-        "    prod0->>brk0: retry(request 2: record A, attempt 2)\n",
+        "    prod0->>brk0: [1] t=0.000 ms send(request 1: record A)\n",
+        "    Note over brk0: [2] t=1.047 ms<br/>P0 log<br/>offset 0 : record A  ← new\n",
+        "    brk0--xprod0: [3] t=1.047 ms ACK(offset 0) lost (fault 0)\n",
+        "    Note over prod0: [4] t=1000.015 ms<br/>",
+        "    prod0->>brk0: [5] t=1111.015 ms retry(request 2: record A, attempt 2)\n",
         "<br/>offset 1 : record A  ← duplicate of offset 0\n",
-        "    brk0-->>prod0: ACK(offset 1)\n", "Note over brk0: RESULT: "};
+        "    brk0-->>prod0: [7] t=1113.062 ms ACK(offset 1)\n", "Note over brk0: RESULT: "};
     assert_in_order(r.out, lines, sizeof lines / sizeof *lines);
     assert_lacks(r.out, "[STEP 1]\n");
+    result_free(&r);
+}
+
+/* A diagram Mermaid would refuse (past its default maxTextSize) is still
+ * written, with a warning that says how to show less. */
+static void test_mermaid_too_big(void **state)
+{
+    fixture *fx = *state;
+    run_scenario(fx, "lost-ack-storm", NULL, 0, KS_TL_RECORD, false);
+    result r = explain(fx, fx->trace, "--format", "mermaid", "--max-steps", "0", NULL);
+    assert_int_equal(r.rc, 0);
+    assert_has(r.err, "past Mermaid's default maxTextSize (50000)");
+    assert_has(r.err, "--max-steps N, or a window");
+    result_free(&r);
+    r = explain(fx, fx->trace, "--format", "mermaid", "--max-steps", "20", NULL);
+    assert_int_equal(r.rc, 0);
+    assert_lacks(r.err, "maxTextSize");
     result_free(&r);
 }
 
@@ -382,10 +400,11 @@ static void test_mermaid_transaction(void **state)
     static const char *const lines[] = {
         "sequenceDiagram\n", "participant prod0 as Producer p1\n",
         "participant brk0 as Broker 0\n", "participant coord0 as Coordinator (broker 0)\n",
-        "participant cons0 as Consumer c1\n", "prod0->>coord0: InitProducerId(tx-1)\n",
-        "Note over coord0: transaction log<br/>tx-1 ↔ PID 1000, epoch 0<br/>state : Ongoing  (was Empty)",
-        "coord0->>brk0: COMMIT marker offset 1\n",
-        "brk0-->>cons0: records(offset 0: record A)\n"};
+        "participant cons0 as Consumer c1\n", "prod0->>coord0: [3] t=2.030 ms InitProducerId(tx-1)\n",
+        "Note over coord0: [8] t=7.106 ms<br/>transaction log<br/>tx-1 ↔ PID 1000, epoch 0<br/>state : Ongoing  (was Empty)",
+        "coord0->>brk0: [16] t=15.246 ms COMMIT marker offset 1\n",
+        "Note over brk0: P0 log<br/>", /* a box after the step's message: no number */
+        "brk0-->>cons0: [17] t=16.248 ms records(offset 0: record A)\n"};
     assert_in_order(r.out, lines, sizeof lines / sizeof *lines);
     result_free(&r);
 }
@@ -937,6 +956,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_at_most_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mermaid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mermaid_transaction, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mermaid_too_big, setup, teardown),
         cmocka_unit_test_setup_teardown(test_record_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scenario_input, setup, teardown),
         cmocka_unit_test_setup_teardown(test_partition_filter, setup, teardown),

@@ -7,8 +7,12 @@
  */
 #include "tools/explain/internal.h"
 
+#include "tools/status.h"
+
 #include <inttypes.h>
 #include <string.h>
+
+#define MERMAID_MAX_TEXT 50000u
 
 /* A participant as a key of e->used. */
 static uint64_t lane_key(lane l)
@@ -49,18 +53,28 @@ static void mer_text(ks_sbuf *m, const char *s)
     }
 }
 
-/* A Mermaid note over participant l (declared as used). */
-void ks_ex_mer_note(explain *e, lane l, const char *text)
+/* A Mermaid note over participant l (declared as used), its first line
+ * `tag` unless NULL. */
+static void mer_note(explain *e, lane l, const char *tag, const char *text)
 {
     char id[32];
     lane_id(e, l, id, sizeof id);
     ks_sb_printf(&e->mer, "    Note over %s: ", id);
+    if (tag)
+        ks_sb_printf(&e->mer, "%s<br/>", tag);
     mer_text(&e->mer, text);
     ks_sb_puts(&e->mer, "\n");
 }
 
-/* The partition boxes of a step as notes over the partition's leader. */
-static void mer_boxes(explain *e, const step *s)
+void ks_ex_mer_note(explain *e, lane l, const char *text)
+{
+    mer_note(e, l, NULL, text);
+}
+
+/* The partition boxes of a step as notes over the partition's leader;
+ * the first says the step's number and time (*tag, then NULL) if nothing
+ * before it did. */
+static void mer_boxes(explain *e, const step *s, const char **tag)
 {
     ks_sbuf text = {0};
     for (size_t i = 0; i < s->ntouched; i++) {
@@ -72,7 +86,8 @@ static void mer_boxes(explain *e, const step *s)
             ks_sb_clear(&text);
             ks_sb_printf(&text, "%s log\n", pt->label);
             ks_ex_log_box_lines(pt, true, &text);
-            ks_ex_mer_note(e, l, ks_sb_str(&text));
+            mer_note(e, l, *tag, ks_sb_str(&text));
+            *tag = NULL;
         }
         for (size_t k = 0; pt->pids_touched && k < pt->npids; k++) {
             const pid_row *r = &pt->pids[k];
@@ -82,7 +97,8 @@ static void mer_boxes(explain *e, const step *s)
             ks_sb_printf(&text, "producer state: PID %" PRId64 ", %s, last sequence %" PRId64 "%s",
                          r->pid, pt->label, r->last_seq,
                          r->flag == ROW_DUPLICATE ? " (a duplicate: already processed)" : "");
-            ks_ex_mer_note(e, l, ks_sb_str(&text));
+            mer_note(e, l, *tag, ks_sb_str(&text));
+            *tag = NULL;
         }
     }
     e->oom = e->oom || text.oom;
@@ -90,13 +106,17 @@ static void mer_boxes(explain *e, const step *s)
 }
 
 /* The step as Mermaid: a comment with its description, then its message
- * or note, then its boxes as notes. */
+ * or note, then its boxes as notes. The first of them begins with the
+ * step's number and time, "[5] t=1111.015 ms", as the text output's
+ * [STEP 5] does. */
 void ks_ex_render_mermaid(explain *e, const step *s)
 {
-    char ms[32], a[32], b[32];
+    char ms[32], a[32], b[32], tagbuf[64];
     ks_ex_fmt_ms(ms, sizeof ms, s->t);
     ks_sb_printf(&e->mer, "    %%%% [STEP %" PRId64 "] t=%s ms  %s\n", e->shown, ms,
                  ks_sb_str(&s->desc));
+    snprintf(tagbuf, sizeof tagbuf, "[%" PRId64 "] t=%s ms", e->shown, ms);
+    const char *tag = tagbuf;
     const char *label = s->mlabel.len ? ks_sb_str(&s->mlabel) : ks_sb_str(&s->label);
     static const char *const arrows[] = {"", "", "->>", "-->>", "-x", "--x"};
     if (s->kind == SK_TXN || s->style == MS_NOTE) {
@@ -109,12 +129,14 @@ void ks_ex_render_mermaid(explain *e, const step *s)
         }
         if (s->notes.len)
             ks_sb_printf(&text, "%s%s", text.len ? "\n" : "", ks_sb_str(&s->notes));
-        ks_ex_mer_note(e, s->from, text.len ? ks_sb_str(&text) : ks_sb_str(&s->desc));
+        mer_note(e, s->from, tag, text.len ? ks_sb_str(&text) : ks_sb_str(&s->desc));
+        tag = NULL;
         ks_sb_free(&text);
     } else if (s->style != MS_NONE) {
         lane_id(e, s->from, a, sizeof a);
         lane_id(e, s->to, b, sizeof b);
-        ks_sb_printf(&e->mer, "    %s%s%s: ", a, arrows[s->style], b);
+        ks_sb_printf(&e->mer, "    %s%s%s: %s ", a, arrows[s->style], b, tag);
+        tag = NULL;
         mer_text(&e->mer, label);
         if (s->after.len)
             ks_sb_printf(&e->mer, " %s", ks_sb_str(&s->after));
@@ -123,13 +145,14 @@ void ks_ex_render_mermaid(explain *e, const step *s)
             ks_ex_mer_note(e, s->to.kind == 'P' ? s->to : s->from, ks_sb_str(&s->notes));
     } else if (s->notes.len || s->kind != SK_APPEND) {
         /* a plain append says it with its log note */
-        ks_ex_mer_note(e,
-                       s->from.kind ? s->from
-                       : e->nprods  ? (lane){'P', 0}
-                                    : (lane){'B', 0},
-                       s->notes.len ? ks_sb_str(&s->notes) : ks_sb_str(&s->desc));
+        mer_note(e,
+                 s->from.kind ? s->from
+                 : e->nprods  ? (lane){'P', 0}
+                              : (lane){'B', 0},
+                 tag, s->notes.len ? ks_sb_str(&s->notes) : ks_sb_str(&s->desc));
+        tag = NULL;
     }
-    mer_boxes(e, s);
+    mer_boxes(e, s, &tag);
 }
 
 /* Mermaid: the participants used, in the order producer, broker,
@@ -159,4 +182,12 @@ void ks_ex_write_mermaid(explain *e, const ks_sbuf *intro)
         if (ks_u64map_get(&e->used, lane_key((lane){'K', (int64_t)i})))
             fprintf(f, "    participant cons%zu as Consumer %s\n", i, e->cons[i].id);
     fputs(ks_sb_str(&e->mer), f);
+    /* Mermaid refuses a diagram past its maxTextSize, 50 000 characters by
+     * default ("Maximum text size in diagram exceeded") */
+    size_t size = e->mer.len + intro->len + 64 * (e->nprods + e->ncons + 8);
+    if (size > MERMAID_MAX_TEXT)
+        ks_status_warn("explain", "%s: the diagram is about %zu characters, past Mermaid's "
+                                  "default maxTextSize (%u), which refuses to draw it: show fewer "
+                                  "steps with --max-steps N, or a window (--from/--to, --record, "
+                                  "--partition)", e->o.trace, size, MERMAID_MAX_TEXT);
 }
