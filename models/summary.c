@@ -24,6 +24,7 @@ static json_t *hist_json(const ks_hist *h)
     json_object_set_new(o, "mean", json_real(ks_hist_mean_real(h)));
     json_object_set_new(o, "p50", json_integer(ks_hist_quantile(h, 50, 100)));
     json_object_set_new(o, "p90", json_integer(ks_hist_quantile(h, 90, 100)));
+    json_object_set_new(o, "p95", json_integer(ks_hist_quantile(h, 95, 100)));
     json_object_set_new(o, "p99", json_integer(ks_hist_quantile(h, 99, 100)));
     json_object_set_new(o, "p999", json_integer(ks_hist_quantile(h, 999, 1000)));
     json_object_set_new(o, "max", json_integer(h->count ? h->max : 0));

@@ -367,7 +367,7 @@ static void test_mermaid(void **state)
         "    Note over prod0: [4] t=1000.015 ms<br/>",
         "    prod0->>brk0: [5] t=1111.015 ms retry(request 2: record A, attempt 2)\n",
         "<br/>offset 1 : record A  ← duplicate of offset 0\n",
-        "    brk0-->>prod0: [7] t=1113.062 ms ACK(offset 1)\n", "Note over brk0: RESULT: "};
+        "    brk0-->>prod0: [7] t=1113.063 ms ACK(offset 1)\n", "Note over brk0: RESULT: "};
     assert_in_order(r.out, lines, sizeof lines / sizeof *lines);
     assert_lacks(r.out, "[STEP 1]\n");
     result_free(&r);
@@ -400,8 +400,8 @@ static void test_mermaid_transaction(void **state)
     static const char *const lines[] = {
         "sequenceDiagram\n", "participant prod0 as Producer p1\n",
         "participant brk0 as Broker 0\n", "participant coord0 as Coordinator (broker 0)\n",
-        "participant cons0 as Consumer c1\n", "prod0->>coord0: [3] t=2.030 ms InitProducerId(tx-1)\n",
-        "Note over coord0: [8] t=7.106 ms<br/>transaction log<br/>tx-1 ↔ PID 1000, epoch 0<br/>state : Ongoing  (was Empty)",
+        "participant cons0 as Consumer c1\n", "prod0->>coord0: [3] t=2.031 ms InitProducerId(tx-1)\n",
+        "Note over coord0: [8] t=7.107 ms<br/>transaction log<br/>tx-1 ↔ PID 1000, epoch 0<br/>state : Ongoing  (was Empty)",
         "coord0->>brk0: [16] t=15.246 ms COMMIT marker offset 1\n",
         "Note over brk0: P0 log<br/>", /* a box after the step's message: no number */
         "brk0-->>cons0: [17] t=16.248 ms records(offset 0: record A)\n"};

@@ -23,6 +23,7 @@
 #include "sim/str.h"
 #include "sim/trace.h"
 #include "tools/options.h"
+#include "tools/numfmt.h"
 #include "tools/status.h"
 
 #include <errno.h>
@@ -118,7 +119,8 @@ typedef struct run_opts {
 
 static void print_ms(FILE *f, int64_t ns)
 {
-    fprintf(f, "%" PRId64 ".%03" PRId64 " ms", ns / 1000000, (ns % 1000000) / 1000);
+    char b[40];
+    fprintf(f, "%s ms", ks_fmt_ms(b, sizeof b, ns));
 }
 
 static json_t *jget(json_t *o, const char *path)
@@ -162,29 +164,71 @@ static void print_traffic(FILE *f, json_t *summary)
     }
     /* records per batch over first sends: a retried batch is the same batch */
     json_int_t firsts = batches - retries;
+    char rq[48], bt[48];
+    ks_fmt_count(rq, sizeof rq, requests, "request", "requests");
+    ks_fmt_count(bt, sizeof bt, batches, "batch", "batches");
     if (batches > 0 && retries > 0)
-        fprintf(f, "  batching   %lld requests, %lld batches sent (%lld of them retries), "
-                   "%.1f records per batch\n",
-                (long long)requests, (long long)batches, (long long)retries,
-                firsts > 0 ? (double)records / (double)firsts : 0.0);
+        fprintf(f, "  batching   %s, %s sent (%lld of them retries), %.1f records per batch\n",
+                rq, bt, (long long)retries, firsts > 0 ? (double)records / (double)firsts : 0.0);
     else if (batches > 0)
-        fprintf(f, "  batching   %lld requests, %lld batches, %.1f records per batch\n",
-                (long long)requests, (long long)batches, (double)records / (double)batches);
+        fprintf(f, "  batching   %s, %s, %.1f records per batch\n", rq, bt,
+                (double)records / (double)batches);
     json_t *brokers = json_object_get(summary, "brokers");
     if (json_array_size(brokers) < 2 || json_array_size(brokers) > 8)
         return;
-    fprintf(f, "  brokers    records");
     size_t i;
     json_t *b;
+    /* one entry per broker, named: "broker 0: 20 records, 1.2% busy" */
     json_array_foreach(brokers, i, b) {
-        fprintf(f, "%s%lld", i ? " / " : " ", (long long)json_integer_value(json_object_get(b, "records")));
-    }
-    fprintf(f, ", utilization");
-    json_array_foreach(brokers, i, b) {
-        fprintf(f, "%s%.1f%%", i ? " / " : " ",
+        char rec[48];
+        ks_fmt_count(rec, sizeof rec, json_integer_value(json_object_get(b, "records")), "record",
+                     "records");
+        fprintf(f, "%s broker %lld: %s, %.1f%% busy", i ? ";" : "  brokers   ",
+                (long long)json_integer_value(json_object_get(b, "id")), rec,
                 (double)json_integer_value(json_object_get(b, "utilization_ppm")) / 1e4);
     }
     fprintf(f, "\n");
+}
+
+/* Of the records acknowledged, those whose producer has acks=0: they were
+ * sent, and nobody acknowledged them. */
+static int64_t unacknowledged(const ks_scenario *sc, json_t *summary)
+{
+    int64_t n = 0;
+    for (uint32_t i = 0; i < sc->producer_count; i++)
+        if (sc->producers[i].config[KS_PCFG_ACKS].i == 0)
+            n += json_integer_value(json_object_get(
+                json_object_get(json_object_get(summary, "producers"), sc->producers[i].id),
+                "acked"));
+    return n;
+}
+
+/* The records line and the latency line: avg, p50, p95, p99, p99.9 and
+ * max, as kafka-producer-perf-test reports them. */
+static void print_records(FILE *f, const ks_scenario *sc, json_t *summary)
+{
+    int64_t acked = jint(summary, "records.acked"), sent = unacknowledged(sc, summary);
+    fprintf(f, "  records    %" PRId64 " produced, ", jint(summary, "records.produced"));
+    if (sent > 0 && sent == acked)
+        fprintf(f, "%" PRId64 " sent, not acknowledged (acks=0)", sent);
+    else if (sent > 0)
+        fprintf(f, "%" PRId64 " acked (%" PRId64 " of them sent, not acknowledged: acks=0)", acked,
+                sent);
+    else
+        fprintf(f, "%" PRId64 " acked", acked);
+    fprintf(f, ", %" PRId64 " failed, %" PRId64 " unresolved\n", jint(summary, "records.failed"),
+            jint(summary, "records.unresolved"));
+    static const char *const q[][2] = {{"p50", "p50"}, {"p95", "p95"}, {"p99", "p99"},
+                                       {"p99.9", "p999"}, {"max", "max"}};
+    char path[64], b[40];
+    double mean = json_number_value(jget(summary, "latency_ns.mean"));
+    fprintf(f, "  latency    avg %s ms", ks_fmt_ms(b, sizeof b, (int64_t)(mean + 0.5)));
+    for (size_t i = 0; i < sizeof q / sizeof *q; i++) {
+        snprintf(path, sizeof path, "latency_ns.%s", q[i][1]);
+        fprintf(f, ", %s %s ms", q[i][0], ks_fmt_ms(b, sizeof b, jint(summary, path)));
+    }
+    fprintf(f, sent > 0 && sent == acked ? " (send() to written: acks=0)\n"
+                                         : " (send() to ack)\n");
 }
 
 /* Producers that never started, retries, and the delivery checker's
@@ -301,17 +345,7 @@ static void print_report(FILE *f, const run_opts *o, const ks_scenario *sc, json
     fprintf(f, "  verdict    %s at ", json_string_value(jget(summary, "verdict")));
     print_ms(f, jint(summary, "time_ns"));
     fprintf(f, " of virtual time, %" PRId64 " events\n", jint(summary, "events"));
-    fprintf(f, "  records    %" PRId64 " produced, %" PRId64 " acked, %" PRId64 " failed, %" PRId64
-               " unresolved\n",
-            jint(summary, "records.produced"), jint(summary, "records.acked"),
-            jint(summary, "records.failed"), jint(summary, "records.unresolved"));
-    fprintf(f, "  latency    p50 ");
-    print_ms(f, jint(summary, "latency_ns.p50"));
-    fprintf(f, ", p99 ");
-    print_ms(f, jint(summary, "latency_ns.p99"));
-    fprintf(f, ", max ");
-    print_ms(f, jint(summary, "latency_ns.max"));
-    fprintf(f, " (send() to ack)\n");
+    print_records(f, sc, summary);
     int64_t span = jint(summary, "throughput.span_ns");
     if (span > 0) {
         /* from the counts, so that slow runs do not print 0 records/s */

@@ -31,6 +31,7 @@
 #include "sim/outfile.h"
 #include "sim/str.h"
 #include "tools/options.h"
+#include "tools/numfmt.h"
 #include "tools/status.h"
 #include "tools/trace_line.h"
 
@@ -572,8 +573,11 @@ static const struct summary_row {
     {"records acked", "records.acked", CF_PLAIN, KS_TLT_INT},
     {"records failed", "records.failed", CF_PLAIN, KS_TLT_INT},
     {"records unresolved", "records.unresolved", CF_PLAIN, KS_TLT_INT},
+    {"latency avg (ms)", "latency_ns.mean", CF_MS, KS_TLT_INT | KS_TLT_REAL},
     {"latency p50 (ms)", "latency_ns.p50", CF_MS, KS_TLT_INT},
+    {"latency p95 (ms)", "latency_ns.p95", CF_MS, KS_TLT_INT},
     {"latency p99 (ms)", "latency_ns.p99", CF_MS, KS_TLT_INT},
+    {"latency p99.9 (ms)", "latency_ns.p999", CF_MS, KS_TLT_INT},
     {"latency max (ms)", "latency_ns.max", CF_MS, KS_TLT_INT},
     {"throughput (records/s)", "throughput.records_per_sec", CF_PLAIN, KS_TLT_INT | KS_TLT_REAL},
     {"throughput (MB/s)", "throughput.bytes_per_sec", CF_MBPS, KS_TLT_INT | KS_TLT_REAL},
@@ -1579,7 +1583,11 @@ static char *summary_cell(const json_t *summary, const char *path, cell_fmt f)
     if (!v || !json_is_number(v) || f == CF_PLAIN)
         return json_cell(v);
     double x = json_number_value(v);
-    return fmt_str("%.3f", f == CF_MS ? x / 1e6 : x / 1e6);
+    if (f != CF_MS)
+        return fmt_str("%.3f", x / 1e6); /* bytes/s as MB/s */
+    char b[40]; /* ns: the milliseconds run and explain print */
+    return fmt_str("%s", ks_fmt_ms(b, sizeof b, json_is_integer(v) ? json_integer_value(v)
+                                                                   : (int64_t)(x + 0.5)));
 }
 
 /* A row of the summary table, when some run's summary has the value

@@ -9,6 +9,7 @@
  * ACK labels, times), and the dispatch of a line to its kind's handler.
  */
 #include "tools/explain/internal.h"
+#include "tools/numfmt.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -17,9 +18,7 @@
 /* Formats virtual time in nanoseconds as milliseconds with three decimals. */
 void ks_ex_fmt_ms(char *buf, size_t n, int64_t ns)
 {
-    const char *sign = ns < 0 ? "-" : "";
-    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    snprintf(buf, n, "%s%" PRIu64 ".%03" PRIu64, sign, a / 1000000u, (a % 1000000u) / 1000u);
+    ks_fmt_ms(buf, n, ns); /* as run and report write it (tools/numfmt.h) */
 }
 
 static bool in_window(const explain *e, int64_t t)
