@@ -60,7 +60,9 @@ static void clamp_limits(ks_scenario *sc)
         l->max_pending = FUZZ_MAX_PENDING;
 }
 
-/* Runs a loaded scenario to its verdict and checks its expectations. */
+/* Runs a loaded scenario to its verdict, writes its summary as ksim run
+ * does (a big topology's partitions as text) and checks its
+ * expectations. */
 static void run(ks_scenario *sc, ks_trace *tr, ks_diag *diag)
 {
     clamp_limits(sc);
@@ -69,8 +71,13 @@ static void run(ks_scenario *sc, ks_trace *tr, ks_diag *diag)
     if (!w)
         return;
     ks_world_run(w);
-    json_t *summary = ks_world_summary(w);
+    char *partitions = NULL;
+    json_t *summary = ks_world_summary_lean(w, &partitions);
     ks_world_free(w);
+    if (!summary) /* out of memory */
+        return;
+    ks_summary_dumpf(summary, partitions, sink(), JSON_INDENT(2));
+    free(partitions);
     ks_expect_result er = {0};
     ks_expect_check(sc->expect, summary, &er);
     json_decref(er.report);
