@@ -68,14 +68,20 @@ void ks_faults_start(ks_world *w)
     }
 }
 
-/* Starts a "fault" trace record with what every record has. */
+/* Starts a "fault" trace record with what every record has. The record
+ * is stamped now, like every line, so that the trace stays in time order;
+ * a fault decided now for a message that leaves later (when the sender
+ * has built it) says when it strikes in "at_t". */
 static bool trace_fault(ks_world *w, uint32_t i, ks_time at)
 {
     ks_trace *tr = w->trace;
-    if (!tr || !ks_trace_begin(tr, at, KS_TR_FAULT))
+    ks_time now = ks_sim_now(&w->sim);
+    if (!tr || !ks_trace_begin(tr, now, KS_TR_FAULT))
         return false;
     ks_trace_u64(tr, "fault", i);
     ks_trace_str(tr, "type", ks_fault_type_name(w->faults.conf[i].type));
+    if (at != now)
+        ks_trace_i64(tr, "at_t", at);
     return true;
 }
 
