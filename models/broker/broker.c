@@ -147,6 +147,8 @@ void ks_broker_on_arrive(ks_world *w, uint32_t broker, uint32_t id)
         ks_trace_u64(tr, "broker", broker);
         ks_trace_str(tr, "producer", q->client_id);
         ks_trace_u64(tr, "request", q->correlation_id);
+        if (q->api != KS_API_PRODUCE) /* as its send line names it */
+            ks_trace_str(tr, "api", ks_api_name(q->api));
         ks_trace_u64(tr, "bytes", q->request_bytes);
         ks_trace_u64(tr, "queued", b->queued);
         ks_trace_end(tr);
