@@ -35,10 +35,18 @@ static void fail_in_flight(explain *e, size_t p, int64_t broker, int64_t max)
         ks_ex_touch_request(e, q);
         for (size_t k = 0; q && k < q->n; k++) {
             const batch *b = ks_ex_batch_get(e, p, q->batches[k]);
-            if (!b || b->last_request != q->id || b->last_offset < 0)
+            if (!b)
                 continue;
             char names[NAME_BUF * 4], offs[64];
             ks_ex_batch_names(e, b, names, sizeof names);
+            if (b->last_request != q->id || b->last_offset < 0) {
+                /* the other case the producer cannot tell apart */
+                ks_sb_printf(&e->cur.notes,
+                             "%s%s cannot tell a lost record from a lost ACK: broker %" PRId64
+                             " has not stored %s (request %" PRId64 " has not reached it)",
+                             e->cur.notes.len ? "\n" : "", e->prods[p].id, broker, names, q->id);
+                continue;
+            }
             ks_ex_offsets_text(offs, sizeof offs, b->last_offset, b->records);
             ks_sb_printf(&e->cur.notes,
                          "%s%s cannot tell a lost ACK from a lost record: broker %" PRId64
