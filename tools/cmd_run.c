@@ -254,13 +254,18 @@ static void print_delivery(FILE *f, json_t *summary)
                 (long long)json_integer_value(json_object_get(t, "producer_id")),
                 (long long)json_integer_value(json_object_get(t, "epoch")),
                 (long long)json_integer_value(json_object_get(t, "coordinator")));
-    json_object_foreach(json_object_get(summary, "consumers"), tid, t)
-        fprintf(f, "  consumer   %s (%s): %lld records read in %lld polls, %lld commits%s\n", tid,
-                json_string_value(json_object_get(t, "isolation_level")),
-                (long long)json_integer_value(json_object_get(t, "records")),
-                (long long)json_integer_value(json_object_get(t, "polls")),
-                (long long)json_integer_value(json_object_get(t, "commits")),
+    json_object_foreach(json_object_get(summary, "consumers"), tid, t) {
+        char rec[48], polls[48], commits[48];
+        ks_fmt_count(rec, sizeof rec, json_integer_value(json_object_get(t, "records")), "record",
+                     "records");
+        ks_fmt_count(polls, sizeof polls, json_integer_value(json_object_get(t, "polls")), "poll",
+                     "polls");
+        ks_fmt_count(commits, sizeof commits, json_integer_value(json_object_get(t, "commits")),
+                     "commit", "commits");
+        fprintf(f, "  consumer   %s (%s): %s read in %s, %s%s\n", tid,
+                json_string_value(json_object_get(t, "isolation_level")), rec, polls, commits,
                 json_integer_value(json_object_get(t, "restarts")) > 0 ? ", restarted" : "");
+    }
     json_int_t faults = 0;
     size_t i;
     json_t *fj;
