@@ -408,9 +408,12 @@ ks_append_result ks_acc_try_append(ks_acc *a, uint32_t partition, uint64_t recor
     }
     res.status = KS_APPEND_OK;
     res.appended = (int64_t)a->batches[d->tail].bytes - (int64_t)bytes_before;
-    res.batch_is_full = d->size > 1 || ks_batch_is_full(&a->batches[d->tail]);
-    if (d->head == d->tail)
-        refresh(a, partition); /* the head may have filled */
+    bool full = ks_batch_is_full(&a->batches[d->tail]);
+    res.batch_is_full = d->size > 1 || full;
+    /* the batch took the record, so it was not full: its readiness moves
+     * only if it is now (once per batch, not per record) */
+    if (d->head == d->tail && full)
+        refresh(a, partition);
     return res;
 }
 
