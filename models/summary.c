@@ -83,6 +83,7 @@ static json_t *producers_json(const ks_world *w, ks_hist *all)
         json_object_set_new(j, "blocked_ns", json_integer(p->blocked_ns_total));
         json_object_set_new(j, "buffer_used_max", json_integer((json_int_t)p->acc.memory_used_max));
         json_object_set_new(j, "sender_busy_ns", json_integer(p->sender_busy_ns));
+        json_object_set_new(j, "app_busy_ns", json_integer(p->app_busy_ns));
         json_object_set_new(j, "latency_ns", hist_json(&p->latency));
         json_object_set_new(j, "batch_records", hist_json(&p->batch_records));
         json_object_set_new(j, "batch_bytes", hist_json(&p->batch_bytes));

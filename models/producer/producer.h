@@ -151,6 +151,8 @@ typedef struct ks_producer {
     uint64_t record_bytes;    /* key + value bytes handed to send() */
     uint64_t blocked_count;
     ks_time sender_busy_ns;   /* CPU time of the sender thread */
+    ks_time app_busy_ns;      /* ... and of send() on the application thread
+                                 (record.us, compression) */
     ks_time blocked_ns_total;
     ks_time first_produce_ns, last_ack_ns;
     ks_hist latency;          /* send() to outcome, ns */

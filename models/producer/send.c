@@ -317,7 +317,9 @@ static void app_send(ks_producer *p, ks_world *w)
      * compression stream), on the application thread. */
     ks_time compress =
         (ks_time)((bytes * (uint64_t)p->conf->compression.compress_ps + 500u) / 1000u);
-    p->app_free_ns = ks_time_add(ks_sim_now(&w->sim), p->conf->cost.record_ns + compress);
+    ks_time cpu = p->conf->cost.record_ns + compress;
+    p->app_busy_ns = ks_time_add(p->app_busy_ns, cpu);
+    p->app_free_ns = ks_time_add(ks_sim_now(&w->sim), cpu);
 }
 
 /* Runs send() for arrivals that waited while the application thread was
