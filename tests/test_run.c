@@ -525,7 +525,8 @@ static void test_lean_summary_same_bytes(void **state)
     (void)state;
     const char *src = getenv("KSIM_SOURCE_DIR");
     char rr[512], txn[512];
-    snprintf(rr, sizeof rr, "%s/scenarios/rr-vs-sticky.json", src ? src : ".."); /* its expect block reads no partition */
+    /* (rr-vs-sticky's expect block reads no partition: the lean path) */
+    snprintf(rr, sizeof rr, "%s/scenarios/rr-vs-sticky.json", src ? src : "..");
     snprintf(txn, sizeof txn, "%s/scenarios/transaction-abort.json", src ? src : "..");
     const ks_override big[] = {{"topics.clicks.partitions", "1500"},
                                {"producers.p1.workload.records", "3000"}};
