@@ -127,13 +127,14 @@ static int make_runs(void **state)
     run_scenario("seed-at-least-once", "alo", "record");
     run_scenario("rr-vs-sticky", "rr", "batch");
     run_scenario("rr-vs-sticky-sticky", "sticky", "batch");
+    run_scenario("seed-zombie-fencing", "zombie", "batch");
     run_scenario("hello", "hello-summary", "summary");
     run_scenario("seed-at-most-once", "amo", "summary");
     run_scenario("delayed-produce-classic", "classic", "summary");
     return 0;
 }
 
-static const char *const charts[] = {"throughput", "latency",  "requests", "latency-cdf",
+static const char *const charts[] = {"throughput", "latency",  "requests", "latency-percentiles",
                                      "batch-size", "delivery", "consumers"};
 #define N_CHARTS (sizeof charts / sizeof charts[0])
 
@@ -181,8 +182,9 @@ static size_t metrics_lines(const char *trace)
 
 /* ---- tests ---------------------------------------------------------------- */
 
-/* Two batch-level runs on the same axes: every chart but the CDF, both
- * formats, one series per run, one row per metrics line. */
+/* Two batch-level runs on the same axes: every chart but the latency
+ * percentiles, both formats, one series per run, one row per metrics
+ * line (the last bucket, cut short by the run's end, apart). */
 static void two_runs_on_one_chart(void **state)
 {
     (void)state;
@@ -190,7 +192,8 @@ static void two_runs_on_one_chart(void **state)
     const char *dir = WORK "/two";
     rc_is(report(dir, 2, runs, NULL), 0);
     for (size_t c = 0; c < N_CHARTS; c++) {
-        bool want = strcmp(charts[c], "latency-cdf") != 0 && strcmp(charts[c], "consumers") != 0;
+        bool want = strcmp(charts[c], "latency-percentiles") != 0 &&
+                    strcmp(charts[c], "consumers") != 0;
         char name[128];
         snprintf(name, sizeof name, "%s.png", charts[c]);
         assert_int_equal(exists(path_in(dir, name)), want);
@@ -201,18 +204,28 @@ static void two_runs_on_one_chart(void **state)
     }
     assert_true(exists(path_in(dir, "report.md")));
     pages_match_images(dir);
-    assert_int_equal(data_rows(path_in(dir, "data/run1-metrics.dat")),
+    assert_int_equal(data_rows(path_in(dir, "data/run1-metrics.dat")) + 1,
                      metrics_lines(WORK "/rr/trace.jsonl"));
-    assert_int_equal(data_rows(path_in(dir, "data/run2-metrics.dat")),
+    assert_int_equal(data_rows(path_in(dir, "data/run2-metrics.dat")) + 1,
                      metrics_lines(WORK "/sticky/trace.jsonl"));
+    /* rr-vs-sticky ends 9.8 ms into its last 100 ms bucket */
+    char *partial = read_whole(path_in(dir, "data/run1-partial.dat"));
+    assert_non_null(partial);
+    assert_non_null(strstr(partial, "\n2.409811323 2.400000000 "));
+    free(partial);
     assert_false(exists(path_in(dir, "data/run3-metrics.dat")));
     assert_int_equal(data_rows(path_in(dir, "data/run1-faults.dat")), 0);
     assert_int_equal(data_rows(path_in(dir, "data/delivery.dat")), 4);
 
     char *gp = read_whole(path_in(dir, "throughput.gp"));
     assert_non_null(gp);
-    assert_int_equal(count_of(gp, "using 1:4 "), 2); /* records/s: one series per run */
-    assert_int_equal(count_of(gp, "using 1:5 "), 2); /* MB/s */
+    /* records/s and MB/s: one series per run, and each run's last bucket
+     * as a point; one panel each, from 0, since the runs are alike */
+    assert_int_equal(count_of(gp, "-metrics.dat' using 1:4 with linespoints"), 2);
+    assert_int_equal(count_of(gp, "-metrics.dat' using 1:5 with linespoints"), 2);
+    assert_int_equal(count_of(gp, "-partial.dat' using 1:4 with points"), 2);
+    assert_non_null(strstr(gp, "\npanels = 2\n"));
+    assert_int_equal(count_of(gp, "set yrange [0:*]"), 2);
     assert_non_null(strstr(gp, "title 'rr-vs-sticky-sticky'"));
     assert_null(strstr(gp, "faults.dat")); /* no fault struck */
     assert_null(strstr(gp, "@PLOT")); /* every placeholder replaced */
@@ -226,7 +239,8 @@ static void two_runs_on_one_chart(void **state)
     free(md);
 }
 
-/* A record-level run with one fault: the CDF and the fault marker. */
+/* A record-level run with one fault: the latency percentiles, the fault
+ * as a band, and the buckets that completed nothing as gaps. */
 static void record_level_with_a_fault(void **state)
 {
     (void)state;
@@ -237,16 +251,28 @@ static void record_level_with_a_fault(void **state)
     char *faults = read_whole(path_in(dir, "data/run1-faults.dat"));
     assert_non_null(strstr(faults, "\"drop.response\""));
     free(faults);
-    assert_int_equal(data_rows(path_in(dir, "data/run1-cdf.dat")), 101);
-    assert_true(exists(path_in(dir, "latency-cdf.png")));
-    assert_true(exists(path_in(dir, "latency-cdf.svg")));
+    /* one record: the ladder's first point (the minimum) is all there is */
+    char *pct = read_whole(path_in(dir, "data/run1-percentiles.dat"));
+    assert_non_null(pct);
+    assert_int_equal(data_rows(path_in(dir, "data/run1-percentiles.dat")), 1);
+    assert_non_null(strstr(pct, "\n0.0000 1.00 1113.0"));
+    free(pct);
+    assert_true(exists(path_in(dir, "latency-percentiles.png")));
+    assert_true(exists(path_in(dir, "latency-percentiles.svg")));
     const char *timecharts[] = {"throughput.gp", "latency.gp", "requests.gp"};
     for (size_t i = 0; i < 3; i++) {
         char *gp = read_whole(path_in(dir, timecharts[i]));
         assert_non_null(gp);
-        assert_non_null(strstr(gp, "'data/run1-faults.dat' using 1:(0):(0):(1)"));
+        assert_non_null(strstr(gp, "'data/run1-faults.dat' using 1:(0):1:"));
+        assert_non_null(strstr(gp, "with boxxy fs transparent solid 0.3 noborder lt 1 "
+                                   "title 'seed-at-least-once faults: drop.response'"));
         free(gp);
     }
+    /* the record is acknowledged in the last bucket; the ten before it
+     * completed nothing: NaN, where gnuplot breaks a line */
+    char *metrics = read_whole(path_in(dir, "data/run1-metrics.dat"));
+    assert_int_equal(count_of(metrics, " NaN NaN\n"), 11);
+    free(metrics);
     char *gp = read_whole(path_in(dir, "batch-size.gp"));
     assert_null(strstr(gp, "faults.dat"));
     free(gp);
@@ -271,6 +297,15 @@ static void delivery_bars_follow_the_runs(void **state)
     assert_null(strstr(dat, "indeterminate"));
     assert_null(strstr(dat, "aborted_read"));
     free(dat);
+    /* the bars are named as `ksim run` names the counts, under integer
+     * ticks, two bars side by side around each name */
+    char *gp = read_whole(path_in(WORK "/amo-report", "delivery.gp"));
+    assert_non_null(strstr(gp, "set xtics (\"lost\" 0, \"duplicate\" 1, \"reordered\" 2, "
+                               "\"failed but\\npresent\" 3, \"failed and\\nabsent\" 4)"));
+    assert_non_null(strstr(gp, "set ytics 1\n"));
+    assert_non_null(strstr(gp, "using ($0-0.2000):2 with boxes"));
+    assert_non_null(strstr(gp, "using ($0+0.2000):3 with boxes"));
+    free(gp);
 
     const char *classic[] = {WORK "/classic"};
     rc_is(report(WORK "/classic-report", 1, classic, NULL), 0);
@@ -301,6 +336,33 @@ static void delivery_bars_follow_the_runs(void **state)
     assert_int_equal(data_rows(path_in(WORK "/both-report", "data/consumers.dat")), 1);
     free(dat);
     pages_match_images(WORK "/both-report");
+}
+
+/* Runs whose scales are more than 10 times apart get panels of their
+ * own (records/s and MB/s each); a fault window, a producer paused from
+ * its begin line to its end line, is one band from one to the other. */
+static void panels_and_windows(void **state)
+{
+    (void)state;
+    const char *runs[] = {WORK "/rr", WORK "/zombie"};
+    const char *dir = WORK "/panels";
+    rc_is(report(dir, 2, runs, NULL), 0);
+    char *gp = read_whole(path_in(dir, "throughput.gp"));
+    assert_non_null(gp);
+    assert_non_null(strstr(gp, "\npanels = 4\nheight = 1080\n"));
+    assert_int_equal(count_of(gp, "    plot "), 4);
+    /* rr-vs-sticky, the larger, comes first */
+    const char *rr = strstr(gp, "run1-metrics.dat' using 1:4"),
+               *zombie = strstr(gp, "run2-metrics.dat' using 1:4");
+    assert_non_null(rr);
+    assert_non_null(zombie);
+    assert_true(rr < zombie);
+    assert_non_null(strstr(gp, "title 'seed-zombie-fencing faults: pause.producer'"));
+    free(gp);
+    char *faults = read_whole(path_in(dir, "data/run2-faults.dat"));
+    assert_non_null(strstr(faults, "\n0.020000000 0.300000000 0 \"pause.producer\"\n"));
+    free(faults);
+    pages_match_images(dir);
 }
 
 /* Two runs of one scenario and seed: labels told apart by their place. */
@@ -345,7 +407,7 @@ static void summary_level_trace(void **state)
     assert_true(exists(path_in(dir, "throughput.svg")));
     assert_false(exists(path_in(dir, "throughput.png")));
     assert_false(exists(path_in(dir, "batch-size.svg")));
-    assert_false(exists(path_in(dir, "latency-cdf.svg")));
+    assert_false(exists(path_in(dir, "latency-percentiles.svg")));
     assert_true(exists(path_in(dir, "delivery.svg")));
     pages_match_images(dir);
     char *md = read_whole(path_in(dir, "report.md"));
@@ -363,8 +425,8 @@ static void same_runs_same_bytes(void **state)
     rc_is(report(WORK "/det2", 2, runs, NULL), 0);
     const char *files[] = {"report.md", "index.html", "throughput.gp", "delivery.gp",
                            "data/run1-metrics.dat", "data/run1-faults.dat",
-                           "data/run1-cdf.dat", "data/run2-batches.dat",
-                           "data/delivery.dat", "throughput.svg", "latency-cdf.svg"};
+                           "data/run1-percentiles.dat", "data/run2-batches.dat",
+                           "data/delivery.dat", "throughput.svg", "latency-percentiles.svg"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char *a = read_whole(path_in(WORK "/det1", files[i]));
         char *b = read_whole(path_in(WORK "/det2", files[i]));
@@ -516,7 +578,7 @@ static void other_formatting(void **state)
     const char *other[] = {WORK "/alo-reformatted", WORK "/rr-reformatted"};
     rc_is(report(WORK "/fmt-compact", 2, compact, "--format=svg"), 0);
     rc_is(report(WORK "/fmt-other", 2, other, "--format=svg"), 0);
-    const char *files[] = {"data/run1-metrics.dat", "data/run1-faults.dat", "data/run1-cdf.dat",
+    const char *files[] = {"data/run1-metrics.dat", "data/run1-faults.dat", "data/run1-percentiles.dat",
                            "data/run1-batches.dat", "data/run2-metrics.dat",
                            "data/run2-batches.dat", "data/delivery.dat"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
@@ -683,6 +745,7 @@ int main(void)
         cmocka_unit_test(two_runs_on_one_chart),
         cmocka_unit_test(record_level_with_a_fault),
         cmocka_unit_test(delivery_bars_follow_the_runs),
+        cmocka_unit_test(panels_and_windows),
         cmocka_unit_test(labels_of_runs_sharing_a_name),
         cmocka_unit_test(summary_level_trace),
         cmocka_unit_test(same_runs_same_bytes),

@@ -30,6 +30,7 @@
 #include "models/kafka/config.h"
 #include "sim/outfile.h"
 #include "sim/str.h"
+#include "tools/chart.h"
 #include "tools/options.h"
 #include "tools/numfmt.h"
 #include "tools/status.h"
@@ -66,7 +67,10 @@ const char ks_usage_report[] =
     "  throughput     records/s and MB/s per metrics bucket   (metrics lines)\n"
     "  latency        p50 and p99 latency per metrics bucket  (metrics lines)\n"
     "  requests       produce requests per second             (metrics lines)\n"
-    "  latency-cdf    CDF of record latencies     (ack lines: --trace-level record)\n"
+    "  latency-percentiles\n"
+    "                 latency by percentile, as HdrHistogram draws it: p50,\n"
+    "                 p90, p99, p99.9 ... equally apart on a log axis\n"
+    "                                     (ack lines: --trace-level record)\n"
     "  batch-size     records per batch           (drain lines: --trace-level batch)\n"
     "  delivery       the delivery checker's counts per run, as bars: lost,\n"
     "                 duplicate, reordered, failed but present; failed and\n"
@@ -77,9 +81,12 @@ const char ks_usage_report[] =
     "                                                         (summary.json)\n"
     "  consumers      records read per consumer, and how many of them belong\n"
     "                 to aborted transactions   (summary.json, with consumers)\n"
-    "Faults (fault lines) are dashed red lines on the time charts. A chart\n"
-    "whose lines are missing from every run is left out, with a note saying\n"
-    "what it needs.\n"
+    "On the time charts, rates start at 0; a bucket that completed nothing\n"
+    "breaks the latency lines; the last bucket, cut short by the run's end,\n"
+    "is an open point apart from the line; each run's faults are bands of\n"
+    "its colour, named in the legend; runs more than 10 times apart in scale\n"
+    "get panels of their own. A chart whose lines are missing from every run\n"
+    "is left out, with a note saying what it needs.\n"
     "\n"
     "Outputs in DIR: report.md and index.html (runs, parameters, summary\n"
     "table, charts; index.html opens in a browser with no server), NAME.png\n"
@@ -235,6 +242,22 @@ static int parse_args(int argc, char **argv, report_opts *o)
 
 /* ---- one run -------------------------------------------------------- */
 
+/* One metrics bucket (a metrics line's values). */
+typedef struct mrow {
+    int64_t t, from, acked, bytes, requests, p50, p99;
+    bool set;
+} mrow;
+
+/* The values a time chart's scale is taken from: records/s, MB/s,
+ * requests/s and p99 latency (ms). */
+enum { MV_RECORDS, MV_MB, MV_REQUESTS, MV_P99, MV__COUNT };
+
+/* A fault window begun (a `phase: begin` line) and not yet ended. */
+typedef struct open_fault {
+    int64_t fault, from;
+    char *type;
+} open_fault;
+
 typedef struct run_data {
     const char *arg;   /* as given */
     char *trace;       /* the trace's path */
@@ -248,6 +271,15 @@ typedef struct run_data {
     FILE *metrics_rows, *fault_rows; /* the data rows, until every run was read */
     size_t metrics, faults, drains, acks; /* lines read of each kind */
     bool any_latency;  /* a metrics bucket completed records */
+    int64_t bucket_ns; /* the scenario's metrics.bucket.ms */
+    int64_t t_end;     /* the time of the trace's last line */
+    mrow held;         /* the last bucket read: written when the next comes */
+    mrow partial;      /* the last bucket, when shorter than bucket_ns */
+    size_t full;       /* buckets written to metrics_rows */
+    double max_value[MV__COUNT]; /* the largest of each over the buckets */
+    open_fault *open;  /* fault windows begun, not yet ended */
+    size_t n_open, cap_open;
+    ks_sbuf fault_types; /* the types of the faults that struck, ", " apart */
     ks_hist latency;   /* ack latency_ns */
     ks_hist batch;     /* drain records */
 } run_data;
@@ -268,6 +300,10 @@ static void run_free(run_data *r)
         fclose(r->metrics_rows);
     if (r->fault_rows)
         fclose(r->fault_rows);
+    for (size_t i = 0; i < r->n_open; i++)
+        free(r->open[i].type);
+    free(r->open);
+    free(ks_sb_take(&r->fault_types));
     ks_hist_free(&r->latency);
     ks_hist_free(&r->batch);
 }
@@ -360,6 +396,8 @@ static bool read_header(run_data *r, ks_tline *h, char *err, size_t errlen)
     r->seed = (uint64_t)ks_tl_int(h, "seed", 0);
     r->resolved = ks_tl_object(h, "resolved");
     r->derived = ks_tl_object(h, "derived");
+    const json_t *bucket = json_object_get(json_object_get(r->resolved, "metrics"), "bucket.ms");
+    r->bucket_ns = json_is_integer(bucket) ? (int64_t)json_integer_value(bucket) * 1000000 : 0;
     ks_tl_error te = {0};
     if (!ks_tline_error(h))
         check_model(&te, r->resolved, r->derived);
@@ -384,50 +422,185 @@ static void put_seconds(FILE *f, int64_t ns)
     fprintf(f, "%" PRId64 ".%09" PRId64, ns / 1000000000, ns % 1000000000);
 }
 
-/* One row of data/runN-metrics.dat (f NULL: none). */
-static void put_metrics(FILE *f, run_data *r, ks_tline *m)
+/* Writes s as a double-quoted string of a gnuplot data file (a '"' in it
+ * becomes '\'', a control character '?'). */
+static void dat_string(FILE *f, const char *s)
 {
-    int64_t t = m->t, from = ks_tl_int(m, "from", 0);
-    int64_t acked = ks_tl_int(m, "acked", 0), requests = ks_tl_int(m, "requests", 0);
-    int64_t bytes = ks_tl_int(m, "bytes", 0);
-    int64_t p50 = ks_tl_int(m, "latency_p50_ns", 0), p99 = ks_tl_int(m, "latency_p99_ns", 0);
-    double secs = (double)(t > from ? t - from : 1) / 1e9;
-    r->any_latency = r->any_latency || acked > 0;
-    if (!f)
-        return;
-    put_seconds(f, t);
-    fputc(' ', f);
-    put_seconds(f, from);
-    fprintf(f, " %" PRId64 " %.3f %.6f %" PRId64 " %.3f", acked, (double)acked / secs,
-            (double)bytes / secs / 1e6, requests, (double)requests / secs);
-    if (acked > 0)
-        fprintf(f, " %.6f %.6f\n", (double)p50 / 1e6, (double)p99 / 1e6);
-    else
-        fputs(" ? ?\n", f);
+    fputc('"', f);
+    for (; *s; s++)
+        fputc(*s == '"' ? '\'' : (unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s, f);
+    fputc('"', f);
 }
 
-/* One row of data/runN-faults.dat (f NULL: none). */
-static void put_fault(FILE *f, ks_tline *m)
+/* The values of a bucket the time charts draw: records/s, MB/s,
+ * requests/s, and the p99 latency in ms (-1 when it completed nothing). */
+static void row_values(const mrow *m, double v[MV__COUNT])
+{
+    double secs = (double)(m->t > m->from ? m->t - m->from : 1) / 1e9;
+    v[MV_RECORDS] = (double)m->acked / secs;
+    v[MV_MB] = (double)m->bytes / secs / 1e6;
+    v[MV_REQUESTS] = (double)m->requests / secs;
+    v[MV_P99] = m->acked > 0 ? (double)m->p99 / 1e6 : -1;
+}
+
+/* One row of data/runN-metrics.dat (or runN-partial.dat) for bucket m;
+ * NaN for the latencies of a bucket that completed no record, so that
+ * gnuplot breaks the line there instead of drawing across it. */
+static void put_row(FILE *f, const mrow *m)
+{
+    double v[MV__COUNT];
+    row_values(m, v);
+    put_seconds(f, m->t);
+    fputc(' ', f);
+    put_seconds(f, m->from);
+    fprintf(f, " %" PRId64 " %.3f %.6f %" PRId64 " %.3f", m->acked, v[MV_RECORDS], v[MV_MB],
+            m->requests, v[MV_REQUESTS]);
+    if (m->acked > 0)
+        fprintf(f, " %.6f %.6f\n", (double)m->p50 / 1e6, (double)m->p99 / 1e6);
+    else
+        fputs(" NaN NaN\n", f);
+}
+
+/* Counts bucket m into the run's largest values. */
+static void note_max(run_data *r, const mrow *m)
+{
+    double v[MV__COUNT];
+    row_values(m, v);
+    for (int i = 0; i < MV__COUNT; i++)
+        if (v[i] > r->max_value[i])
+            r->max_value[i] = v[i];
+}
+
+/* Writes the bucket held back (f NULL: none) as a full one. */
+static void flush_held(run_data *r, FILE *f)
+{
+    if (!r->held.set)
+        return;
+    if (f)
+        put_row(f, &r->held);
+    note_max(r, &r->held);
+    r->full++;
+    r->held.set = false;
+}
+
+/* A metrics line: the bucket before it is written; this one is held
+ * back until the next comes, since the last bucket of a run may be cut
+ * short by its end (see end_metrics). */
+static void take_metrics(run_data *r, ks_tline *m)
+{
+    flush_held(r, r->metrics_rows);
+    r->held = (mrow){.t = m->t,
+                     .from = ks_tl_int(m, "from", 0),
+                     .acked = ks_tl_int(m, "acked", 0),
+                     .bytes = ks_tl_int(m, "bytes", 0),
+                     .requests = ks_tl_int(m, "requests", 0),
+                     .p50 = ks_tl_int(m, "latency_p50_ns", 0),
+                     .p99 = ks_tl_int(m, "latency_p99_ns", 0),
+                     .set = true};
+    r->any_latency = r->any_latency || r->held.acked > 0;
+}
+
+/* The end of the trace: the last bucket is a full one, or a partial one
+ * that the charts draw apart (an open point, no line to it; the axes
+ * make room for it). */
+static void end_metrics(run_data *r)
+{
+    if (r->held.set && r->held.t - r->held.from < r->bucket_ns) {
+        r->partial = r->held;
+        r->held.set = false;
+        note_max(r, &r->partial);
+    }
+    flush_held(r, r->metrics_rows);
+}
+
+/* One row of data/runN-faults.dat (f NULL: none): the window a fault
+ * covered, from and to (equal for a fault of an instant). */
+static void put_fault_row(FILE *f, int64_t from, int64_t to, int64_t fault, const char *type)
+{
+    if (!f)
+        return;
+    put_seconds(f, from);
+    fputc(' ', f);
+    put_seconds(f, to);
+    fprintf(f, " %" PRId64 " ", fault);
+    dat_string(f, type);
+    fputc('\n', f);
+}
+
+/* Adds type to the run's list of fault types when it is new. */
+static void note_fault_type(run_data *r, const char *type)
+{
+    ks_sbuf *b = &r->fault_types;
+    const char *seen = b->s;
+    size_t len = strlen(type);
+    for (const char *p = seen; p && (p = strstr(p, type)) != NULL; p += len)
+        if ((p == seen || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0'))
+            return;
+    if (b->len)
+        ks_sb_puts(b, ", ");
+    ks_sb_puts(b, type);
+}
+
+/* A fault line. A window (link.down, pause.*) is a row from its begin
+ * line to its end line; a delay covers the time its message was held
+ * (from at_t, when the decision came earlier, for delay_ns); any other
+ * fault is an instant. */
+static void take_fault(run_data *r, ks_tline *m)
 {
     const char *type = ks_tl_str(m, "type", "?"), *phase = ks_tl_str(m, "phase", "-");
     int64_t fault = ks_tl_int(m, "fault", 0);
-    if (!f)
+    note_fault_type(r, type);
+    if (strcmp(phase, "begin") == 0) {
+        if (r->n_open == r->cap_open) {
+            size_t cap = r->cap_open ? 2 * r->cap_open : 4;
+            open_fault *v = realloc(r->open, cap * sizeof *v);
+            if (!v)
+                return; /* drawn as an instant at its end: no worse than before */
+            r->open = v;
+            r->cap_open = cap;
+        }
+        r->open[r->n_open++] = (open_fault){fault, m->t, ks_strdup(type)};
         return;
-    put_seconds(f, m->t);
-    fprintf(f, " %" PRId64 " \"%s\" \"%s\"\n", fault, type, phase);
+    }
+    int64_t from = m->t, to = m->t;
+    if (strcmp(phase, "end") == 0) {
+        for (size_t i = 0; i < r->n_open; i++)
+            if (r->open[i].fault == fault) {
+                from = r->open[i].from;
+                free(r->open[i].type);
+                r->open[i] = r->open[--r->n_open];
+                break;
+            }
+    } else if (ks_tl_has(m, "delay_ns")) {
+        from = ks_tl_int(m, "at_t", m->t);
+        to = from + ks_tl_int(m, "delay_ns", 0);
+    }
+    put_fault_row(r->fault_rows, from, to, fault, type);
+}
+
+/* The windows still open when the trace ended reach its end. */
+static void end_faults(run_data *r)
+{
+    for (size_t i = 0; i < r->n_open; i++) {
+        put_fault_row(r->fault_rows, r->open[i].from, r->t_end, r->open[i].fault,
+                      r->open[i].type ? r->open[i].type : "?");
+        free(r->open[i].type);
+    }
+    r->n_open = 0;
 }
 
 /* Takes one trace line: the metrics and fault rows, the drains' records
  * and the latencies of the records acknowledged without error. */
 static void take_line(run_data *r, ks_tline *m)
 {
+    r->t_end = m->t > r->t_end ? m->t : r->t_end;
     switch (m->kind) {
     case KS_TR_METRICS:
-        put_metrics(r->metrics_rows, r, m);
+        take_metrics(r, m);
         r->metrics++;
         break;
     case KS_TR_FAULT:
-        put_fault(r->fault_rows, m);
+        take_fault(r, m);
         r->faults++;
         break;
     case KS_TR_DRAIN:
@@ -478,6 +651,10 @@ static bool read_stream(run_data *r, FILE *in, char *err, size_t errlen)
     if (ok && got < 0) {
         snprintf(err, errlen, "%s:%" PRIu64 ": %s", r->trace, rd.line_no, rd.err);
         ok = false;
+    }
+    if (ok) {
+        end_metrics(r);
+        end_faults(r);
     }
     ks_tline_free(&l);
     ks_tl_reader_free(&rd);
@@ -535,6 +712,20 @@ static bool commit_data(ks_outfile *of)
         return true;
     ks_status_fail("report", "%s", err);
     return false;
+}
+
+#define METRICS_COLUMNS                                                                    \
+    "t_s from_s acked records_per_s MB_per_s requests requests_per_s p50_ms p99_ms"
+
+/* Writes DIR/data/runN-partial.dat: the run's last bucket, cut short by
+ * its end (its rates are over the time it covered). */
+static bool write_partial(const run_data *r, size_t n, const char *dir)
+{
+    ks_outfile of = {0};
+    if (!open_data(&of, dir, n, "partial", METRICS_COLUMNS))
+        return false;
+    put_row(of.f, &r->partial);
+    return commit_data(&of);
 }
 
 /* Writes DIR/data/runN-WHAT.dat from the rows kept in `rows`. */
@@ -831,18 +1022,52 @@ static bool make_labels(run_data *runs, size_t n)
 
 /* ---- data files ----------------------------------------------------- */
 
-/* Writes DIR/data/runN-cdf.dat: the latency at each percentile from 0
- * (the minimum) to 100, from the run's histogram of ack latencies. */
-static bool write_cdf(const run_data *r, size_t n, const char *dir)
+/* The ladder's points at or below x = count (at least the first). */
+static size_t ladder_points(uint64_t count)
+{
+    uint64_t num, den, x100;
+    size_t k = 0;
+    while ((x100 = ks_chart_ladder(k, &num, &den)) != 0 && (k == 0 || x100 <= count * 100))
+        k++;
+    return k;
+}
+
+/* Whether runN-percentiles.dat ends with the maximum at x = count: when
+ * the ladder stops short of it. */
+static bool percentile_ends_at_max(uint64_t count)
+{
+    uint64_t num, den;
+    return ks_chart_ladder(ladder_points(count) - 1, &num, &den) < count * 100;
+}
+
+/* The rows of runN-percentiles.dat for count records. */
+static size_t percentile_rows(uint64_t count)
+{
+    return ladder_points(count) + (percentile_ends_at_max(count) ? 1 : 0);
+}
+
+/* Writes DIR/data/runN-percentiles.dat: the latency at each point of
+ * the percentile ladder (tools/chart.h: x = 1/(1 - q), ten points a
+ * decade) up to x = the number of records, then the maximum at x = the
+ * number of records when the ladder ends before it: HdrHistogram's
+ * percentile distribution, from the run's histogram of ack latencies. */
+static bool write_percentiles(const run_data *r, size_t n, const char *dir)
 {
     ks_outfile of = {0};
-    if (!open_data(&of, dir, n, "cdf", "latency_ms fraction"))
+    if (!open_data(&of, dir, n, "percentiles", "percentile x latency_ms"))
         return false;
-    fprintf(of.f, "%.6f 0.00\n", (double)(r->latency.min > 0 ? r->latency.min : 1) / 1e6);
-    for (uint64_t q = 1; q <= 100; q++) {
-        int64_t v = ks_hist_quantile(&r->latency, q, 100);
-        fprintf(of.f, "%.6f %.2f\n", (double)(v > 0 ? v : 1) / 1e6, (double)q / 100.0);
+    uint64_t count = r->latency.count, num, den, x100, last = 0;
+    for (size_t k = 0; k < percentile_rows(count) - (percentile_ends_at_max(count) ? 1 : 0);
+         k++) {
+        x100 = ks_chart_ladder(k, &num, &den);
+        int64_t v = ks_hist_quantile(&r->latency, num, den);
+        fprintf(of.f, "%.4f %" PRIu64 ".%02" PRIu64 " %.6f\n", 100.0 * (double)num / (double)den,
+                x100 / 100, x100 % 100, (double)v / 1e6);
+        last = x100;
     }
+    if (percentile_ends_at_max(count))
+        fprintf(of.f, "100 %" PRIu64 " %.6f\n", count, (double)r->latency.max / 1e6);
+    (void)last;
     return commit_data(&of);
 }
 
@@ -951,16 +1176,6 @@ static bool write_delivery(const run_data *runs, size_t n, const char *dir)
     return commit_data(&of);
 }
 
-/* Writes s as a double-quoted string of a gnuplot data file (a '"' in it
- * becomes '\'', a control character '?'). */
-static void dat_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++)
-        fputc(*s == '"' ? '\'' : (unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s, f);
-    fputc('"', f);
-}
-
 /* Whether a summary has consumers (a scenario with a consumers list). */
 static bool has_consumers(const json_t *summary)
 {
@@ -1023,7 +1238,7 @@ typedef enum chart_id {
     CH_THROUGHPUT,
     CH_LATENCY,
     CH_REQUESTS,
-    CH_CDF,
+    CH_PERCENTILES,
     CH_BATCH,
     CH_DELIVERY,
     CH_CONSUMERS,
@@ -1043,7 +1258,7 @@ static const chart_info *chart_of(chart_id c)
         {"latency", "Latency percentiles over time",
          "metrics lines of buckets in which records completed"},
         {"requests", "Requests per second", "metrics lines (metrics.bucket.ms > 0)"},
-        {"latency-cdf", "Latency CDF", "ack lines (--trace-level record)"},
+        {"latency-percentiles", "Latency by percentile", "ack lines (--trace-level record)"},
         {"batch-size", "Batch size distribution", "drain lines (--trace-level batch or above)"},
         {"delivery", "Delivery anomalies", "a summary.json beside the trace"},
         {"consumers", "Records read by consumers",
@@ -1061,7 +1276,7 @@ static bool run_has(const run_data *r, chart_id c)
         return r->metrics > 0;
     case CH_LATENCY:
         return r->any_latency;
-    case CH_CDF:
+    case CH_PERCENTILES:
         return r->acks > 0;
     case CH_BATCH:
         return r->drains > 0;
@@ -1083,97 +1298,364 @@ static void add_clause(ks_sbuf *b, const char *clause)
     ks_sb_puts(b, clause);
 }
 
-/* The fault markers of every run with faults: dashed red vertical lines
- * over the plot's height (y2 runs from 0 to 1), labelled with the type. */
-static void fault_clauses(ks_sbuf *b, const run_data *runs, size_t n)
+/* Adds a clause made by fmt (NULL: out of memory). */
+static void add_clausef(ks_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_clausef(ks_sbuf *b, const char *fmt, ...)
 {
-    bool titled = false;
-    for (size_t i = 0; i < n; i++) {
-        if (runs[i].faults == 0)
-            continue;
-        char *c = fmt_str("'data/run%zu-faults.dat' using 1:(0):(0):(1) axes x1y2 with vectors "
-                          "nohead ls 100 %s, \\\n     '' using 1:(0.98):3 axes x1y2 with labels "
-                          "rotate by 90 right offset 0.8,0 font ',7' tc rgb '#d62728' notitle",
-                          i + 1, titled ? "notitle" : "title 'faults'");
-        if (!c) {
-            b->oom = true;
-            return;
-        }
-        add_clause(b, c);
-        free(c);
-        titled = true;
-    }
+    ks_sbuf c = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    ks_sb_vprintf(&c, fmt, ap);
+    va_end(ap);
+    char *text = ks_sb_take(&c);
+    if (text)
+        add_clause(b, text);
+    else
+        b->oom = true;
+    free(text);
 }
 
-/* The clause drawing column `col` of run i's FILE with style `with`,
- * titled with its label and `suffix`. */
+/* The clause drawing run i's FILE `using` with style `with`, titled with
+ * its label and `suffix` (notitle when `suffix` is NULL). */
 static void run_clause(ks_sbuf *b, const run_data *runs, size_t i, const char *file,
                        const char *using, const char *with, const char *suffix)
 {
     ks_sbuf c = {0};
-    ks_sb_printf(&c, "'data/%s' using %s with %s lt %zu title ", file, using, with, i + 1);
-    char *title = fmt_str("%s%s", runs[i].label, suffix);
-    bool titled = title != NULL;
-    sb_gp_string(&c, title ? title : "?");
-    free(title);
+    ks_sb_printf(&c, "'data/%s' using %s with %s lt %zu ", file, using, with, i + 1);
+    if (suffix) {
+        char *title = fmt_str("%s%s", runs[i].label, suffix);
+        ks_sb_puts(&c, "title ");
+        sb_gp_string(&c, title ? title : "?");
+        c.oom |= title == NULL;
+        free(title);
+    } else {
+        ks_sb_puts(&c, "notitle");
+    }
     char *text = ks_sb_take(&c);
-    if (!text || !titled)
+    if (!text)
         b->oom = true;
     else
         add_clause(b, text);
     free(text);
 }
 
-/* The plot list of chart c (the second one of the throughput chart when
- * `second`): one clause per run that has the chart's data, then the
- * fault markers on the time charts. NULL when memory ran out. */
-static char *plot_list(const run_data *runs, size_t n, chart_id c, bool second)
+/* The latest time any run with chart c's data reaches, in seconds. */
+static double time_span(const run_data *runs, size_t n, chart_id c)
 {
-    ks_sbuf b = {0};
-    char file[64];
+    int64_t end = 0;
+    for (size_t i = 0; i < n; i++)
+        if (run_has(&runs[i], c) && runs[i].t_end > end)
+            end = runs[i].t_end;
+    return end > 0 ? (double)end / 1e9 : 1.0;
+}
+
+/* Run i's fault windows as bands in its colour over the panel's height
+ * (y2 runs from 0 to 1), at least `min_s` wide so that an instant shows;
+ * named in the legend with the run and the faults' types. */
+static void fault_band(ks_sbuf *b, const run_data *runs, size_t i, double min_s)
+{
+    char *title = fmt_str("%s faults: %s", runs[i].label,
+                          runs[i].fault_types.s ? runs[i].fault_types.s : "");
+    ks_sbuf c = {0};
+    ks_sb_printf(&c,
+                 "'data/run%zu-faults.dat' using 1:(0):1:($2 - $1 < %.9f ? $1 + %.9f : $2):(0):(1) "
+                 "axes x1y2 with boxxy fs transparent solid 0.3 noborder lt %zu title ",
+                 i + 1, min_s, min_s, i + 1);
+    sb_gp_string(&c, title ? title : "faults");
+    c.oom |= title == NULL;
+    free(title);
+    char *text = ks_sb_take(&c);
+    if (text)
+        add_clause(b, text);
+    b->oom |= text == NULL;
+    free(text);
+}
+
+/* One line a time chart draws per run: a column of runN-metrics.dat,
+ * its style, and what its title adds to the run's label. */
+typedef struct series {
+    int col;
+    const char *with, *suffix;
+} series;
+
+/* A panel of a time chart: the value its scale follows, its y label and
+ * its lines. */
+typedef struct panel_kind {
+    int value;
+    const char *ylabel;
+    series s[2];
+    size_t n;
+} panel_kind;
+
+static const panel_kind panel_records = {
+    MV_RECORDS, "records/s", {{4, "linespoints pt 7 ps 0.3", ""}}, 1};
+static const panel_kind panel_mb = {MV_MB, "MB/s", {{5, "linespoints pt 7 ps 0.3", ""}}, 1};
+static const panel_kind panel_requests = {
+    MV_REQUESTS, "requests/s", {{7, "linespoints pt 7 ps 0.3", ""}}, 1};
+static const panel_kind panel_latency = {MV_P99,
+                                         "latency (ms)",
+                                         {{9, "linespoints pt 7 ps 0.4", " p99"},
+                                          {8, "linespoints pt 6 ps 0.4 dt 2", " p50"}},
+                                         2};
+
+/* One panel of time chart c: the runs of scale group g (group[i]), their
+ * fault bands under their lines, and each run's partial last bucket as
+ * an open point with no line to it. */
+static void time_panel(ks_sbuf *b, const run_data *runs, size_t n, chart_id c,
+                       const size_t *group, size_t g, const panel_kind *k)
+{
+    double top = 0, min_s = time_span(runs, n, c) / 150;
+    for (size_t i = 0; i < n; i++)
+        if (group[i] == g && runs[i].max_value[k->value] > top)
+            top = runs[i].max_value[k->value];
+    ks_sb_printf(b, "    set ylabel \"%s\"\n    set yrange [0:%s]\n", k->ylabel,
+                 top > 0 ? "*" : "1");
+    ks_sbuf list = {0};
+    for (size_t i = 0; i < n; i++)
+        if (group[i] == g && runs[i].faults > 0)
+            fault_band(&list, runs, i, min_s);
+    bool partial_titled = false;
+    char file[64], using[64];
     for (size_t i = 0; i < n; i++) {
-        if (!run_has(&runs[i], c))
+        if (group[i] != g)
             continue;
         snprintf(file, sizeof file, "run%zu-metrics.dat", i + 1);
-        if (c == CH_THROUGHPUT) {
-            run_clause(&b, runs, i, file, second ? "1:5" : "1:4", "linespoints pt 7 ps 0.3",
-                       "");
-        } else if (c == CH_REQUESTS) {
-            run_clause(&b, runs, i, file, "1:7", "linespoints pt 7 ps 0.3", "");
-        } else if (c == CH_LATENCY) {
-            run_clause(&b, runs, i, file, "1:9", "linespoints pt 7 ps 0.4", " p99");
-            run_clause(&b, runs, i, file, "1:8", "linespoints pt 6 ps 0.4 dt 2", " p50");
-        } else if (c == CH_CDF) {
-            snprintf(file, sizeof file, "run%zu-cdf.dat", i + 1);
-            run_clause(&b, runs, i, file, "1:2", "lines", "");
-        } else if (c == CH_BATCH) {
-            snprintf(file, sizeof file, "run%zu-batches.dat", i + 1);
-            /* impulses, each run shifted a little so that none hides another */
-            char using[48];
-            snprintf(using, sizeof using, "($1+%.2f):2", 0.25 * (double)i);
-            run_clause(&b, runs, i, file, using, "impulses lw 3", "");
-        }
-    }
-    if (c == CH_DELIVERY) {
-        size_t col = 2;
-        for (size_t i = 0; i < n; i++) {
-            if (!runs[i].summary)
+        for (size_t s = 0; s < k->n; s++) {
+            snprintf(using, sizeof using, "1:%d", k->s[s].col);
+            if (runs[i].full > 0)
+                run_clause(&list, runs, i, file, using, k->s[s].with, k->s[s].suffix);
+            if (!runs[i].partial.set)
                 continue;
-            char using[32];
-            snprintf(using, sizeof using, "%zu:xtic(1)", col++);
-            if (run_has(&runs[i], c))
-                run_clause(&b, runs, i, "delivery.dat", using, "histograms", "");
+            snprintf(file, sizeof file, "run%zu-partial.dat", i + 1);
+            run_clause(&list, runs, i, file, using, "points pt 6 ps 1.2",
+                       runs[i].full > 0 ? NULL : k->s[s].suffix);
+            partial_titled |= runs[i].full > 0;
+            snprintf(file, sizeof file, "run%zu-metrics.dat", i + 1);
         }
     }
-    if (c == CH_CONSUMERS) {
-        /* the label: the consumer, under it the run when there are several */
-        add_clause(&b, "'data/consumers.dat' using 3:xtic(strcol(1) eq '' ? strcol(2) : "
-                       "strcol(2).\"\\n\".strcol(1)) lt 1 title 'records read'");
-        add_clause(&b, "'' using 4 lt 2 title 'of them from aborted transactions'");
-    }
-    if (c == CH_THROUGHPUT || c == CH_LATENCY || c == CH_REQUESTS)
-        fault_clauses(&b, runs, n);
+    if (partial_titled)
+        add_clausef(&list, "NaN with points pt 6 ps 1.2 lc rgb '#555555' title "
+                           "'open point: last bucket, cut short'");
+    char *text = ks_sb_take(&list);
+    ks_sb_printf(b, "    plot %s\n", text ? text : "NaN notitle");
+    b->oom |= text == NULL;
+    free(text);
+}
+
+/* The scale groups of time chart c (tools/chart.h), by the value of
+ * kind k; group[i] is KS_CHART_NO_GROUP for a run without the chart's
+ * data. Returns their number (0 when memory ran out). */
+static size_t time_groups(const run_data *runs, size_t n, chart_id c, const panel_kind *k,
+                          size_t *group)
+{
+    double *max = calloc(n ? n : 1, sizeof *max);
+    if (!max)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        max[i] = run_has(&runs[i], c) ? runs[i].max_value[k->value] : -1;
+    size_t groups = ks_chart_scale_groups(max, n, 10, group);
+    free(max);
+    return groups;
+}
+
+/* The drawing commands of time chart c: its panels, one per scale group
+ * (runs more than 10 times apart get their own) and, for throughput, per
+ * value (records/s, then MB/s). *panels is set to their number. */
+static char *time_plots(const run_data *runs, size_t n, chart_id c, size_t *panels)
+{
+    const panel_kind *kinds[2] = {&panel_records, &panel_mb};
+    size_t n_kinds = c == CH_THROUGHPUT ? 2 : 1;
+    if (c == CH_REQUESTS)
+        kinds[0] = &panel_requests;
+    else if (c == CH_LATENCY)
+        kinds[0] = &panel_latency;
+    size_t *group = calloc(n ? n : 1, sizeof *group);
+    size_t groups = group ? time_groups(runs, n, c, kinds[0], group) : 0;
+    ks_sbuf b = {0};
+    for (size_t k = 0; k < n_kinds; k++)
+        for (size_t g = 0; g < groups; g++)
+            time_panel(&b, runs, n, c, group, g, kinds[k]);
+    *panels = n_kinds * groups;
+    b.oom |= group == NULL || groups == 0;
+    free(group);
     return ks_sb_take(&b);
+}
+
+/* The latency-by-percentile chart: one line per run over the percentile
+ * ladder, a log x axis of 1/(1 - q); a log y axis when the runs' largest
+ * latencies are more than 10 times apart. */
+static char *percentile_plot(const run_data *runs, size_t n)
+{
+    double *max = calloc(n ? n : 1, sizeof *max);
+    size_t *group = calloc(n ? n : 1, sizeof *group);
+    uint64_t records = 10;
+    for (size_t i = 0; max && i < n; i++) {
+        max[i] = runs[i].acks ? (double)runs[i].latency.max : -1;
+        if (runs[i].acks && runs[i].latency.count > records)
+            records = runs[i].latency.count;
+    }
+    size_t groups = max && group ? ks_chart_scale_groups(max, n, 10, group) : 0;
+    ks_sbuf b = {0};
+    ks_sb_printf(&b, "    set xrange [0.8:%" PRIu64 "]\n", records * 8); /* room for the labels */
+    ks_sb_puts(&b, groups > 1 ? "    set logscale y\n    set yrange [*:*]\n"
+                              : "    set yrange [0:*]\n");
+    ks_sbuf list = {0};
+    char file[64];
+    for (size_t i = 0; i < n; i++) {
+        if (!runs[i].acks)
+            continue;
+        snprintf(file, sizeof file, "run%zu-percentiles.dat", i + 1);
+        run_clause(&list, runs, i, file, "2:3", "linespoints pt 7 ps 0.5", "");
+        /* the last point, the maximum, labelled with its value */
+        size_t last = percentile_rows(runs[i].latency.count) - 1;
+        add_clausef(&list,
+                    "'data/%s' every ::%zu::%zu using 2:3:(sprintf('max %%.3f ms', $3)) "
+                    "with labels left offset 0.8,0 font ',8' tc lt %zu notitle",
+                    file, last, last, i + 1);
+    }
+    char *text = ks_sb_take(&list);
+    ks_sb_printf(&b, "    plot %s\n", text ? text : "NaN notitle");
+    b.oom |= !text || !max || !group;
+    free(text);
+    free(max);
+    free(group);
+    return ks_sb_take(&b);
+}
+
+/* The batch-size chart: the fraction of batches per size, one colour per
+ * run; boxes side by side at each size when no batch held more than 40
+ * records (integer ticks), impulses a little apart beyond. */
+static char *batch_plot(const run_data *runs, size_t n)
+{
+    int64_t top = 1;
+    size_t with = 0;
+    for (size_t i = 0; i < n; i++)
+        if (runs[i].drains) {
+            with++;
+            top = runs[i].batch.max > top ? runs[i].batch.max : top;
+        }
+    bool boxes = top <= 40;
+    double w = boxes ? 0.8 / (double)(with ? with : 1) : (double)top / 400;
+    ks_sbuf b = {0};
+    ks_sb_printf(&b, "    set xrange [0:%" PRId64 "]\n", top + 1 + top / 20);
+    if (boxes)
+        ks_sb_printf(&b, "    set xtics %" PRId64 "\n    set boxwidth %.4f absolute\n",
+                     ks_chart_count_step(top), w * 0.9);
+    ks_sbuf list = {0};
+    char file[64], using[64];
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!runs[i].drains)
+            continue;
+        double off = ((double)j++ - (double)(with - 1) / 2) * w;
+        snprintf(file, sizeof file, "run%zu-batches.dat", i + 1);
+        snprintf(using, sizeof using, "($1%+.4f):2", off);
+        run_clause(&list, runs, i, file, using,
+                   boxes ? "boxes fs solid 0.75 noborder" : "impulses lw 3", "");
+    }
+    char *text = ks_sb_take(&list);
+    ks_sb_printf(&b, "    plot %s\n", text ? text : "NaN notitle");
+    b.oom |= text == NULL;
+    free(text);
+    return ks_sb_take(&b);
+}
+
+/* The label of count v under its bars (x): its name, one word a line
+ * when `narrow`, else on two lines when long. */
+static void delivery_tic(ks_sbuf *b, ks_verdict v, size_t x, bool narrow)
+{
+    const char *label = ks_verdict_info_of(v)->label;
+    size_t len = strlen(label), cut = len;
+    if (!narrow && len > 10) /* break at the space nearest the middle */
+        for (size_t d = 0; d < len / 2 && cut == len; d++) {
+            if (label[len / 2 + d] == ' ')
+                cut = len / 2 + d;
+            else if (label[len / 2 - d] == ' ')
+                cut = len / 2 - d;
+        }
+    ks_sb_puts(b, x ? ", \"" : "\"");
+    for (size_t i = 0; i < len; i++)
+        if (label[i] == ' ' && (narrow || i == cut))
+            ks_sb_puts(b, "\\n");
+        else
+            ks_sb_add(b, label + i, 1);
+    ks_sb_printf(b, "\" %zu", x);
+}
+
+/* The delivery chart: per count (x = 0, 1, ...) one bar per run with a
+ * summary, side by side around the count's label, each topped with its
+ * number when it is not 0. */
+static char *delivery_plot(const run_data *runs, size_t n)
+{
+    ks_verdict keys[KS_VERDICT__COUNT];
+    size_t nk = delivery_keys(runs, n, keys), with = 0;
+    for (size_t i = 0; i < n; i++)
+        with += run_has(&runs[i], CH_DELIVERY);
+    double w = 0.8 / (double)(with ? with : 1);
+    ks_sbuf b = {0};
+    ks_sb_puts(&b, "    set xtics (");
+    for (size_t k = 0; k < nk; k++)
+        delivery_tic(&b, keys[k], k, nk > 6);
+    ks_sb_printf(&b, ")\n    set xrange [-0.6:%.1f]\n    set boxwidth %.4f absolute\n",
+                 (double)nk - 0.4, w * 0.9);
+    ks_sbuf list = {0};
+    size_t col = 2, j = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!runs[i].summary)
+            continue;
+        if (run_has(&runs[i], CH_DELIVERY)) {
+            double off = ((double)j++ - (double)(with - 1) / 2) * w;
+            char using[96];
+            snprintf(using, sizeof using, "($0%+.4f):%zu", off, col);
+            run_clause(&list, runs, i, "delivery.dat", using, "boxes fs solid 0.8 border -1",
+                       "");
+            add_clausef(&list,
+                        "'data/delivery.dat' using ($0%+.4f):($%zu > 0 ? $%zu : 1/0):"
+                        "(sprintf('%%d', $%zu)) with labels offset 0,0.7 font ',9' notitle, \\\n"
+                        "     '' using ($0%+.4f):($%zu == 0 ? 0 : 1/0):('0') with labels "
+                        "offset 0,0.5 font ',8' tc rgb '#999999' notitle",
+                        off, col, col, col, off, col);
+        }
+        col++;
+    }
+    char *text = ks_sb_take(&list);
+    ks_sb_printf(&b, "    plot %s\n", text ? text : "NaN notitle");
+    b.oom |= text == NULL;
+    free(text);
+    return ks_sb_take(&b);
+}
+
+/* The consumers chart: records read and of them aborted, per consumer. */
+static char *consumers_plot(void)
+{
+    /* the label: the consumer, under it the run when there are several */
+    return ks_strdup("    plot 'data/consumers.dat' using 3:xtic(two_lines(strcol(2)) . "
+                     "(strcol(1) eq '' ? '' : \"\\n\".strcol(1))) lt 1 title 'records read', \\\n"
+                     "         '' using 4 lt 2 title 'of them from aborted transactions'\n");
+}
+
+/* The drawing commands of chart c (@PLOT@ of its template); *panels is
+ * set to the number of panels. NULL when memory ran out. */
+static char *chart_plot(const run_data *runs, size_t n, chart_id c, size_t *panels)
+{
+    *panels = 1;
+    switch (c) {
+    case CH_THROUGHPUT:
+    case CH_LATENCY:
+    case CH_REQUESTS:
+        return time_plots(runs, n, c, panels);
+    case CH_PERCENTILES:
+        return percentile_plot(runs, n);
+    case CH_BATCH:
+        return batch_plot(runs, n);
+    case CH_DELIVERY:
+        return delivery_plot(runs, n);
+    case CH_CONSUMERS:
+        return consumers_plot();
+    case CH__COUNT:
+        break;
+    }
+    return NULL;
 }
 
 /* Reads a whole template (small files); NULL with a message printed. */
@@ -1225,6 +1707,26 @@ static void substitute(ks_sbuf *b, const char *text, const char *const *keys,
     }
 }
 
+/* The script's first lines: what it is, and the variables the
+ * templates read: chart, formats, panels (how many the chart has),
+ * height (of the image: 270 pixels a panel, at least 540) and xmax (the
+ * time charts' x axis, in seconds, the same on every panel). */
+static void script_head(ks_sbuf *b, const report_opts *o, const run_data *runs, size_t n,
+                        chart_id c, size_t panels)
+{
+    const char *name = chart_of(c)->name;
+    ks_sb_printf(b,
+                 "# %s.gp - written by ksim report from the template %s.gp; run\n"
+                 "# `gnuplot %s.gp` in this directory to draw the chart again.\n"
+                 "chart = \"%s\"\nformats = \"%s\"\n",
+                 name, name, name, name,
+                 o->png && o->svg ? "png svg"
+                 : o->png         ? "png"
+                                  : "svg");
+    ks_sb_printf(b, "panels = %zu\nheight = %zu\nxmax = %.9f\n", panels,
+                 panels > 2 ? 270 * panels : 540, time_span(runs, n, c) * 1.02);
+}
+
 /* Writes DIR/NAME.gp from the chart's template and common.gp. */
 static bool write_script(const report_opts *o, const char *tdir, const run_data *runs,
                          size_t n, chart_id c)
@@ -1232,25 +1734,20 @@ static bool write_script(const report_opts *o, const char *tdir, const run_data 
     const chart_info *ci = chart_of(c);
     char *common = read_template(tdir, "common");
     char *tmpl = common ? read_template(tdir, ci->name) : NULL;
-    char *p1 = plot_list(runs, n, c, false), *p2 = plot_list(runs, n, c, true);
+    size_t panels = 1;
+    char *plot = chart_plot(runs, n, c, &panels);
     ks_sbuf b = {0};
-    ks_sb_printf(&b,
-                 "# %s.gp - written by ksim report from the template %s.gp; run\n"
-                 "# `gnuplot %s.gp` in this directory to draw the chart again.\n"
-                 "chart = \"%s\"\nformats = \"%s\"\n",
-                 ci->name, ci->name, ci->name, ci->name,
-                 o->png && o->svg ? "png svg"
-                 : o->png         ? "png"
-                                  : "svg");
-    char ymax[32];
-    snprintf(ymax, sizeof ymax, "%" PRId64,
-             c == CH_CONSUMERS ? consumers_max(runs, n) : delivery_max(runs, n));
-    const char *keys[] = {"@COMMON@", "@PLOT2@", "@PLOT@", "@YMAX@"};
-    const char *vals[] = {common ? common : "", p2 ? p2 : "", p1 ? p1 : "", ymax};
+    script_head(&b, o, runs, n, c, panels);
+    int64_t ymax = c == CH_CONSUMERS ? consumers_max(runs, n) : delivery_max(runs, n);
+    char ymax_s[32], ystep[32];
+    snprintf(ymax_s, sizeof ymax_s, "%" PRId64, ymax);
+    snprintf(ystep, sizeof ystep, "%" PRId64, ks_chart_count_step(ymax));
+    const char *keys[] = {"@COMMON@", "@PLOT@", "@YMAX@", "@YSTEP@"};
+    const char *vals[] = {common ? common : "", plot ? plot : "", ymax_s, ystep};
     if (tmpl)
         substitute(&b, tmpl, keys, vals, 4);
     char *text = ks_sb_take(&b);
-    bool ok = common && tmpl && p1 && p2 && text;
+    bool ok = common && tmpl && plot && text;
     if (common && tmpl && !ok)
         ks_status_fail("report", "out of memory");
     if (ok) {
@@ -1268,8 +1765,7 @@ static bool write_script(const report_opts *o, const char *tdir, const run_data 
     }
     free(common);
     free(tmpl);
-    free(p1);
-    free(p2);
+    free(plot);
     free(text);
     return ok;
 }
@@ -1678,8 +2174,11 @@ static void add_charts(doc *d, const report_opts *o, const run_data *runs, size_
                        const bool drawn[CH__COUNT])
 {
     doc_add(d, EL_H2, ks_strdup("Charts"));
-    doc_add(d, EL_PARA, ks_strdup("Time is virtual time; one value per metrics bucket. "
-                                  "Dashed red lines mark the faults that struck."));
+    doc_add(d, EL_PARA,
+            ks_strdup("Time is virtual time; one value per metrics bucket, the last one "
+                      "(cut short by the run's end) an open point. Shaded bands in a run's "
+                      "colour mark the faults that struck it. Runs more than 10 times apart "
+                      "in scale are drawn in panels of their own."));
     for (int c = 0; c < CH__COUNT; c++) {
         const chart_info *ci = chart_of((chart_id)c);
         doc_add(d, EL_H3, ks_strdup(ci->title));
@@ -1826,13 +2325,17 @@ static void html_write(FILE *f, const doc *d)
         }
     }
     /* Once the page has loaded, the body says how many images did
-     * (data-images="loaded/total"): a browser test reads it, and a reader
-     * whose copy lost a chart sees it in the page's source. */
+     * (data-images="loaded/total") and each image whether it did
+     * (data-loaded="yes"): a browser test reads them, and a reader whose
+     * copy lost a chart sees it in the page's source. */
     fputs("<script>\nwindow.addEventListener('load', function () {\n"
           "  var imgs = document.images, ok = 0;\n"
-          "  for (var i = 0; i < imgs.length; i++)\n"
-          "    if (imgs[i].complete && imgs[i].naturalWidth > 0)\n"
+          "  for (var i = 0; i < imgs.length; i++) {\n"
+          "    var loaded = imgs[i].complete && imgs[i].naturalWidth > 0;\n"
+          "    imgs[i].setAttribute('data-loaded', loaded ? 'yes' : 'no');\n"
+          "    if (loaded)\n"
           "      ok++;\n"
+          "  }\n"
           "  document.body.setAttribute('data-images', ok + '/' + imgs.length);\n"
           "});\n</script>\n", f);
     fputs("</body>\n</html>\n", f);
@@ -1864,11 +2367,11 @@ static bool write_page(const char *dir, const char *name, const doc *d, bool htm
  * and batch-size data. */
 static bool write_run_data(const run_data *r, size_t n, const char *dir)
 {
-    return write_rows(r->metrics_rows, dir, n, "metrics",
-                      "t_s from_s acked records_per_s MB_per_s requests requests_per_s "
-                      "p50_ms p99_ms") &&
-           write_rows(r->fault_rows, dir, n, "faults", "t_s fault type phase") &&
-           (!r->acks || write_cdf(r, n, dir)) && (!r->drains || write_batches(r, n, dir));
+    return write_rows(r->metrics_rows, dir, n, "metrics", METRICS_COLUMNS) &&
+           (!r->partial.set || write_partial(r, n, dir)) &&
+           write_rows(r->fault_rows, dir, n, "faults", "from_s to_s fault type") &&
+           (!r->acks || write_percentiles(r, n, dir)) &&
+           (!r->drains || write_batches(r, n, dir));
 }
 
 /* Reads every run (its trace and its summary) before anything is
