@@ -267,7 +267,7 @@ void ks_ex_on_split(explain *e, ks_tline *j, int64_t t)
     }
     batch *nb = split_piece(e, p, from, ks_tl_int(j, "into", -1), ks_tl_int(j, "into_records", 0));
     ks_ex_batch_names(e, nb, names, sizeof names);
-    snprintf(line, sizeof line, "  batch %" PRId64 ": %s (%" PRId64 " bytes)",
+    snprintf(line, sizeof line, "  batch %" PRId64 ": %s (%" PRId64 " bytes, estimated)",
              ks_tl_int(j, "into", -1), names, ks_tl_int(j, "into_bytes", 0));
     ks_sb_line(&e->cur.notes, line);
     ks_ex_step_touch(e, part);
