@@ -67,6 +67,8 @@ typedef struct ks_obs_ops {
     void (*told)(void *ctx, uint32_t producer, uint64_t batch, uint32_t partition, ks_told told,
                  const char *error, int64_t offset, const uint64_t *record_ids, uint32_t n);
     void (*untold)(void *ctx, uint32_t producer, uint64_t records);
+    void (*split)(void *ctx, uint32_t producer, uint64_t batch, uint64_t into,
+                  uint32_t partition, uint32_t records);
     void (*aborted)(void *ctx, const uint64_t *ids, uint32_t n);
     void (*read)(void *ctx, uint32_t consumer, uint64_t record, bool read_committed,
                  bool transactional, int64_t now);
@@ -126,6 +128,17 @@ static inline void ks_obs_told(const ks_obs *o, uint32_t producer, uint64_t batc
 {
     if (o->ops)
         o->ops->told(o->ctx, producer, batch, partition, told, error, offset, record_ids, n);
+}
+
+/* The producer split `batch`, which the leader refused as too large:
+ * `records` of its records continue in the new batch `into` (called once
+ * per new batch, in record order, before any of them is sent). `batch`
+ * itself is done and will be told nothing. */
+static inline void ks_obs_split(const ks_obs *o, uint32_t producer, uint64_t batch,
+                                uint64_t into, uint32_t partition, uint32_t records)
+{
+    if (o->ops && o->ops->split)
+        o->ops->split(o->ctx, producer, batch, into, partition, records);
 }
 
 /* At the end: `records` the producer never told anything and never sent. */

@@ -65,6 +65,8 @@ static json_t *producers_json(const ks_world *w, ks_hist *all)
         }
         json_object_set_new(j, "requests", json_integer((json_int_t)p->requests));
         json_object_set_new(j, "retries", json_integer((json_int_t)p->retries));
+        if (p->splits > 0) /* only then: older summaries read as they did */
+            json_object_set_new(j, "splits", json_integer((json_int_t)p->splits));
         if (p->tm.transactional) {
             json_object_set_new(j, "transactional_id",
                                 json_string(p->conf->config[KS_PCFG_TRANSACTIONAL_ID].s));
@@ -114,6 +116,8 @@ static json_t *brokers_json(const ks_world *w)
                                ((unsigned __int128)now * br->threads));
         json_object_set_new(j, "utilization_ppm", json_integer(ppm));
         json_object_set_new(j, "queue_max", json_integer(br->queue_len_max));
+        if (br->too_large > 0)
+            json_object_set_new(j, "too_large", json_integer((json_int_t)br->too_large));
         json_array_append_new(arr, j);
     }
     return arr;

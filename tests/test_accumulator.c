@@ -1,7 +1,8 @@
 /*
  * test_accumulator.c - the RecordAccumulator: record sizes, appends and
  * batch closing, oversize records, the readiness table, drain order and
- * its rotation, max.request.size, buffer memory.
+ * its rotation, max.request.size, buffer memory, the split of a batch
+ * refused as too large.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -283,6 +284,102 @@ static void test_batch_lifecycle(void **state)
     destroy(a);
 }
 
+/* Drains partition 0's head at `now` and gives it a sequence. */
+static uint32_t drain_seq(ks_acc *a, ks_time now, int32_t base_seq, int16_t epoch)
+{
+    uint32_t n;
+    uint64_t bytes;
+    uint32_t bid = ks_acc_drain(a, 0, 1 << 20, now, NULL, NULL, &n, &bytes);
+    assert_int_equal(n, 1);
+    a->batches[bid].has_seq = true;
+    a->batches[bid].base_seq = base_seq;
+    a->batches[bid].epoch = epoch;
+    return bid;
+}
+
+/* splitAndReenqueue: ten 1009-byte records of a batch larger than
+ * batch.size (4096, set after it was filled, as a compressed batch can
+ * come out) become batches of 3, 3, 3 and 1 records (a fourth record
+ * would make 4097 bytes), in record order, with sequences 100, 103, 106,
+ * 109 under the same epoch; they are closed, not
+ * retries, keep the creation time, take no buffer memory (the old
+ * batch's is given back), count as sent, and stand in sequence order
+ * between the retried batches of sequence 90 and 110. */
+static void test_split(void **state)
+{
+    (void)state;
+    ks_acc *a = make(1, 12000, 0, 1 << 20);
+    for (uint64_t id = 0; id < 10; id++)
+        put(a, 0, id, 5 * MS, 1000);
+    uint32_t big = drain_seq(a, 5 * MS, 100, 3);
+    assert_int_equal(a->batches[big].records, 10);
+    uint32_t big_alloc = a->batches[big].alloc_bytes;
+    a->batch_size = 1000;
+    put(a, 0, 20, 6 * MS, 100);
+    uint32_t before = drain_seq(a, 6 * MS, 90, 3);
+    put(a, 0, 21, 6 * MS, 100);
+    uint32_t after = drain_seq(a, 6 * MS, 110, 3);
+    ks_acc_reenqueue(a, after, 7 * MS, true);
+    ks_acc_reenqueue(a, before, 7 * MS, true);
+    a->batch_size = 4096;
+    uint64_t used = a->memory_used;
+    uint32_t first = KS_NONE;
+    assert_int_equal(ks_acc_split(a, big, true, &first), 4);
+    assert_true(ks_acc_invariants(a));
+    assert_int_equal(a->memory_used, used - big_alloc);
+    assert_int_equal(a->batches[big].state, KS_BATCH_FREE);
+    /* the deque: 90, then the three new batches, then 110 */
+    assert_int_equal(a->dq[0].head, before);
+    assert_int_equal(a->dq[0].size, 6);
+    assert_int_equal(a->batches[before].next, first);
+    static const uint32_t records[4] = {3, 3, 3, 1};
+    static const int32_t seqs[4] = {100, 103, 106, 109};
+    uint64_t id = 0;
+    uint32_t bid = first;
+    for (int k = 0; k < 4; k++, bid = a->batches[bid].next) {
+        const ks_batch *b = &a->batches[bid];
+        assert_int_equal(b->state, KS_BATCH_QUEUED);
+        assert_int_equal(b->records, records[k]);
+        assert_true(b->bytes <= 4096);
+        assert_true(b->has_seq && b->epoch == 3 && !b->seq_reset);
+        assert_int_equal(b->base_seq, seqs[k]);
+        assert_true(b->closed && b->split && b->attempts == 0);
+        assert_int_equal(b->alloc_bytes, 0);
+        assert_int_equal(b->created_ns, 5 * MS);
+        assert_true(ks_batch_was_sent(b));
+        for (uint32_t r = b->rec_head; r != KS_NONE; r = a->recs[r].next)
+            assert_int_equal(a->recs[r].id, id++);
+    }
+    assert_int_equal(id, 10);
+    assert_int_equal(bid, after);
+    destroy(a);
+}
+
+/* Without sequences the new batches go first of all (addFirst), ahead
+ * of a batch never sent; the first of them is sendable at once. */
+static void test_split_plain(void **state)
+{
+    (void)state;
+    ks_acc *a = make(1, 12000, 50 * MS, 1 << 20);
+    for (uint64_t id = 0; id < 6; id++)
+        put(a, 0, id, 0, 1000);
+    uint32_t n;
+    uint64_t bytes;
+    uint32_t big = ks_acc_drain(a, 0, 1 << 20, 0, NULL, NULL, &n, &bytes);
+    put(a, 0, 6, MS, 1000); /* a new batch, lingering */
+    uint32_t queued = a->dq[0].head;
+    a->batch_size = 2100; /* two records a batch */
+    uint32_t first = KS_NONE;
+    assert_int_equal(ks_acc_split(a, big, false, &first), 3);
+    assert_int_equal(a->dq[0].head, first);
+    assert_int_equal(a->dq[0].tail, queued);
+    assert_false(a->batches[first].has_seq);
+    assert_true(ks_acc_invariants(a));
+    /* closed, so full: drained at once, before linger */
+    assert_int_equal(ks_acc_drain(a, 0, 1 << 20, MS, NULL, NULL, &n, &bytes), first);
+    destroy(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +392,8 @@ int main(void)
         cmocka_unit_test(test_buffer_memory),
         cmocka_unit_test(test_compression_estimate),
         cmocka_unit_test(test_batch_lifecycle),
+        cmocka_unit_test(test_split),
+        cmocka_unit_test(test_split_plain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,10 +26,11 @@
 const char ks_usage_defaults[] =
     "usage: ksim defaults [--kafka-version V]\n"
     "\n"
-    "Lists the producer and broker configs a scenario may set, with their\n"
-    "defaults under Kafka version V (default " KS_KAFKA_VERSION_DEFAULT
-    "), and the ksim model that\n"
-    "reads each one (\"-\": accepted, no model reads it yet).\n"
+    "Lists the producer, broker and topic configs a scenario may set, with\n"
+    "their defaults under Kafka version V (default " KS_KAFKA_VERSION_DEFAULT
+    "), and the ksim model\n"
+    "that reads each one (\"-\": accepted, no model reads it yet). A topic\n"
+    "config a topic does not set takes the broker's value.\n"
     "\n"
     "options:\n"
     "  --kafka-version V   a release from 2.0 to 4.1, e.g. 3.9\n"
@@ -119,6 +120,8 @@ int ks_cmd_defaults(int argc, char **argv)
     print_table(&ks_producer_configs, kv);
     printf("\n");
     print_table(&ks_broker_configs, kv);
+    printf("\n");
+    print_table(&ks_topic_configs, kv);
     return KS_EXIT_OK;
 }
 

@@ -260,14 +260,36 @@ static void refuse_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_r
     trace_append(w, broker, q, rb, why, fault);
 }
 
-/* One batch of a produce request: an injected error, the idempotent
- * producer checks (models/broker/producer_state.h), then the append. */
+/* Is the batch larger than its topic accepts? The log checks every batch
+ * of an append before anything else of it, the producer state included
+ * ([K] storage/.../UnifiedLog.analyzeAndValidateRecords:
+ *     if (!ignoreRecordSize && batchSize > config.maxMessageSize)
+ *         throw new RecordTooLargeException(...)
+ * with batchSize = batch.sizeInBytes, the whole v2 batch, header included
+ * and compressed as it travelled; maxMessageSize is the topic's
+ * max.message.bytes, by default the broker's message.max.bytes).
+ * ReplicaManager answers RecordTooLargeException as MESSAGE_TOO_LARGE. */
+static bool too_large(const ks_world *w, const ks_req_batch *rb)
+{
+    const ks_partition *part = &w->partitions[rb->partition];
+    return (int64_t)rb->bytes > ks_topic_max_message_bytes(w->sc, part->topic);
+}
+
+/* One batch of a produce request: an injected error, the size limit, the
+ * idempotent producer checks (models/broker/producer_state.h), then the
+ * append. */
 static void handle_batch(ks_world *w, uint32_t broker, const ks_request *q, ks_req_batch *rb)
 {
     ks_partition *part = &w->partitions[rb->partition];
     ks_kerr injected = rb->error;
     if (injected != KS_KERR_NONE && injected != KS_KERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND) {
         refuse_batch(w, broker, q, rb, ks_kerr_name(injected), rb->fault);
+        return;
+    }
+    if (too_large(w, rb)) {
+        rb->error = KS_KERR_MESSAGE_TOO_LARGE;
+        w->brokers[broker].too_large++;
+        refuse_batch(w, broker, q, rb, ks_kerr_name(rb->error), KS_NO_FAULT);
         return;
     }
     if (q->producer_id >= 0) {

@@ -55,6 +55,7 @@ typedef struct ks_broker {
     uint32_t wait_head, wait_tail; /* connections waiting for a thread */
     uint64_t requests;
     uint64_t records;              /* appended */
+    uint64_t too_large;            /* batches refused with MESSAGE_TOO_LARGE */
     uint64_t bytes_in;
     ks_time busy_ns;               /* handling time of finished requests,
                                       summed over threads */

@@ -5,6 +5,7 @@
  */
 #include "models/broker/topic_section.h"
 
+#include "models/kafka/config_json.h"
 #include "models/scenario.h"
 #include "sim/json_path.h"
 #include "sim/str.h"
@@ -33,6 +34,7 @@ static void default_topic(ks_conf *L, ks_scenario *sc)
     } else {
         sc->topics[0].partitions = 1;
         sc->topics[0].replication_factor = 1;
+        ks_cfg_defaults(&ks_topic_configs, sc->kafka_version, sc->topics[0].config);
     }
 }
 
@@ -57,16 +59,24 @@ static void load_topic_name(ks_conf *L, json_t *t, ks_scenario *sc, uint32_t i)
 
 static void load_topic(ks_conf *L, json_t *t, ks_scenario *sc, uint32_t i)
 {
-    static const char *const keys[] = {"name", "partitions", "replication.factor", NULL};
+    static const char *const keys[] = {"name", "partitions", "replication.factor", "config",
+                                       NULL};
     ks_topic_conf *tc = &sc->topics[i];
     tc->partitions = 1;
     tc->replication_factor = 1;
+    ks_cfg_defaults(&ks_topic_configs, sc->kafka_version, tc->config);
     if (!json_is_object(t)) {
         ks_conf_err_got(L, t, "a topic object");
         return;
     }
     ks_conf_check_keys(L, t, keys, NULL);
     load_topic_name(L, t, sc, i);
+    json_t *cfg = NULL;
+    if (ks_conf_get_object(L, t, "config", &cfg) && cfg) {
+        size_t m = ks_conf_enter(L, "config");
+        ks_cfg_load_json(L, cfg, &ks_topic_configs, sc->kafka_version, tc->config);
+        ks_conf_leave(L, m);
+    }
     ks_conf_get_u32(L, t, "partitions", 1, KS_MAX_PARTITIONS, &tc->partitions);
     ks_conf_get_u32(L, t, "replication.factor", 1, 1024, &tc->replication_factor);
     if (tc->replication_factor > sc->broker_count)
@@ -105,6 +115,12 @@ void ks_topic_section_load(ks_conf *L, json_t *root, ks_scenario *sc)
     ks_conf_leave(L, mark);
 }
 
+int64_t ks_topic_max_message_bytes(const ks_scenario *sc, uint32_t t)
+{
+    const ks_cfg_value *v = &sc->topics[t].config[KS_TCFG_MAX_MESSAGE_BYTES];
+    return v->set ? v->i : sc->broker_config[KS_BCFG_MESSAGE_MAX_BYTES].i;
+}
+
 void ks_topic_ref_load(ks_conf *L, json_t *obj, const ks_scenario *sc, uint32_t *topic_out)
 {
     const char *topic = NULL;
@@ -137,6 +153,14 @@ json_t *ks_topic_section_json(const ks_scenario *sc)
         json_object_set_new(t, "partitions", json_integer(sc->topics[i].partitions));
         json_object_set_new(t, "replication.factor",
                             json_integer(sc->topics[i].replication_factor));
+        /* only what the scenario set: a topic without overrides reads as
+         * it always did */
+        json_t *cfg = ks_config_json(&ks_topic_configs, sc->topics[i].config, sc->kafka_version,
+                                     true);
+        if (json_object_size(cfg) > 0)
+            json_object_set_new(t, "config", cfg);
+        else
+            json_decref(cfg);
         json_array_append_new(topics, t);
     }
     return topics;

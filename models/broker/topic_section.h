@@ -11,6 +11,7 @@
 #ifndef KS_TOPIC_SECTION_H
 #define KS_TOPIC_SECTION_H
 
+#include "models/kafka/config.h"
 #include "sim/conf.h"
 #include "sim/sim.h"
 
@@ -28,6 +29,7 @@ typedef struct ks_topic_conf {
     uint32_t partitions;        /* at the start */
     uint32_t max_partitions;    /* after every admin operation */
     uint32_t replication_factor;
+    ks_cfg_value config[KS_TCFG__COUNT]; /* "config": topic-level overrides */
 } ks_topic_conf;
 
 /* An administrative operation at a point of the run: so far
@@ -38,6 +40,11 @@ typedef struct ks_admin_op {
     uint32_t topic;
     uint32_t total;
 } ks_admin_op;
+
+/* The largest record batch topic t's leaders accept: its
+ * max.message.bytes if set, else the brokers' message.max.bytes (Kafka's
+ * LogConfig takes the broker's value as the topic's default). */
+int64_t ks_topic_max_message_bytes(const ks_scenario *sc, uint32_t t);
 
 /* Reads root's "topics" (default: one topic "events" of one partition).
  * Needs sc->broker_count. */

@@ -50,9 +50,17 @@ typedef struct carrier {
     uint16_t why;    /* interned refusal reason, 0 for none */
 } carrier;
 
+/* The batch that landed furthest in a producer's partition: 1 + its
+ * order (0: none yet), and its id. */
+typedef struct landed {
+    uint64_t order1, batch;
+} landed;
+
 /* One batch in flight (see checker.h, "Owns"). */
 typedef struct entry {
     uint64_t batch;
+    uint64_t order;        /* its place among the producer's batches: its id,
+                              or for a batch split from another, that one's */
     uint64_t overtaken_by; /* 1 + the later batch that landed first; 0 if none */
     uint64_t last_request; /* the latest request, kept even past INLINE */
     uint64_t *ids;         /* record ids, copied when told before settled */
@@ -60,6 +68,7 @@ typedef struct entry {
     uint32_t producer, partition, records;
     uint32_t unresolved; /* requests carrying it not yet appended or refused */
     uint32_t ncopies, ncarriers, nids, last_attempt;
+    uint32_t split_records; /* records moved on into split batches */
     ks_told told;
     uint16_t error; /* interned error name, 0 for none */
     copy_rec copies[INLINE];
@@ -104,7 +113,7 @@ struct ks_checker {
     uint32_t producers, partitions;
     const char *const *producer_ids;
     const char *const *partition_names;
-    uint64_t *high; /* [producer * partitions + partition]: 1 + highest batch landed */
+    landed *high;   /* [producer * partitions + partition]: the furthest batch landed */
     map ledger, requests;
     map aborted;      /* records whose writer failed or whose transaction aborted */
     map zombie;       /* records a fenced producer sent in its last transaction */
@@ -713,8 +722,19 @@ static entry *entry_open(ks_checker *c, uint32_t producer, uint64_t batch,
     e->batch = batch;
     e->partition = partition;
     e->records = records;
+    e->order = batch;
     e->told_offset = -1;
     return e;
+}
+
+/* Forgets an entry without judging it: a batch split into others, whose
+ * records those are judged with. */
+static void forget(ks_checker *c, entry *e)
+{
+    slot *s = map_find(&c->ledger, e->producer, e->batch);
+    if (s)
+        map_remove(c, &c->ledger, s);
+    entry_free(c, e);
 }
 
 /* One request carrying the batch was appended or refused. */
@@ -722,7 +742,9 @@ static void resolve_one(ks_checker *c, entry *e)
 {
     if (e->unresolved > 0)
         e->unresolved--;
-    if (e->unresolved == 0 && e->told != KS_TOLD_NOTHING)
+    if (e->unresolved == 0 && e->split_records >= e->records && e->records > 0)
+        forget(c, e);
+    else if (e->unresolved == 0 && e->told != KS_TOLD_NOTHING)
         settle(c, e, e->ids, e->nids);
 }
 
@@ -824,11 +846,13 @@ void ks_checker_appended(ks_checker *c, uint32_t producer, uint64_t batch, uint6
         k->outcome = OUT_APPENDED;
     if (e->ncopies == 0) {
         /* The first copy decides the batch's place in its partition. */
-        uint64_t *high = &c->high[(size_t)e->producer * c->partitions + e->partition];
-        if (*high > batch + 1u)
-            e->overtaken_by = *high;
-        else
-            *high = batch + 1u;
+        landed *high = &c->high[(size_t)e->producer * c->partitions + e->partition];
+        if (high->order1 > e->order + 1u) {
+            e->overtaken_by = high->batch + 1u;
+        } else {
+            high->order1 = e->order + 1u;
+            high->batch = batch;
+        }
     }
     if (e->ncopies < INLINE) {
         copy_rec *cp = &e->copies[e->ncopies];
@@ -853,6 +877,24 @@ void ks_checker_not_appended(ks_checker *c, uint32_t producer, uint64_t batch,
         k->why = intern(c, why);
     }
     resolve_one(c, e);
+}
+
+void ks_checker_split(ks_checker *c, uint32_t producer, uint64_t batch, uint64_t into,
+                      uint32_t partition, uint32_t records)
+{
+    if (!c || producer >= c->producers || partition >= c->partitions)
+        return;
+    entry *old = ledger_find(c, producer, batch);
+    entry *e = ledger_find(c, producer, into);
+    if (!e)
+        e = entry_open(c, producer, into, partition, records);
+    if (e) /* the split batch keeps the place of the one it came from */
+        e->order = old ? old->order : batch;
+    if (!old)
+        return;
+    old->split_records += records;
+    if (old->split_records >= old->records && old->unresolved == 0)
+        forget(c, old);
 }
 
 void ks_checker_request_fate(ks_checker *c, uint32_t producer, uint64_t request,

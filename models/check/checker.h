@@ -92,6 +92,14 @@ void ks_checker_request_fate(ks_checker *c, uint32_t producer, uint64_t request,
 void ks_checker_told(ks_checker *c, uint32_t producer, uint64_t batch, uint32_t partition,
                      ks_told told, const char *error, int64_t offset,
                      const uint64_t *record_ids, uint32_t n);
+/* `batch`, refused as too large, was split: `records` of its records go
+ * on in the new batch `into` (once per new batch, before it is sent).
+ * The new batch takes the old one's place in the partition's order (a
+ * batch queued behind the old one that lands after the new ones is not
+ * reordered); the old one is forgotten, unjudged, once all its records
+ * have moved on, since the leader refused it whole. */
+void ks_checker_split(ks_checker *c, uint32_t producer, uint64_t batch, uint64_t into,
+                      uint32_t partition, uint32_t records);
 /* Records that were never told anything: still in the accumulator or in
  * flight when the run ended. Call once per producer at the end, before
  * the summary, for records not in any ledger entry (never sent). */

@@ -41,6 +41,12 @@ static void on_untold(void *ctx, uint32_t producer, uint64_t records)
     ks_checker_untold(ctx, producer, records);
 }
 
+static void on_split(void *ctx, uint32_t producer, uint64_t batch, uint64_t into,
+                     uint32_t partition, uint32_t records)
+{
+    ks_checker_split(ctx, producer, batch, into, partition, records);
+}
+
 static void on_aborted(void *ctx, const uint64_t *ids, uint32_t n)
 {
     ks_checker_aborted(ctx, ids, n);
@@ -75,6 +81,7 @@ static const ks_obs_ops checker_ops = {
     .request_fate = on_request_fate,
     .told = on_told,
     .untold = on_untold,
+    .split = on_split,
     .aborted = on_aborted,
     .read = on_read,
     .forward = on_forward,

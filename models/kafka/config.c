@@ -96,8 +96,12 @@ static const ks_cfg_def broker_defs[KS_BCFG__COUNT] = {
     [KS_BCFG_REQUEST_TIMEOUT_MS] = {.type = KS_CFG_INT, .min = 1, .max = INT_MAX32, .def_old = 30000,
         .read_by = "coordinator",
         .doc = "inter-broker requests such as WriteTxnMarkers time out after this"},
+    /* [K] server/.../ServerConfigs.MESSAGE_MAX_BYTES_DEFAULT = 1024 * 1024 +
+     * Records.LOG_OVERHEAD; checked per batch by UnifiedLog.
+     * analyzeAndValidateRecords (batch.sizeInBytes > maxMessageSize) */
     [KS_BCFG_MESSAGE_MAX_BYTES] = {.type = KS_CFG_INT, .max = INT_MAX32, .def_old = 1048588,
-        .doc = "largest record batch a broker accepts (1 MiB + 12)"},
+        .read_by = "broker",
+        .doc = "largest record batch a broker accepts (1 MiB + 12); larger: MESSAGE_TOO_LARGE"},
     [KS_BCFG_MIN_INSYNC_REPLICAS] = {.type = KS_CFG_INT, .min = 1, .max = INT_MAX32, .def_old = 1,
         .doc = "acks=all needs this many in-sync replicas"},
     [KS_BCFG_UNCLEAN_LEADER_ELECTION] = {.type = KS_CFG_BOOL,
@@ -119,8 +123,23 @@ static const ks_cfg_def broker_defs[KS_BCFG__COUNT] = {
         .doc = "idle time before a producer id's state is dropped (KIP-854, 3.4)"},
 };
 
+static const char *const topic_names[KS_TCFG__COUNT] = {
+#define X(e, name) name,
+    KS_TOPIC_CONFIGS(X)
+#undef X
+};
+
+/* [K] storage/.../LogConfig.java: DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 +
+ * Records.LOG_OVERHEAD, the broker's message.max.bytes when not set. */
+static const ks_cfg_def topic_defs[KS_TCFG__COUNT] = {
+    [KS_TCFG_MAX_MESSAGE_BYTES] = {.type = KS_CFG_INT, .max = INT_MAX32, .def_old = 1048588,
+        .read_by = "broker",
+        .doc = "the topic's own message.max.bytes; unset: the broker's"},
+};
+
 const ks_cfg_table ks_producer_configs = {"producer", producer_names, producer_defs, KS_PCFG__COUNT};
 const ks_cfg_table ks_broker_configs = {"broker", broker_names, broker_defs, KS_BCFG__COUNT};
+const ks_cfg_table ks_topic_configs = {"topic", topic_names, topic_defs, KS_TCFG__COUNT};
 
 /* Reads 1 or 2 decimal digits (no sign, no leading zero unless alone). */
 static const char *read_part(const char *s, int *out)

@@ -115,10 +115,22 @@ typedef enum ks_bcfg {
     KS_BCFG__COUNT
 } ks_bcfg;
 
+/* Topic configs a scenario's topic may override ([K] clients/.../common/
+ * config/TopicConfig.java); without an override a topic takes the
+ * broker's value (LogConfig's defaults come from the broker config). */
+#define KS_TOPIC_CONFIGS(X) X(MAX_MESSAGE_BYTES, "max.message.bytes")
+
+typedef enum ks_tcfg {
+#define X(e, name) KS_TCFG_##e,
+    KS_TOPIC_CONFIGS(X)
+#undef X
+    KS_TCFG__COUNT
+} ks_tcfg;
+
 /* One table: its key names (generated from the X-macro list) and their
  * definitions, in the same order. */
 typedef struct ks_cfg_table {
-    const char *what; /* "producer", "broker" */
+    const char *what; /* "producer", "broker", "topic" */
     const char *const *names;
     const ks_cfg_def *defs;
     int count;
@@ -126,6 +138,7 @@ typedef struct ks_cfg_table {
 
 extern const ks_cfg_table ks_producer_configs;
 extern const ks_cfg_table ks_broker_configs;
+extern const ks_cfg_table ks_topic_configs;
 
 /* The default of key `i` of table `t` under Kafka version v. */
 ks_cfg_value ks_cfg_default(const ks_cfg_table *t, int i, ks_kafka_version v);

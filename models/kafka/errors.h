@@ -7,6 +7,10 @@
  * common/protocol/Errors.java; retriable = the exception extends
  * RetriableException). Scenario files name errors by their Kafka name
  * (faults of type "append.error").
+ * MESSAGE_TOO_LARGE (10) is what a leader answers for a batch larger than
+ * the topic's max.message.bytes ([K] Errors.java: MESSAGE_TOO_LARGE(10,
+ * ..., RecordTooLargeException::new); RecordTooLargeException extends
+ * ApiException, not RetriableException).
  */
 #ifndef KS_KAFKA_ERRORS_H
 #define KS_KAFKA_ERRORS_H
@@ -24,6 +28,7 @@
       "UnknownTopicOrPartitionException", true, true)                                       \
     X(NOT_LEADER_OR_FOLLOWER, 6, "NOT_LEADER_OR_FOLLOWER", "NotLeaderOrFollowerException", true, true) \
     X(REQUEST_TIMED_OUT, 7, "REQUEST_TIMED_OUT", "TimeoutException", true, true)            \
+    X(MESSAGE_TOO_LARGE, 10, "MESSAGE_TOO_LARGE", "RecordTooLargeException", false, true)   \
     X(COORDINATOR_NOT_AVAILABLE, 15, "COORDINATOR_NOT_AVAILABLE",                           \
       "CoordinatorNotAvailableException", true, false)                                      \
     X(NOT_COORDINATOR, 16, "NOT_COORDINATOR", "NotCoordinatorException", true, false)       \

@@ -374,6 +374,8 @@ static uint32_t batch_append(ks_acc *a, uint32_t bid, uint64_t record, ks_time s
     r->produced_ns = send_ns;
     r->next = KS_NONE;
     r->bytes = value_len + (key_len > 0 ? (uint32_t)key_len : 0u);
+    assert(key_len <= INT32_MAX);
+    r->key_len = key_len < 0 ? -1 : (int32_t)key_len;
     if (b->rec_tail == KS_NONE)
         b->rec_head = rec_slot;
     else
@@ -581,12 +583,13 @@ uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, uint32_t max_request_size, ks_
     return first;
 }
 
-void ks_acc_reenqueue(ks_acc *a, uint32_t bid, ks_time retry_at_ns, bool in_sequence_order)
+/* Links batch bid into its deque at the head: first of all (addFirst),
+ * or in sequence order after the head batches with lower sequences
+ * (insertInSequenceOrder). */
+static void link_at_head(ks_acc *a, uint32_t bid, bool in_sequence_order)
 {
     ks_batch *b = &a->batches[bid];
     ks_deque *d = &a->dq[b->partition];
-    b->attempts++;
-    b->retry_at_ns = retry_at_ns;
     uint32_t prev = KS_NONE, cur = d->head;
     if (in_sequence_order) {
         while (cur != KS_NONE && a->batches[cur].has_seq &&
@@ -603,10 +606,111 @@ void ks_acc_reenqueue(ks_acc *a, uint32_t bid, ks_time retry_at_ns, bool in_sequ
     if (cur == KS_NONE)
         d->tail = bid;
     d->size++;
+}
+
+void ks_acc_reenqueue(ks_acc *a, uint32_t bid, ks_time retry_at_ns, bool in_sequence_order)
+{
+    ks_batch *b = &a->batches[bid];
+    b->attempts++;
+    b->retry_at_ns = retry_at_ns;
+    link_at_head(a, bid, in_sequence_order);
     batch_set_state(a, bid, KS_BATCH_QUEUED); /* retrying */
     assert(deque_ends(a, b->partition));
     refresh(a, b->partition);
     ks_li_touch(&a->li, b->partition);
+}
+
+/* A new batch for ks_acc_split, made for record slot r of the batch
+ * `from` (ProducerBatch.createBatchOffAccumulatorForRecord). KS_NONE when
+ * out of memory. */
+static uint32_t split_piece(ks_acc *a, uint32_t from, uint32_t r)
+{
+    uint32_t bid = alloc_batch(a);
+    if (bid == KS_NONE)
+        return KS_NONE;
+    const ks_batch *big = &a->batches[from];
+    ks_batch *b = &a->batches[bid];
+    const ks_rec *rec = &a->recs[r];
+    uint32_t key = rec->key_len > 0 ? (uint32_t)rec->key_len : 0u;
+    uint32_t upper = ks_record_upper_bound(rec->key_len, rec->bytes - key);
+    memset(b, 0, sizeof *b);
+    b->id = a->next_batch_id++;
+    b->partition = big->partition;
+    b->bytes = KS_BATCH_OVERHEAD;
+    b->write_limit = (uint64_t)a->batch_size > upper ? (uint32_t)a->batch_size : upper;
+    b->alloc_bytes = 0; /* outside buffer.memory */
+    b->created_ns = big->created_ns;
+    b->rec_head = b->rec_tail = KS_NONE;
+    b->next = KS_NONE;
+    b->est_ratio = a->est_ratio;
+    b->split = true;
+    return bid;
+}
+
+/* Moves batch bid's records, in order, into new batches of at most
+ * batch.size, linked by ks_batch.next in order; returns the first and
+ * sets *count, or KS_NONE when out of memory. */
+static uint32_t split_records(ks_acc *a, uint32_t bid, uint32_t *count)
+{
+    uint32_t first = KS_NONE, last = KS_NONE, cur = KS_NONE;
+    *count = 0;
+    for (uint32_t r = a->batches[bid].rec_head; r != KS_NONE;) {
+        const ks_rec rec = a->recs[r];
+        uint32_t key = rec.key_len > 0 ? (uint32_t)rec.key_len : 0u;
+        if (cur == KS_NONE || batch_append(a, cur, rec.id, rec.produced_ns, rec.key_len,
+                                           rec.bytes - key, r) == 0) {
+            cur = split_piece(a, bid, r);
+            if (cur == KS_NONE)
+                return KS_NONE;
+            chain_add(a, &first, &last, cur);
+            (*count)++;
+            batch_append(a, cur, rec.id, rec.produced_ns, rec.key_len, rec.bytes - key, r);
+        }
+        r = rec.next;
+    }
+    return first;
+}
+
+uint32_t ks_acc_split(ks_acc *a, uint32_t bid, bool in_sequence_order, uint32_t *first)
+{
+    assert(a->batches[bid].state == KS_BATCH_IN_FLIGHT && a->batches[bid].records > 1);
+    if (a->compressed) /* max(1.0f, (float) bigBatch.compressionRatio()) */
+        a->est_ratio = a->ratio > 1.0 ? a->ratio : 1.0;
+    uint32_t n = 0;
+    uint32_t head = split_records(a, bid, &n);
+    if (head == KS_NONE)
+        return 0;
+    /* sequences as ProducerBatch.split sets them; then in reverse order
+     * for the insertions, the last piece first */
+    const ks_batch *big = &a->batches[bid];
+    int64_t seq = big->base_seq;
+    uint32_t rev = KS_NONE;
+    for (uint32_t p = head; p != KS_NONE;) {
+        ks_batch *b = &a->batches[p];
+        uint32_t next = b->next;
+        b->closed = true; /* closeForRecordAppends */
+        b->has_seq = big->has_seq;
+        b->epoch = big->epoch;
+        b->base_seq = big->has_seq ? (int32_t)(seq % 2147483648LL) : 0;
+        seq += b->records;
+        b->next = rev;
+        rev = p;
+        p = next;
+    }
+    uint32_t partition = big->partition;
+    a->batches[bid].rec_head = a->batches[bid].rec_tail = KS_NONE; /* moved */
+    ks_acc_release(a, bid);
+    for (uint32_t p = rev; p != KS_NONE;) {
+        uint32_t next = a->batches[p].next;
+        link_at_head(a, p, in_sequence_order);
+        batch_set_state(a, p, KS_BATCH_QUEUED);
+        *first = p; /* the last inserted is the first piece */
+        p = next;
+    }
+    assert(deque_ends(a, partition));
+    refresh(a, partition);
+    ks_li_touch(&a->li, partition);
+    return n;
 }
 
 void ks_acc_remove(ks_acc *a, uint32_t bid)

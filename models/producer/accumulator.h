@@ -57,6 +57,7 @@ typedef struct ks_rec {
     ks_time produced_ns; /* the application's send() */
     uint32_t next;       /* next record of the batch, or free list */
     uint32_t bytes;      /* key + value */
+    int32_t key_len;     /* -1: null key (a split sizes the record again) */
 } ks_rec;
 
 typedef struct ks_batch {
@@ -83,6 +84,8 @@ typedef struct ks_batch {
     uint8_t state;        /* ks_batch_state: the lifecycle below */
     bool has_seq;         /* idempotence: a sequence was assigned */
     bool seq_reset;       /* ... and renumbered by an epoch bump */
+    bool split;           /* made by ks_acc_split from a batch the leader
+                             refused as too large (isSplitBatch) */
     int16_t epoch;        /* ... under this producer epoch */
     int32_t base_seq;
 } ks_batch;
@@ -272,6 +275,29 @@ uint32_t ks_acc_drain(ks_acc *a, uint32_t broker, uint32_t max_request_size, ks_
  * batches with sequences at the head, in sequence order
  * (insertInSequenceOrder). */
 void ks_acc_reenqueue(ks_acc *a, uint32_t batch, ks_time retry_at_ns, bool in_sequence_order);
+/* RecordAccumulator.splitAndReenqueue for an in-flight batch of more
+ * than one record that the leader answered MESSAGE_TOO_LARGE:
+ *   - with compression, the ratio estimate goes back to max(1.0, the
+ *     batch's actual ratio) (CompressionRatioEstimator.setEstimation);
+ *   - its records, in order, fill new batches of at most batch.size
+ *     (ProducerBatch.split: a new batch's write limit is max(batch.size,
+ *     its first record's upper bound), so it always takes one record, and
+ *     takes the next while estimate + record size fits);
+ *   - each new batch keeps the old one's creation time (delivery.timeout.
+ *     ms runs on), is closed for appends, has no attempt yet, and takes
+ *     no buffer.memory (createBatchOffAccumulatorForRecord allocates
+ *     outside the pool); with a sequence, it keeps the producer epoch and
+ *     takes the old base sequence plus the records before it;
+ *   - they go back at the head of the deque, the last first, each by
+ *     addFirst, or for an idempotent producer in sequence order
+ *     (insertInSequenceOrder), so they leave before anything queued after;
+ *   - the old batch is freed, its buffer.memory given back
+ *     (maybeRemoveAndDeallocateBatch).
+ * Returns how many batches it made, *first the first of them (they follow
+ * each other in the deque, linked by ks_batch.next); 0 when out of (host)
+ * memory. */
+uint32_t ks_acc_split(ks_acc *a, uint32_t batch, bool in_sequence_order, uint32_t *first);
+
 /* Takes a queued batch out of its deque (it expired there). */
 void ks_acc_remove(ks_acc *a, uint32_t batch);
 
@@ -303,10 +329,11 @@ uint64_t ks_acc_unsent_records(const ks_acc *a);
 
 static inline ks_batch *ks_acc_batch(ks_acc *a, uint32_t id) { return &a->batches[id]; }
 
-/* Was the batch ever in a request? */
+/* Was the batch ever in a request? (A split batch's records were, in the
+ * batch it was split from.) */
 static inline bool ks_batch_was_sent(const ks_batch *b)
 {
-    return b->state == KS_BATCH_IN_FLIGHT || b->attempts > 0;
+    return b->state == KS_BATCH_IN_FLIGHT || b->attempts > 0 || b->split;
 }
 
 #endif

@@ -59,6 +59,12 @@ void ks_prod_seq_done(ks_producer *p, const ks_batch *b)
     }
 }
 
+void ks_prod_seq_split_piece(ks_producer *p, const ks_batch *b)
+{
+    if (p->seq && b->has_seq && b->epoch == p->seq[b->partition].epoch)
+        p->seq[b->partition].incomplete++;
+}
+
 bool ks_prod_seq_init(ks_producer *p)
 {
     p->seq = calloc(p->max_partitions, sizeof *p->seq);

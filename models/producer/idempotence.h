@@ -65,6 +65,13 @@ void ks_prod_seq_assign(struct ks_producer *p, ks_batch *b);
 /* A batch with a sequence is done: it leaves the partition's in-flight
  * set (removeInFlightBatch). */
 void ks_prod_seq_done(struct ks_producer *p, const ks_batch *b);
+/* Batch b was made by splitting a batch with a sequence: it is tracked
+ * as in flight with the sequence it took over (splitAndReenqueue:
+ * transactionManager.addInFlightBatch), after the split batch left
+ * (ks_prod_seq_done, removeInFlightBatch). Nothing else moves: the
+ * leader refused the big batch before looking at its sequence, so the
+ * pieces carry exactly the sequences it expects next. */
+void ks_prod_seq_split_piece(struct ks_producer *p, const ks_batch *b);
 /* The leader appended batch b: its last sequence is acknowledged. */
 void ks_prod_seq_acked(struct ks_producer *p, const ks_batch *b);
 /* An answer for a batch that has meanwhile expired. */

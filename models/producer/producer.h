@@ -147,6 +147,7 @@ typedef struct ks_producer {
     uint32_t first_count;
     uint64_t produced, acked, failed;
     uint64_t retries, expired, connection_closes, epoch_bumps;
+    uint64_t splits;         /* batches split after MESSAGE_TOO_LARGE */
     uint64_t requests, responses, batches;
     uint64_t record_bytes;    /* key + value bytes handed to send() */
     uint64_t blocked_count;

@@ -72,6 +72,8 @@ void ks_prod_sender_arm_expiry(ks_producer *p, ks_world *w, ks_time at)
 static const char *why_sent(const ks_producer *p, const ks_batch *b, bool was_full,
                             ks_time now)
 {
+    if (b->split)
+        return "split"; /* made of a batch refused as too large */
     if (was_full)
         return "full";
     if (now - b->created_ns >= p->acc.linger_ns)
@@ -160,6 +162,62 @@ static void trace_retry(ks_producer *p, ks_world *w, const ks_batch *b, ks_kerr 
     }
 }
 
+/* One "split" line per new batch, in record order. */
+static void trace_split(ks_producer *p, ks_world *w, uint64_t old_id, uint32_t records,
+                        uint32_t bytes, const ks_batch *into)
+{
+    ks_trace *tr = w->trace;
+    if (!tr || !ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_SPLIT))
+        return;
+    ks_trace_str(tr, "producer", p->conf->id);
+    ks_trace_str(tr, "topic", ks_prod_topic_name(w, p));
+    ks_trace_u64(tr, "partition", into->partition);
+    ks_trace_u64(tr, "batch", old_id);
+    ks_trace_u64(tr, "records", records);
+    ks_trace_u64(tr, "bytes", bytes);
+    ks_trace_str(tr, "error", ks_kerr_name(KS_KERR_MESSAGE_TOO_LARGE));
+    ks_trace_u64(tr, "into", into->id);
+    ks_trace_u64(tr, "into_records", into->records);
+    ks_trace_u64(tr, "into_bytes", into->bytes);
+    if (into->has_seq)
+        ks_trace_i64(tr, "base_sequence", into->base_seq);
+    ks_trace_end(tr);
+}
+
+/* The leader answered MESSAGE_TOO_LARGE for a batch of more than one
+ * record ([K] Sender.completeBatch:
+ *     if (error == Errors.MESSAGE_TOO_LARGE && batch.recordCount > 1 && !batch.isDone() &&
+ *             (batch.magic() >= RecordBatch.MAGIC_VALUE_V2 || batch.isCompressed())) {
+ *         if (transactionManager != null)
+ *             transactionManager.removeInFlightBatch(batch);
+ *         this.accumulator.splitAndReenqueue(batch);
+ *         maybeRemoveAndDeallocateBatch(batch);
+ * ksim's batches are all magic v2). The split is not a retry: no attempt
+ * is counted, no backoff waited; its batches go at once, and the
+ * application hears of its records only through them. */
+static void split_batch(ks_producer *p, ks_world *w, uint32_t bid)
+{
+    const ks_batch *b = ks_acc_batch(&p->acc, bid);
+    uint64_t old_id = b->id;
+    uint32_t partition = b->partition, records = b->records, bytes = b->bytes;
+    ks_prod_seq_done(p, b);
+    uint32_t first = KS_NONE;
+    uint32_t n = ks_acc_split(&p->acc, bid, p->seq != NULL, &first);
+    if (n == 0) {
+        ks_prod_oom(w);
+        return;
+    }
+    p->splits++;
+    for (uint32_t i = 0, piece = first; i < n; i++) {
+        const ks_batch *nb = ks_acc_batch(&p->acc, piece);
+        ks_prod_seq_split_piece(p, nb);
+        ks_obs_split(&w->obs, p->index, old_id, nb->id, p->first_partition + partition,
+                     nb->records);
+        trace_split(p, w, old_id, records, bytes, nb);
+        piece = nb->next;
+    }
+}
+
 /* Sender.canRetry, with TransactionManager.canRetry for idempotent and
  * transactional producers: OUT_OF_ORDER_SEQUENCE_NUMBER is retried unless
  * a transactional producer's broker really lost what came before
@@ -188,6 +246,12 @@ static void batch_error(ks_producer *p, ks_world *w, uint32_t bid, ks_kerr err)
 {
     ks_time now = ks_sim_now(&w->sim);
     ks_batch *b = ks_acc_batch(&p->acc, bid);
+    if (err == KS_KERR_MESSAGE_TOO_LARGE && b->records > 1) {
+        split_batch(p, w, bid);
+        return;
+    }
+    /* a batch of one record too large fails as any error that is not
+     * retriable: RecordTooLargeException to the application */
     if (can_retry(p, b, err, now)) {
         ks_time backoff = ks_retry_backoff_ns(&p->set, b->attempts + 1u, &p->retry_rng);
         trace_retry(p, w, b, err, backoff);

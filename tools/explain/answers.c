@@ -1,12 +1,14 @@
 /*
  * answers.c - what reaches the producer as `ksim explain` draws it:
  * produce responses and the other APIs' answers, what each send()
- * completes with (and what the application is told, for [RESULT]), and
- * batches going back to the queue to be retried.
+ * completes with (and what the application is told, for [RESULT]),
+ * batches going back to the queue to be retried, and batches split after
+ * MESSAGE_TOO_LARGE.
  */
 #include "tools/explain/internal.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The description of a produce response. */
@@ -211,4 +213,63 @@ void ks_ex_on_retry(explain *e, ks_tline *j, int64_t t)
     ks_ex_step_touch(e, part);
     e->cur.about_record = e->cur.about_record || (b && b->selected);
     ks_sb_line(&e->cur.notes, line);
+}
+
+/* The new batch `into` of a split takes the next `n` records of the
+ * batch it was split from (the split lines come in record order). */
+static batch *split_piece(explain *e, size_t p, batch *from, int64_t into, int64_t n)
+{
+    batch *nb = ks_ex_batch_get(e, p, into);
+    if (nb || !from)
+        return nb;
+    nb = ks_ex_batch_new(e, p, into, NONE, 0);
+    if (!nb)
+        return NULL;
+    nb->part = from->part;
+    nb->records = n;
+    size_t take = n > 0 ? (size_t)n : 0;
+    if (from->split_taken + take > from->nrecs)
+        take = from->nrecs > from->split_taken ? from->nrecs - from->split_taken : 0;
+    if (take > 0 && (nb->recs = malloc(take * sizeof *nb->recs)) != NULL) {
+        memcpy(nb->recs, from->recs + from->split_taken, take * sizeof *nb->recs);
+        nb->nrecs = take;
+    }
+    from->split_taken += take;
+    for (size_t i = 0; i < nb->nrecs; i++)
+        nb->selected = nb->selected || (e->o.has_record && nb->recs[i] == e->o.record);
+    return nb;
+}
+
+/* A batch the leader refused as too large is split (one line per new
+ * batch): the producer sends its records again in smaller batches, at
+ * once and without counting an attempt. */
+void ks_ex_on_split(explain *e, ks_tline *j, int64_t t)
+{
+    size_t p = ks_ex_prod_of(e, ks_tl_str(j, "producer", NULL));
+    size_t part = ks_ex_part_of(e, ks_tl_str(j, "topic", NULL), ks_tl_int(j, "partition", -1));
+    if (p == NONE)
+        return;
+    batch *from = ks_ex_batch_get(e, p, ks_tl_int(j, "batch", -1));
+    bool first = !from || from->split_taken == 0;
+    char names[NAME_BUF * 4], line[NAME_BUF * 4 + 200];
+    ks_ex_batch_names(e, from, names, sizeof names);
+    if (first && !(ks_ex_joins_producer_step(e, t, p) && e->cur.kind == SK_RESPONSE)) {
+        ks_ex_step_begin(e, SK_TIMEOUT, t, p);
+        e->cur.from = (lane){'P', (int64_t)p};
+        e->cur.style = MS_NOTE;
+        ks_sb_printf(&e->cur.desc, "%s splits a batch the broker found too large", e->prods[p].id);
+    }
+    if (first) {
+        snprintf(line, sizeof line, "%s (%" PRId64 " bytes) too large for the topic (%s): split "
+                                    "into batches of at most batch.size, sent again at once",
+                 names, ks_tl_int(j, "bytes", 0), ks_tl_str(j, "error", ""));
+        ks_sb_line(&e->cur.notes, line);
+    }
+    batch *nb = split_piece(e, p, from, ks_tl_int(j, "into", -1), ks_tl_int(j, "into_records", 0));
+    ks_ex_batch_names(e, nb, names, sizeof names);
+    snprintf(line, sizeof line, "  batch %" PRId64 ": %s (%" PRId64 " bytes, estimated)",
+             ks_tl_int(j, "into", -1), names, ks_tl_int(j, "into_bytes", 0));
+    ks_sb_line(&e->cur.notes, line);
+    ks_ex_step_touch(e, part);
+    e->cur.about_record = e->cur.about_record || (nb && nb->selected);
 }

@@ -151,6 +151,7 @@ typedef struct batch {
     char last_result[48]; /* "" appended, "DUPLICATE", or the error */
     uint64_t *recs;       /* its record ids, when the trace names them */
     size_t nrecs;
+    size_t split_taken;   /* records already handed on to split batches */
     bool selected; /* carries the --record record */
 } batch;
 
@@ -362,6 +363,7 @@ void ks_ex_on_admin(explain *e, ks_tline *j, int64_t t);         /* broker.c */
 void ks_ex_on_response(explain *e, ks_tline *j, int64_t t);      /* answers.c */
 void ks_ex_on_ack(explain *e, ks_tline *j, int64_t t);           /* answers.c */
 void ks_ex_on_retry(explain *e, ks_tline *j, int64_t t);         /* answers.c */
+void ks_ex_on_split(explain *e, ks_tline *j, int64_t t);         /* answers.c */
 void ks_ex_on_producer(explain *e, ks_tline *j, int64_t t);      /* producer.c */
 void ks_ex_on_metadata(explain *e, ks_tline *j, int64_t t);      /* producer.c */
 void ks_ex_on_consume(explain *e, ks_tline *j, int64_t t);       /* consumer.c */
