@@ -3,7 +3,8 @@
  * directory's *.json files in byte order, not recursive), exit codes (0
  * all held, 1 a failure or an error, 2 bad usage), the human lines with
  * their reproduce command, skipped and broken files, the JUnit report
- * (well-formed, counted, escaped, written whole) and the TAP stream.
+ * (well-formed, within the strict schema's rules, counted, escaped, timed,
+ * written whole) and the TAP stream.
  *
  * Scenario files are written into a fresh directory under the test's
  * working directory; standard output and standard error are captured by
@@ -278,6 +279,37 @@ static void xml_unescape(const char *s, char *out, size_t cap)
     out[n] = '\0';
 }
 
+/* A JUnit time as written: seconds as a non-negative decimal number (its
+ * value is the wall clock's, so never compared with a constant); returns
+ * it in milliseconds. */
+static long junit_time_ms(const char *v)
+{
+    char *end;
+    if (!*v)
+        fail_msg("no time attribute");
+    double sec = strtod(v, &end);
+    if (*end != '\0' || !(sec >= 0.0) || v[0] == '-')
+        fail_msg("time \"%s\" is not a non-negative number", v);
+    const char *dot = strchr(v, '.');
+    if (!dot || strlen(dot + 1) != 3)
+        fail_msg("time \"%s\" has not three decimals", v);
+    return atol(v) * 1000 + atol(dot + 1);
+}
+
+/* Replaces every time attribute's value by "T", so that two reports can
+ * be compared whatever the clock said. */
+static void mask_times(char *xml)
+{
+    for (char *p = strstr(xml, " time=\""); p; p = strstr(p, " time=\"")) {
+        p += strlen(" time=\"");
+        size_t n = strcspn(p, "\"");
+        if (n > 0) {
+            *p = 'T';
+            memmove(p + 1, p + n, strlen(p + n) + 1);
+        }
+    }
+}
+
 /* ---- tests ------------------------------------------------------------- */
 
 /* A directory's *.json files run in byte order (upper case before lower
@@ -495,13 +527,29 @@ static void test_junit(void **state)
     assert_int_equal(xml_count(xml, "failure"), 1);
     assert_int_equal(xml_count(xml, "error"), 1);
     assert_int_equal(xml_count(xml, "skipped"), 1);
-    char decoded[1024], file[512];
+    /* what the strict schema forbids: skipped on <testsuites>, file on
+     * <testcase>, properties anywhere but in <testsuite> */
+    assert_string_equal(xml_attr(xml, "testsuites", 0, "skipped"), "");
+    assert_int_equal(xml_count(xml, "properties"), 1);
+    assert_true(strstr(xml, "<properties>") < strstr(xml, "<testcase "));
+    assert_int_equal(xml_count(xml, "system-out"), 4);
+    char decoded[1024], file[512], out[1024];
+    long sum_ms = 0;
     for (int i = 0; i < 4; i++) {
         assert_string_equal(xml_attr(xml, "testcase", i, "classname"), "ksim.scenarios");
-        assert_string_equal(xml_attr(xml, "testcase", i, "time"), "0");
+        assert_string_equal(xml_attr(xml, "testcase", i, "file"), "");
+        sum_ms += junit_time_ms(xml_attr(xml, "testcase", i, "time"));
+        /* the file, and the seed when it loaded, in its system-out */
         snprintf(file, sizeof file, "%s/%d.json", dir, i + 1);
-        assert_string_equal(xml_attr(xml, "testcase", i, "file"), file);
+        snprintf(out, sizeof out, "<system-out>file: %s\n%s", file, i < 3 ? "seed: 5\n" : "<");
+        assert_non_null(strstr(xml, out));
     }
+    /* a suite's time is the sum of its testcases' */
+    assert_int_equal(junit_time_ms(xml_attr(xml, "testsuite", 0, "time")), sum_ms);
+    assert_int_equal(junit_time_ms(xml_attr(xml, "testsuites", 0, "time")), sum_ms);
+    assert_string_equal(xml_attr(xml, "testsuites", 0, "tests"), "4");
+    assert_string_equal(xml_attr(xml, "testsuites", 0, "failures"), "1");
+    assert_string_equal(xml_attr(xml, "testsuites", 0, "errors"), "1");
     /* quote, apostrophe, <, >, & as entities; U+0001 (not XML) as U+FFFD */
     assert_string_equal(xml_attr(xml, "testcase", 0, "name"),
                         "q&quot;u&apos;o&lt;t&gt;e&amp; \xEF\xBF\xBD");
@@ -512,7 +560,8 @@ static void test_junit(void **state)
     assert_non_null(strstr(msg, "a&amp;b&lt;c: expected 1, got null"));
     assert_non_null(strstr(xml, "reproduce: ksim run &apos;"));
     assert_non_null(strstr(xml, "--seed 5 --set &apos;seed=5&apos;\n</failure>"));
-    assert_non_null(strstr(xml, "<property name=\"virtual_time_ns\" value=\""));
+    assert_non_null(strstr(xml, "seed: 5\nvirtual_time_ns: "));
+    assert_non_null(strstr(xml, "\nexpectations: 3\n</system-out>"));
     assert_string_equal(xml_attr(xml, "testcase", 3, "name"), file);
     assert_non_null(strstr(xml_attr(xml, "error", 0, "message"), "4.json"));
     free(xml);
@@ -579,7 +628,8 @@ static void test_tap(void **state)
 }
 
 /* Two checks of the same files print the same bytes and write the same
- * report: nothing depends on the clock or on the order of readdir. */
+ * report but for its times (the wall clock's): nothing else depends on
+ * the clock or on the order of readdir. */
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -598,7 +648,10 @@ static void test_deterministic(void **state)
     char *xa = read_whole(r1), *xb = read_whole(r2);
     assert_non_null(xa);
     assert_non_null(xb);
+    mask_times(xa);
+    mask_times(xb);
     assert_string_equal(xa, xb);
+    assert_non_null(strstr(xa, " time=\"T\""));
     assert_true(strstr(xa, "A.json") < strstr(xa, "b.json"));
     assert_true(strstr(xa, "k.json") < strstr(xa, "m.json"));
     assert_true(strstr(xa, "m.json") < strstr(xa, "z.json"));

@@ -220,6 +220,95 @@ static void test_validate(void **state)
     assert_int_equal(cli(4, f), KS_EXIT_USAGE);
 }
 
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The row of `key` in a Markdown table (up to its end of line), or NULL. */
+static const char *md_row(const char *text, const char *key)
+{
+    char start[128];
+    snprintf(start, sizeof start, "\n| `%s` |", key);
+    const char *r = strstr(text, start);
+    return r ? r + 1 : NULL;
+}
+
+static void expect_row(const char *text, const char *key, const char *cells)
+{
+    const char *r = md_row(text, key);
+    if (!r)
+        fail_msg("no row for %s in:\n%s", key, text);
+    size_t n = strcspn(r, "\n");
+    char want[256];
+    snprintf(want, sizeof want, "| `%s` | %s", key, cells);
+    if (strncmp(r, want, strlen(want)) != 0)
+        fail_msg("row %.*s does not start with %s", (int)n, r, want);
+}
+
+/* `ksim defaults --format markdown`: the tables docs/scenario.md shows,
+ * with type, the default of the version asked for, the model that reads
+ * each key (– for none) and the note; a row per key the version has. */
+static void test_defaults_markdown(void **state)
+{
+    (void)state;
+    const char *a[] = {"ksim", "defaults", "--format", "markdown", "producer"};
+    captured c = capture(ks_cli_main, 5, a);
+    assert_int_equal(c.rc, KS_EXIT_OK);
+    assert_true(starts_with(c.out, "| key | type | default (4.0) | read by | note |\n"
+                               "|---|---|---|---|---|\n| `acks` |"));
+    expect_row(c.out, "retries", "int ≥ 0 | 2147483647 | producer | 0 before 2.1");
+    expect_row(c.out, "request.timeout.ms", "int ≥ 0 | 30000 | producer | ");
+    expect_row(c.out, "enable.idempotence", "bool | true | producer | ");
+    expect_row(c.out, "partitioner.class", "string or null | null | – | ");
+    expect_row(c.out, "compression.type", "`none` `gzip` `snappy` `lz4` `zstd` | `none` | ");
+    expect_row(c.out, "retry.backoff.max.ms", "long ≥ 0 (3.7+) | 1000 | producer | ");
+    assert_null(strstr(c.out, "broker configs"));
+    captured_free(&c);
+
+    const char *b[] = {"ksim", "defaults", "--format=markdown", "--kafka-version", "2.0",
+                       "producer", "broker"};
+    c = capture(ks_cli_main, 7, b);
+    assert_int_equal(c.rc, KS_EXIT_OK);
+    assert_true(starts_with(c.out, "**producer configs** (Kafka 2.0)\n\n"));
+    assert_non_null(strstr(c.out, "\n**broker configs** (Kafka 2.0)\n\n| key |"));
+    expect_row(c.out, "acks", "`\"all\"`, `\"-1\"`, `\"0\"`, `\"1\"` (or −1, 0, 1) | `\"1\"` | ");
+    expect_row(c.out, "retries", "int ≥ 0 | 0 | producer | ");
+    assert_null(md_row(c.out, "delivery.timeout.ms")); /* from 2.1 */
+    expect_row(c.out, "num.io.threads", "1…4096 | 8 | broker | ");
+    expect_row(c.out, "transaction.max.timeout.ms", "int ≥ 1 | 900000 | coordinator | ");
+    expect_row(c.out, "min.insync.replicas", "int ≥ 1 | 1 | – | ");
+    captured_free(&c);
+
+    const char *v[] = {"ksim", "defaults", "--format", "markdown", "versions"};
+    c = capture(ks_cli_main, 5, v);
+    assert_int_equal(c.rc, KS_EXIT_OK);
+    assert_true(starts_with(c.out, "| config | of | before | from |\n|---|---|---|---|\n"));
+    expect_row(c.out, "retries", "producer | 0 | 2147483647 in 2.1 |");
+    expect_row(c.out, "delivery.timeout.ms", "producer | (absent) | 120000 in 2.1 |");
+    expect_row(c.out, "replica.lag.time.max.ms", "broker | 10000 | 30000 in 2.5 |");
+    assert_null(md_row(c.out, "batch.size")); /* the same in every version */
+    captured_free(&c);
+
+    const char *t[] = {"ksim", "defaults", "--format", "text", "broker"};
+    c = capture(ks_cli_main, 5, t);
+    assert_int_equal(c.rc, KS_EXIT_OK);
+    assert_true(starts_with(c.out, "Kafka 4.0 defaults (key, default, read by, note)\n\n"
+                               "broker configs:\n"));
+    captured_free(&c);
+
+    const char *e[] = {"ksim", "defaults", "brokers"};
+    c = capture(ks_cli_main, 3, e);
+    assert_int_equal(c.rc, KS_EXIT_USAGE);
+    assert_non_null(strstr(c.err, "ksim defaults: unexpected 'brokers'"));
+    captured_free(&c);
+    const char *f[] = {"ksim", "defaults", "--format", "html"};
+    c = capture(ks_cli_main, 4, f);
+    assert_int_equal(c.rc, KS_EXIT_USAGE);
+    assert_non_null(strstr(c.err, "--format: expected text or markdown"));
+    captured_free(&c);
+}
+
 static void test_partition_command(void **state)
 {
     (void)state;
@@ -380,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_unwritable_output),
         cmocka_unit_test(test_default_out_dir_is_safe),
         cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_defaults_markdown),
         cmocka_unit_test(test_partition_command),
         cmocka_unit_test(test_short_out_and_double_dash),
         cmocka_unit_test(test_help_everywhere),

@@ -9,10 +9,17 @@
  * (human lines, TAP version 13, JUnit XML), the reproduce command printed
  * for every failure, and the command's exit code. Scenarios run in this
  * process, one after another, with tracing off; the only file written is
- * the JUnit report, through sim/outfile.h. No wall clock is read: JUnit
- * `time` attributes are 0 and each run's virtual time is a property.
+ * the JUnit report, through sim/outfile.h. The JUnit report keeps to the
+ * strict schema Jenkins' xunit plugin validates against (tests/junit.xsd
+ * states its rules): a testcase has no properties and no file attribute,
+ * so its file, seed, virtual time and expectation count are its
+ * system-out.
  *
- * POSIX: opendir/readdir/stat, to list directories.
+ * The wall clock: each scenario's load, run and check is timed with
+ * CLOCK_MONOTONIC here, for the JUnit `time` attributes only; the
+ * simulation never sees it, and nothing else printed depends on it.
+ *
+ * POSIX: opendir/readdir/stat, to list directories; clock_gettime.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -39,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 const char ks_usage_check[] =
     "usage: ksim check [options] [DIR|FILE]...\n"
@@ -68,13 +76,16 @@ const char ks_usage_check[] =
     "\"skip NAME (no expect block)\"; \"ERROR FILE: message\" for a file that\n"
     "does not load, with the loader's messages.\n"
     "\n"
-    "JUnit: <testsuites> holding one <testsuite name=\"ksim\">, one <testcase\n"
-    "classname=\"ksim.scenarios\" name=NAME file=FILE> per scenario, with\n"
-    "<failure> (its text ends with the reproduce command), <skipped/> or\n"
-    "<error>. ksim reads no wall clock: every time attribute is 0, and each\n"
-    "testcase carries its seed and its virtual time (virtual_time_ns) as\n"
-    "properties. TAP: a failure's YAML block has message, seed, failures and\n"
-    "reproduce; a skipped scenario is \"ok N - NAME # SKIP no expect block\".\n"
+    "JUnit (valid against the xunit plugin's junit-10 schema): <testsuites>\n"
+    "holding one <testsuite name=\"ksim\"> with the check's properties (ksim\n"
+    "version, --seed, every --set), one <testcase classname=\"ksim.scenarios\"\n"
+    "name=NAME> per scenario, with <failure> (its text ends with the reproduce\n"
+    "command), <skipped/> or <error>, and a <system-out> of \"key: value\"\n"
+    "lines: file, seed, virtual_time_ns, expectations. A testcase's time is\n"
+    "the wall-clock time its scenario took to load, run and check, in seconds\n"
+    "with three decimals; a suite's time is the sum of its testcases'. TAP: a\n"
+    "failure's YAML block has message, seed, failures and reproduce; a\n"
+    "skipped scenario is \"ok N - NAME # SKIP no expect block\".\n"
     "\n"
     "exit status: 0 every expectation held (skipped scenarios do not count),\n"
     "             1 an expectation failed, or a scenario did not load or build,\n"
@@ -431,6 +442,7 @@ typedef struct scen_result {
     uint64_t seed;
     size_t checked, failed;
     int64_t virtual_ns;
+    int64_t wall_ms;   /* wall-clock milliseconds it took, for JUnit */
     char *message;     /* FAIL: "K of N expectations failed"; ERROR: the first error */
     char *details;     /* FAIL: one line per failing expectation; ERROR: every message */
     char *reproduce;   /* FAIL: the `ksim run` command line */
@@ -704,6 +716,7 @@ static void report_tap(FILE *f, size_t n, const scen_result *r)
 /* Counts of each outcome. */
 typedef struct totals {
     size_t n[4];
+    int64_t wall_ms; /* the sum of the scenarios' */
 } totals;
 
 static void report_totals(FILE *f, const check_opts *o, size_t count, const totals *t)
@@ -728,53 +741,65 @@ static void junit_property(FILE *f, const char *indent, const char *name, const 
     fputs("\"/>\n", f);
 }
 
+/* Writes ms as seconds with three decimals: "12.345". */
+static void put_seconds(FILE *f, int64_t ms)
+{
+    fprintf(f, "%" PRId64 ".%03" PRId64, ms / 1000, ms % 1000);
+}
+
+/* A testcase's <system-out>: what the schema leaves no attribute or
+ * property for, as "key: value" lines. */
+static void junit_system_out(FILE *f, const scen_result *r)
+{
+    fputs("      <system-out>file: ", f);
+    xml_put(f, r->file, false);
+    fputc('\n', f);
+    if (r->what != OUTCOME_ERROR)
+        fprintf(f, "seed: %" PRIu64 "\n", r->seed);
+    if (r->what == OUTCOME_OK || r->what == OUTCOME_FAIL)
+        fprintf(f, "virtual_time_ns: %" PRId64 "\nexpectations: %zu\n", r->virtual_ns,
+                r->checked);
+    fputs("</system-out>\n", f);
+}
+
+/* A failure: the message attribute names the first failing expectation;
+ * the text has them all and the command that reproduces the run. */
+static void junit_failure(FILE *f, const scen_result *r)
+{
+    const char *d = or_empty(r->details);
+    size_t len = strcspn(d, "\n");
+    char *first = ks_strndup(d, len);
+    char *msg = malloc(strlen(or_empty(r->message)) + len + 3);
+    if (msg)
+        sprintf(msg, "%s: %s", or_empty(r->message), or_empty(first));
+    fputs("      <failure type=\"expectation\" message=\"", f);
+    xml_put(f, msg ? msg : or_empty(r->message), true);
+    fputs("\">", f);
+    xml_put(f, d, false);
+    fputs("reproduce: ", f);
+    xml_put(f, or_empty(r->reproduce), false);
+    fputs("\n</failure>\n", f);
+    free(first);
+    free(msg);
+}
+
 /* One <testcase>. */
 static void junit_testcase(FILE *f, const scen_result *r)
 {
     fputs("    <testcase classname=\"ksim.scenarios\" name=\"", f);
     xml_put(f, r->what == OUTCOME_ERROR ? r->file : r->name, true);
-    fputs("\" file=\"", f);
-    xml_put(f, r->file, true);
-    fputs("\" time=\"0\">\n", f);
-    if (r->what != OUTCOME_ERROR) {
-        char num[32];
-        fputs("      <properties>\n", f);
-        snprintf(num, sizeof num, "%" PRIu64, r->seed);
-        junit_property(f, "        ", "seed", num);
-        if (r->what != OUTCOME_SKIP) {
-            snprintf(num, sizeof num, "%" PRId64, r->virtual_ns);
-            junit_property(f, "        ", "virtual_time_ns", num);
-            snprintf(num, sizeof num, "%zu", r->checked);
-            junit_property(f, "        ", "expectations", num);
-        }
-        fputs("      </properties>\n", f);
-    }
+    fputs("\" time=\"", f);
+    put_seconds(f, r->wall_ms);
+    fputs("\">\n", f);
     switch (r->what) {
     case OUTCOME_OK:
         break;
     case OUTCOME_SKIP:
         fputs("      <skipped message=\"no expect block\"/>\n", f);
         break;
-    case OUTCOME_FAIL: {
-        /* the attribute names the first failing expectation; the text has
-         * them all and the command that reproduces the run */
-        const char *d = or_empty(r->details);
-        size_t len = strcspn(d, "\n");
-        char *first = ks_strndup(d, len);
-        char *msg = malloc(strlen(or_empty(r->message)) + len + 3);
-        if (msg)
-            sprintf(msg, "%s: %s", or_empty(r->message), or_empty(first));
-        fputs("      <failure type=\"expectation\" message=\"", f);
-        xml_put(f, msg ? msg : or_empty(r->message), true);
-        fputs("\">", f);
-        xml_put(f, d, false);
-        fputs("reproduce: ", f);
-        xml_put(f, or_empty(r->reproduce), false);
-        fputs("\n</failure>\n", f);
-        free(first);
-        free(msg);
+    case OUTCOME_FAIL:
+        junit_failure(f, r);
         break;
-    }
     case OUTCOME_ERROR:
         fputs("      <error type=\"load\" message=\"", f);
         xml_put(f, or_empty(r->message), true);
@@ -783,21 +808,32 @@ static void junit_testcase(FILE *f, const scen_result *r)
         fputs("</error>\n", f);
         break;
     }
+    junit_system_out(f, r);
     fputs("    </testcase>\n", f);
 }
 
+/* The counts and the time shared by <testsuites> and <testsuite>. */
+static void junit_counts(FILE *f, size_t n, const totals *t)
+{
+    fprintf(f, "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\"", n, t->n[OUTCOME_FAIL],
+            t->n[OUTCOME_ERROR]);
+    fputs(" time=\"", f);
+    put_seconds(f, t->wall_ms);
+    fputc('"', f);
+}
+
 /* The whole report. Suite properties record how the check ran: the ksim
- * version, --seed when given and every --set. */
+ * version, --seed when given and every --set. Only <testsuite> may say
+ * how many were skipped. */
 static void junit_write(FILE *f, const check_opts *o, const scen_result *res, size_t n,
                         const totals *t)
 {
-    char counts[160];
-    snprintf(counts, sizeof counts,
-             "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"0\"", n,
-             t->n[OUTCOME_FAIL], t->n[OUTCOME_ERROR], t->n[OUTCOME_SKIP]);
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    fprintf(f, "<testsuites name=\"ksim check\" %s>\n", counts);
-    fprintf(f, "  <testsuite name=\"ksim\" %s>\n", counts);
+    fputs("<testsuites name=\"ksim check\" ", f);
+    junit_counts(f, n, t);
+    fputs(">\n  <testsuite name=\"ksim\" ", f);
+    junit_counts(f, n, t);
+    fprintf(f, " skipped=\"%zu\">\n", t->n[OUTCOME_SKIP]);
     fputs("    <properties>\n", f);
     junit_property(f, "      ", "ksim.version", KS_VERSION);
     if (o->has_seed) {
@@ -819,6 +855,26 @@ static void junit_write(FILE *f, const check_opts *o, const scen_result *res, si
 
 /* ---- the command ---------------------------------------------------- */
 
+/* The monotonic clock in nanoseconds; 0 when it cannot be read. */
+static int64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Runs one file and records, rounded to the millisecond, the wall-clock
+ * time it took (never below 0, should the clock fail between the two
+ * readings). */
+static void run_timed(const check_opts *o, const char *file, scen_result *r)
+{
+    int64_t start = monotonic_ns();
+    run_one(o, file, r);
+    int64_t took = monotonic_ns() - start;
+    r->wall_ms = took > 0 ? (took + 500000) / 1000000 : 0;
+}
+
 /* Runs every file, reporting as it goes; fills res and t. */
 static void run_all(const check_opts *o, const file_list *files, scen_result *res, totals *t,
                     FILE *out)
@@ -827,8 +883,9 @@ static void run_all(const check_opts *o, const file_list *files, scen_result *re
         fprintf(out, "TAP version 13\n1..%zu\n", files->n);
     ks_status_flush(out);
     for (size_t i = 0; i < files->n; i++) {
-        run_one(o, files->v[i], &res[i]);
+        run_timed(o, files->v[i], &res[i]);
         t->n[res[i].what]++;
+        t->wall_ms += res[i].wall_ms;
         if (o->tap)
             report_tap(out, i + 1, &res[i]);
         else
@@ -864,7 +921,7 @@ static int check(const check_opts *o)
         return rc;
     }
     bool junit_stdout = o->junit && strcmp(o->junit, "-") == 0;
-    totals t = {{0}};
+    totals t = {{0}, 0};
     run_all(o, &files, res, &t, junit_stdout ? stderr : stdout);
     rc = t.n[OUTCOME_FAIL] || t.n[OUTCOME_ERROR] ? KS_EXIT_EXPECT : KS_EXIT_OK;
     if (o->junit) {

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # deps.sh - installs what ksim needs to build and test on Debian 12, and
 # nothing when it is all there. Run as root (or with sudo available).
-#   tools/deps.sh        build + test dependencies
-#   tools/deps.sh --ci   also what .ci/run uses (clang, libFuzzer, valgrind, and
-#                        chromium for the report page's browser test)
+#   tools/deps.sh        build + test dependencies (xmllint, from libxml2-utils,
+#                        validates the JUnit report against tests/junit.xsd)
+#   tools/deps.sh --ci   the same, and what .ci/run uses besides (clang, libFuzzer,
+#                        valgrind, and chromium for the report page's browser test)
 set -euo pipefail
 
-pkgs=(gcc make cmake pkg-config libjansson-dev libcmocka-dev gnuplot-nox)
+pkgs=(gcc make cmake pkg-config libjansson-dev libcmocka-dev gnuplot-nox libxml2-utils)
 if [ "${1:-}" = "--ci" ]; then
   pkgs+=(clang libclang-rt-14-dev valgrind chromium)
 fi

@@ -32,47 +32,56 @@ static const char *const broker_names[KS_BCFG__COUNT] = {
 static const ks_cfg_def producer_defs[KS_PCFG__COUNT] = {
     [KS_PCFG_ACKS] = {.type = KS_CFG_ACKS, .changed = KS_KV(3, 0, 0), .def_old = 1,
         .def_new = KS_ACKS_ALL, .read_by = "producer",
-        .doc = "\"1\" before 3.0, \"all\" from 3.0 (KIP-679)"},
+        .doc = "\"1\" before 3.0, \"all\" from 3.0 (KIP-679); 0 completes a record once its "
+               "request is written, with offset -1 and no response"},
     [KS_PCFG_BATCH_SIZE] = {.type = KS_CFG_INT, .max = INT_MAX32, .def_old = 16384,
-        .read_by = "accumulator",
-        .doc = "batch upper bound in bytes; 0 disables batching"},
+        .read_by = "accumulator, partitioner",
+        .doc = "a batch's write limit in bytes, and what uniform sticky sends to a partition "
+               "before it switches; 0 sizes a new batch for its first record's upper bound (21 "
+               "bytes of worst-case varints included), so a small record may still fit"},
     [KS_PCFG_LINGER_MS] = {.type = KS_CFG_LONG, .max = LONG_MAX64, .changed = KS_KV(4, 0, 0),
         .def_old = 0, .def_new = 5, .read_by = "accumulator",
-        .doc = "0 up to 3.9, 5 from 4.0 (KIP-1030)"},
+        .doc = "how long a batch that is not full waits; 0 up to 3.9, 5 from 4.0 (KIP-1030)"},
     [KS_PCFG_BUFFER_MEMORY] = {.type = KS_CFG_LONG, .max = LONG_MAX64, .def_old = 33554432,
         .read_by = "accumulator",
-        .doc = "producer buffer for unsent batches"},
+        .doc = "memory for batches; when it is used up, send() blocks"},
     [KS_PCFG_MAX_BLOCK_MS] = {.type = KS_CFG_LONG, .max = LONG_MAX64, .def_old = 60000,
         .read_by = "producer",
-        .doc = "how long send() blocks on a full buffer"},
+        .doc = "how long send() blocks on a full buffer before BufferExhaustedException"},
     [KS_PCFG_MAX_REQUEST_SIZE] = {.type = KS_CFG_INT, .max = INT_MAX32, .def_old = 1048576,
         .read_by = "producer",
-        .doc = "largest request and largest record"},
+        .doc = "the largest request, and the largest record (RecordTooLargeException)"},
     [KS_PCFG_REQUEST_TIMEOUT_MS] = {.type = KS_CFG_INT, .max = INT_MAX32, .def_old = 30000,
-        .read_by = "producer", .doc = "client-side request timeout"},
+        .read_by = "producer", .doc = "a connection whose oldest request waited this long is closed, "
+                                      "failing every request in flight on it"},
     [KS_PCFG_DELIVERY_TIMEOUT_MS] = {.type = KS_CFG_INT, .max = INT_MAX32, .since = KS_KV(2, 1, 0),
-        .def_old = 120000, .read_by = "producer", .doc = "upper bound on send() to outcome (KIP-91, 2.1)"},
+        .def_old = 120000, .read_by = "producer",
+        .doc = "upper bound on send() to outcome; no retry after it (KIP-91, 2.1)"},
     [KS_PCFG_RETRIES] = {.type = KS_CFG_INT, .max = INT_MAX32, .changed = KS_KV(2, 1, 0),
         .def_old = 0, .def_new = INT_MAX32, .read_by = "producer", .doc = "0 before 2.1, Integer.MAX_VALUE from 2.1 (KIP-91)"},
     [KS_PCFG_RETRY_BACKOFF_MS] = {.type = KS_CFG_LONG, .max = LONG_MAX64, .def_old = 100,
-        .read_by = "producer", .doc = "first retry backoff"},
+        .read_by = "producer", .doc = "the backoff before a retry (the first one, from 3.7)"},
     [KS_PCFG_RETRY_BACKOFF_MAX_MS] = {.type = KS_CFG_LONG, .max = LONG_MAX64,
         .since = KS_KV(3, 7, 0), .def_old = 1000,
         .read_by = "producer", .doc = "exponential backoff ceiling (KIP-580, 3.7)"},
     [KS_PCFG_MAX_IN_FLIGHT] = {.type = KS_CFG_INT, .min = 1, .max = INT_MAX32, .def_old = 5,
-        .read_by = "producer", .doc = "unacknowledged requests per connection"},
+        .read_by = "producer",
+        .doc = "requests without a response per connection; 1 mutes a partition while its batch "
+               "is in flight"},
     [KS_PCFG_ENABLE_IDEMPOTENCE] = {.type = KS_CFG_BOOL, .changed = KS_KV(3, 0, 0), .def_old = 0,
         .def_new = 1, .read_by = "producer", .doc = "false before 3.0, true from 3.0 (KIP-679; effective from "
                              "3.0.1, 3.1.1 and 3.2.0, KAFKA-13598)"},
     [KS_PCFG_TRANSACTIONAL_ID] = {.type = KS_CFG_STRING, .read_by = "producer",
-        .doc = "enables transactions"},
+        .doc = "enables transactions; the coordinator is chosen by its hash"},
     [KS_PCFG_TRANSACTION_TIMEOUT_MS] = {.type = KS_CFG_INT, .min = 1, .max = INT_MAX32,
-        .def_old = 60000, .read_by = "coordinator", .doc = "coordinator aborts a transaction open longer than this"},
+        .def_old = 60000, .read_by = "coordinator",
+        .doc = "sent in InitProducerId: the coordinator aborts a transaction open longer than this"},
     [KS_PCFG_COMPRESSION_TYPE] = {.type = KS_CFG_ENUM, .choices = compression_choices,
         .read_by = "accumulator",
-        .doc = "per-batch codec; zstd from 2.1 (KIP-110)"},
+        .doc = "the batches' codec (see Compression); zstd from 2.1 (KIP-110)"},
     [KS_PCFG_PARTITIONER_CLASS] = {.type = KS_CFG_STRING,
-        .doc = "null = the built-in partitioner of the version"},
+        .doc = "null = the built-in partitioner of the version (the producer's partitioner key "
+               "chooses one)"},
     [KS_PCFG_PARTITIONER_ADAPTIVE] = {.type = KS_CFG_BOOL, .since = KS_KV(3, 3, 0), .def_old = 1,
         .read_by = "partitioner",
         .doc = "queue-length weighted partition choice (KIP-794, 3.3)"},
@@ -85,17 +94,19 @@ static const ks_cfg_def producer_defs[KS_PCFG__COUNT] = {
     [KS_PCFG_RECONNECT_BACKOFF_MS] = {.type = KS_CFG_LONG, .max = LONG_MAX64, .def_old = 50,
         .read_by = "producer", .doc = "wait before reconnecting after a connection closed"},
     [KS_PCFG_METADATA_MAX_AGE_MS] = {.type = KS_CFG_LONG, .max = LONG_MAX64, .def_old = 300000,
-        .read_by = "producer", .doc = "how often the producer refreshes its view of partitions"},
-    [KS_PCFG_CLIENT_ID] = {.type = KS_CFG_STRING, .read_by = "network",
-        .doc = "null = \"producer-N\" as KafkaProducer names it; sized into every request"},
+        .read_by = "producer", .doc = "how often the producer refreshes metadata and sees added partitions"},
+    [KS_PCFG_CLIENT_ID] = {.type = KS_CFG_STRING, .read_by = "producer",
+        .doc = "null = \"producer-<transactional.id>\" or \"producer-N\", as KafkaProducer names "
+               "it; sized into every request"},
 };
 
 static const ks_cfg_def broker_defs[KS_BCFG__COUNT] = {
     [KS_BCFG_NUM_IO_THREADS] = {.type = KS_CFG_INT, .min = 1, .max = 4096, .def_old = 8,
         .read_by = "broker", .doc = "request handler threads (ServerConfigs)"},
     [KS_BCFG_REQUEST_TIMEOUT_MS] = {.type = KS_CFG_INT, .min = 1, .max = INT_MAX32, .def_old = 30000,
-        .read_by = "coordinator",
-        .doc = "inter-broker requests such as WriteTxnMarkers time out after this"},
+        .read_by = "broker, coordinator",
+        .doc = "inter-broker requests time out after this: WriteTxnMarkers, and a leader's "
+               "AddPartitionsToTxn verification (3.6+)"},
     /* [K] server/.../ServerConfigs.MESSAGE_MAX_BYTES_DEFAULT = 1024 * 1024 +
      * Records.LOG_OVERHEAD; checked per batch by UnifiedLog.
      * analyzeAndValidateRecords (batch.sizeInBytes > maxMessageSize) */
@@ -115,7 +126,9 @@ static const ks_cfg_def broker_defs[KS_BCFG__COUNT] = {
         .def_old = 50, .read_by = "groups",
         .doc = "partitions of __consumer_offsets ([K] GroupCoordinatorConfig)"},
     [KS_BCFG_TXN_MAX_TIMEOUT_MS] = {.type = KS_CFG_INT, .min = 1, .max = INT_MAX32,
-        .def_old = 900000, .doc = "largest transaction.timeout.ms a producer may ask for"},
+        .def_old = 900000, .read_by = "coordinator",
+        .doc = "largest transaction.timeout.ms a producer may ask for: InitProducerId answers "
+               "INVALID_TRANSACTION_TIMEOUT above it"},
     [KS_BCFG_TXN_ABORT_INTERVAL_MS] = {.type = KS_CFG_INT, .min = 1, .max = INT_MAX32,
         .def_old = 10000, .read_by = "coordinator", .doc = "how often the coordinator looks for timed-out transactions"},
     [KS_BCFG_PRODUCER_ID_EXPIRATION_MS] = {.type = KS_CFG_INT, .min = 1, .max = INT_MAX32,
@@ -185,6 +198,15 @@ bool ks_kafka_version_parse(const char *s, ks_kafka_version *out)
         return false;
     *out = v;
     return true;
+}
+
+void ks_kafka_version_text(ks_kafka_version v, char *out, size_t n)
+{
+    int maj = v / 10000, min = v / 100 % 100, patch = v % 100;
+    if (patch == KS_KV_PATCH_LATEST || patch == 0)
+        snprintf(out, n, "%d.%d", maj, min);
+    else
+        snprintf(out, n, "%d.%d.%d", maj, min, patch);
 }
 
 ks_cfg_value ks_cfg_default(const ks_cfg_table *t, int i, ks_kafka_version v)

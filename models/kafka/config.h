@@ -14,6 +14,7 @@
 #define KS_KAFKA_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A Kafka release as major * 10000 + minor * 100 + patch. A version given
@@ -28,6 +29,8 @@ typedef int32_t ks_kafka_version;
 
 /* Parses "M.m" or "M.m.p" within the supported range. */
 bool ks_kafka_version_parse(const char *s, ks_kafka_version *out);
+/* Writes v as "3.9" (the newest patch of a line, or its .0) or "3.9.1". */
+void ks_kafka_version_text(ks_kafka_version v, char *out, size_t n);
 
 typedef enum ks_cfg_type {
     KS_CFG_INT,    /* Java int */

@@ -11,30 +11,20 @@
 #include <stdio.h>
 #include <string.h>
 
-/* "3.9" for the newest patch of a line (or its .0), else "3.9.1". */
-static void version_text(ks_kafka_version v, char *out, size_t n)
-{
-    int maj = v / 10000, min = v / 100 % 100, patch = v % 100;
-    if (patch == KS_KV_PATCH_LATEST || patch == 0)
-        snprintf(out, n, "%d.%d", maj, min);
-    else
-        snprintf(out, n, "%d.%d.%d", maj, min, patch);
-}
-
 /* True if Kafka kv has key i; else reports when it came or went. */
 static bool exists_in(ks_conf *L, const ks_cfg_table *t, ks_kafka_version kv, int i)
 {
     const ks_cfg_def *d = &t->defs[i];
     char ver[16];
     if (d->since && kv < d->since) {
-        version_text(d->since, ver, sizeof ver);
+        ks_kafka_version_text(d->since, ver, sizeof ver);
         ks_conf_err(L, "%s config \"%s\" does not exist before Kafka %s (kafka.version selects an "
                        "older release)",
                     t->what, t->names[i], ver);
         return false;
     }
     if (d->until && kv >= d->until) {
-        version_text(d->until, ver, sizeof ver);
+        ks_kafka_version_text(d->until, ver, sizeof ver);
         ks_conf_err(L, "%s config \"%s\" was removed in Kafka %s", t->what, t->names[i], ver);
         return false;
     }
