@@ -31,6 +31,8 @@ static const char usage_main[] =
     "  report RUN...       charts and a page (index.html, report.md) from runs\n"
     "  explain TRACE       a run step by step, as the notes draw it (text or\n"
     "                      Mermaid), with the partition logs as boxes\n"
+    "  export TRACE        the trace as Chrome's Trace Event format, for\n"
+    "                      Perfetto's UI and chrome://tracing\n"
     "  defaults            list the Kafka configs ksim knows, with defaults\n"
     "  partition           where keys go under Kafka's default partitioner\n"
     "  help [COMMAND]      show help for a command\n"
@@ -42,7 +44,7 @@ static const char usage_main[] =
     "Every command takes -h (--help). Options are --name VALUE or --name=VALUE;\n"
     "short ones combine (-qo DIR is -q -o DIR); -- ends the options. -o is\n"
     "where the command's output goes: run -o DIR and report -o DIR a\n"
-    "directory, explain -o FILE a file.\n"
+    "directory, explain -o FILE and export -o FILE a file.\n"
     "\n"
     "exit status: 0 success, 1 an expectation in the scenario failed,\n"
     "             2 bad usage or bad input (or outputs that cannot be written)\n"
@@ -77,6 +79,7 @@ static const command commands[] = {
     {"check", ks_cmd_check, ks_usage_check},
     {"report", ks_cmd_report, ks_usage_report},
     {"explain", ks_cmd_explain, ks_usage_explain},
+    {"export", ks_cmd_export, ks_usage_export},
     {"help", cmd_help, usage_help},
 };
 

@@ -6,6 +6,7 @@
  *   check           tools/check.c     scenarios against their expect blocks, for CI
  *   report          tools/report.c    gnuplot charts and a page from runs
  *   explain         tools/explain/    a run as a step-by-step sequence diagram
+ *   export          tools/export/     a trace in Chrome's Trace Event format
  *
  * Each takes the whole argv (argv[1] is the command's name), reads its
  * options with tools/options.h, prints its failures as "ksim CMD: ..."
@@ -22,6 +23,7 @@ int ks_cmd_partition(int argc, char **argv);
 int ks_cmd_check(int argc, char **argv);
 int ks_cmd_explain(int argc, char **argv);
 int ks_cmd_report(int argc, char **argv);
+int ks_cmd_export(int argc, char **argv);
 
 /* Their --help texts. */
 extern const char ks_usage_run[];
@@ -31,5 +33,6 @@ extern const char ks_usage_partition[];
 extern const char ks_usage_check[];
 extern const char ks_usage_explain[];
 extern const char ks_usage_report[];
+extern const char ks_usage_export[];
 
 #endif

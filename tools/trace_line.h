@@ -157,5 +157,9 @@ int ks_explain_stream(FILE *in, const char *name, FILE *out, char *err, size_t e
  * the metrics, fault, drain and ack lines used), the data rows discarded.
  * 0, or 2 with the reason in err. */
 int ks_report_stream(FILE *in, const char *name, char *err, size_t errlen);
+/* `ksim export --format chrome` of a whole trace read from in (named
+ * `name` in messages), written to out as it goes (a failure may leave
+ * part of it). 0, or 2 with the reason in err. */
+int ks_export_stream(FILE *in, const char *name, FILE *out, char *err, size_t errlen);
 
 #endif
