@@ -245,6 +245,8 @@ static bool dispatch(exporter *x, ks_tline *l)
         return fault(x, l);
     case KS_TR_RETRY:
         return ks_xp_retry(x, l);
+    case KS_TR_SPLIT: /* a batch the leader refused as too large, split */
+        return at_node(x, l, prod_node(x, l), TRK_NODE, "batch split", "batch");
     case KS_TR_PRODUCER:
         return producer_line(x, l);
     case KS_TR_TXN:
