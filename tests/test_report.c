@@ -440,6 +440,36 @@ static void same_runs_same_bytes(void **state)
     }
 }
 
+/* With no templates directory to be found (no --templates, no
+ * $KSIM_REPORTS_DIR, none in the working directory or beside the test's
+ * executable), the copies built into ksim draw the same scripts. */
+static void builtin_templates(void **state)
+{
+    (void)state;
+    const char *runs[] = {WORK "/alo"};
+    rc_is(report(WORK "/from-files", 1, runs, NULL), 0);
+    char *env = getenv("KSIM_REPORTS_DIR") ? ks_strdup(getenv("KSIM_REPORTS_DIR")) : NULL;
+    unsetenv("KSIM_REPORTS_DIR");
+    const char *argv[] = {"ksim", "report", "-o", WORK "/built-in", WORK "/alo"};
+    captured c = capture(ks_cmd_report, 5, argv);
+    if (env)
+        setenv("KSIM_REPORTS_DIR", env, 1);
+    free(env);
+    rc_is(c, 0);
+    for (size_t i = 0; i < N_CHARTS; i++) {
+        char name[128];
+        snprintf(name, sizeof name, "%s.gp", charts[i]);
+        if (!exists(path_in(WORK "/from-files", name)))
+            continue;
+        char *a = read_whole(path_in(WORK "/from-files", name));
+        char *b = read_whole(path_in(WORK "/built-in", name));
+        assert_non_null(b);
+        assert_string_equal(a, b);
+        free(a);
+        free(b);
+    }
+}
+
 /* Without gnuplot: exit 2, but the data, the scripts and the pages are
  * written, and the pages show no image. */
 static void without_gnuplot(void **state)
@@ -734,7 +764,7 @@ static void usage(void **state)
     rc_is(capture(ks_cmd_report, 3, help), KS_EXIT_OK);
     const char *tmpl[] = {"ksim", "report", "--templates", WORK, "-o", WORK "/t", WORK "/hello"};
     captured c = capture(ks_cmd_report, 7, tmpl);
-    assert_non_null(strstr(c.err, "cannot find the gnuplot templates"));
+    assert_non_null(strstr(c.err, "no gnuplot templates there"));
     rc_is(c, KS_EXIT_USAGE);
     assert_true(strlen(ks_usage_report) > 100);
 }
@@ -746,6 +776,7 @@ int main(void)
         cmocka_unit_test(record_level_with_a_fault),
         cmocka_unit_test(delivery_bars_follow_the_runs),
         cmocka_unit_test(panels_and_windows),
+        cmocka_unit_test(builtin_templates),
         cmocka_unit_test(labels_of_runs_sharing_a_name),
         cmocka_unit_test(summary_level_trace),
         cmocka_unit_test(same_runs_same_bytes),

@@ -34,6 +34,7 @@
 #include "tools/options.h"
 #include "tools/numfmt.h"
 #include "tools/status.h"
+#include "tools/templates.h"
 #include "tools/trace_line.h"
 
 #include <errno.h>
@@ -98,8 +99,10 @@ const char ks_usage_report[] =
     "  -o, --out DIR       output directory (default ksim-report; created)\n"
     "  --templates DIR     where the templates are (common.gp and one NAME.gp per\n"
     "                      chart); default: $KSIM_REPORTS_DIR, else ./reports,\n"
-    "                      else reports/ beside the directory of the ksim\n"
-    "                      executable (the source tree's, for a build in it)\n"
+    "                      else reports/ or share/ksim/reports beside the\n"
+    "                      directory of the ksim executable (the source tree's\n"
+    "                      for a build in it; the installed ones), else the\n"
+    "                      copies built into ksim\n"
     "  --format F          png, svg or both (default both)\n"
     "  -h, --help          show this help\n"
     "\n"
@@ -1658,9 +1661,17 @@ static char *chart_plot(const run_data *runs, size_t n, chart_id c, size_t *pane
     return NULL;
 }
 
-/* Reads a whole template (small files); NULL with a message printed. */
+/* Reads a whole template (small files) from tdir, or from the copies
+ * built into ksim when tdir is ""; NULL with a message printed. */
 static char *read_template(const char *tdir, const char *name)
 {
+    if (!*tdir) {
+        for (const ks_template *t = ks_builtin_templates; t->name; t++)
+            if (strcmp(t->name, name) == 0)
+                return ks_strdup(t->text);
+        ks_status_fail("report", "no built-in template %s.gp", name);
+        return NULL;
+    }
     char *path = fmt_str("%s/%s.gp", tdir, name);
     FILE *f = path ? fopen(path, "r") : NULL;
     if (!f) {
@@ -1772,40 +1783,47 @@ static bool write_script(const report_opts *o, const char *tdir, const run_data 
 
 /* ---- running gnuplot ------------------------------------------------ */
 
-/* Where the templates are: --templates, else $KSIM_REPORTS_DIR, else
- * ./reports, else reports/ beside the directory of the executable (the
- * source tree's, for a build directory in it). NULL with a message. */
+/* DIR when it holds common.gp (DIR is freed otherwise); NULL. */
+static char *templates_in(char *dir)
+{
+    char *common = dir ? path_join(dir, "common.gp") : NULL;
+    bool ok = common && file_exists(common);
+    free(common);
+    if (ok)
+        return dir;
+    free(dir);
+    return NULL;
+}
+
+/* Where the templates are: --templates, else $KSIM_REPORTS_DIR (either
+ * must hold them), else ./reports, else reports/ beside the directory of
+ * the executable (the source tree's, for a build directory in it), else
+ * share/ksim/reports beside it (where `cmake --install` puts them), else
+ * the copies built into ksim: "" (tools/templates.h). NULL with a
+ * message when a directory given does not hold them. */
 static char *find_templates(const report_opts *o)
 {
     const char *given = o->templates ? o->templates : getenv("KSIM_REPORTS_DIR");
-    char *cand = NULL;
     if (given && *given) {
-        cand = ks_strdup(given);
-    } else {
-        cand = ks_strdup("reports");
-        char *common = cand ? path_join(cand, "common.gp") : NULL;
-        char exe[4096];
-        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (cand && common && !file_exists(common) && len > 0) {
-            exe[len] = '\0';
-            char *bin = dir_of(exe);
-            free(cand);
-            cand = bin ? fmt_str("%s/../reports", bin) : NULL;
-            free(bin);
-        }
-        free(common);
+        char *dir = templates_in(ks_strdup(given));
+        if (!dir)
+            ks_status_fail("report", "%s: no gnuplot templates there (common.gp and one "
+                                     "NAME.gp per chart, as in the source tree's reports/)",
+                           given);
+        return dir;
     }
-    char *common = cand ? path_join(cand, "common.gp") : NULL;
-    if (common && file_exists(common)) {
-        free(common);
-        return cand;
+    char *dir = templates_in(ks_strdup("reports"));
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (!dir && len > 0) {
+        exe[len] = '\0';
+        char *bin = dir_of(exe);
+        dir = templates_in(bin ? fmt_str("%s/../reports", bin) : NULL);
+        if (!dir)
+            dir = templates_in(bin ? fmt_str("%s/../share/ksim/reports", bin) : NULL);
+        free(bin);
     }
-    ks_status_fail("report", "cannot find the gnuplot templates%s%s%s: give "
-                             "--templates DIR (the source tree's reports/) or set KSIM_REPORTS_DIR",
-                   common ? " (" : "", common ? common : "", common ? ")" : "");
-    free(common);
-    free(cand);
-    return NULL;
+    return dir ? dir : ks_strdup("");
 }
 
 /* Runs `gnuplot -e "out_suffix='.tmp'" NAME.gp` in DIR (the program is
