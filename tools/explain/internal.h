@@ -288,6 +288,7 @@ typedef struct explain {
     char verdict[32];
     int64_t end_t;
     uint64_t line_no;
+    bool read_all; /* parse every line (KSIM_EXPLAIN_READ_ALL): none passed over */
     bool oom;
 } explain;
 
