@@ -67,7 +67,9 @@ const char ks_usage_explain[] =
     "  -h, --help          show this help\n"
     "\n"
     "Offsets, logs and producer state are followed from the start of the\n"
-    "trace whatever the window. The trace is read one line at a time.\n"
+    "trace to its end whatever the window ([RESULT] shows the final logs);\n"
+    "outside the window, lines that change none of it are passed over\n"
+    "unparsed. The trace is read one line at a time.\n"
     "exit status: 0 explained, 2 bad usage or a trace that cannot be read\n";
 
 /* The lines above the steps: the run, its producers' delivery settings,
