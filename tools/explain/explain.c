@@ -4,10 +4,10 @@
  *
  * Owns: the command's options, opening the trace and the output, the
  * lines above the steps, and the loop that reads a trace (format 1) line
- * by line: the header (header.c), then every line through the shadow
- * model (state.c) into numbered steps (steps.c and the handlers), each
- * drawn as text (render_text.c) or Mermaid (render_mermaid.c), then
- * [RESULT] (result.c). tools/explain/internal.h lists the files.
+ * by line: the header (header.c), then every line up to --to through
+ * the shadow model (state.c) into numbered steps (steps.c and the
+ * handlers), each drawn as text (render_text.c) or Mermaid
+ * (render_mermaid.c), then [RESULT] (result.c). tools/explain/internal.h lists the files.
  *
  * Lines are read with tools/trace_line.h, whatever their JSON
  * formatting, and every field read is of the type the format gives it,
@@ -54,7 +54,10 @@ const char ks_usage_explain[] =
     "  --format F          text (default) or mermaid (a Mermaid sequenceDiagram)\n"
     "  --brief             text with one line per step, no diagrams or boxes\n"
     "  --from MS, --to MS  only the steps in this window of virtual time, in\n"
-    "                      milliseconds (e.g. --from 1000 --to 1113.5)\n"
+    "                      milliseconds (e.g. --from 1000 --to 1113.5). With\n"
+    "                      --to, the run up to --to is explained: [RESULT] shows\n"
+    "                      the logs and what each producer was told at --to\n"
+    "                      (the summary's verdicts stay the whole run's)\n"
     "  --record NAME       only the steps about this record, named as explain\n"
     "                      names it: \"record 12\" or 12 (its id), \"record A\" or A\n"
     "                      (its key; the first record with it): its send(), the\n"
@@ -66,10 +69,12 @@ const char ks_usage_explain[] =
     "  -o, --out FILE      write to FILE (whole, or not at all), not stdout\n"
     "  -h, --help          show this help\n"
     "\n"
-    "Offsets, logs and producer state are followed from the start of the\n"
-    "trace to its end whatever the window ([RESULT] shows the final logs);\n"
-    "outside the window, lines that change none of it are passed over\n"
-    "unparsed. The trace is read one line at a time.\n"
+    "The trace is read one line at a time, from its start whatever --from:\n"
+    "every earlier line feeds the offsets, logs and producer state the steps\n"
+    "and [RESULT] show, so --from cannot seek (lines before it that change\n"
+    "none of these are passed over unparsed). Reading stops at the first\n"
+    "line past --to (every line at --to is read): a trace is in time order.\n"
+    "Without --to it goes on to the end, and [RESULT] shows how the run ended.\n"
     "exit status: 0 explained, 2 bad usage or a trace that cannot be read\n";
 
 /* The lines above the steps: the run, its producers' delivery settings,
@@ -107,69 +112,58 @@ static void write_intro(explain *e, ks_sbuf *out)
                         "with --trace-level record to see each record)\n");
 }
 
-/* Is the line's time outside --from/--to? */
-static bool outside(const explain *e, int64_t t)
-{
-    return (e->o.has_from && t < e->o.from_ns) || (e->o.has_to && t > e->o.to_ns);
-}
+/* What the read loop does with a line, from its first bytes. */
+enum { LINE_PARSE, LINE_PASS, LINE_STOP };
 
-/* Does the line at `rest` (just after its kind) name a producer the
- * model knows, as ksim writes it (,"producer":"ID")? */
-static bool known_producer(const explain *e, const char *line, size_t len, size_t rest)
-{
-    static const char key[] = ",\"producer\":\"";
-    const char *id = line + rest + sizeof key - 1;
-    if (len < rest + sizeof key - 1 || memcmp(line + rest, key, sizeof key - 1) != 0)
-        return false;
-    size_t n = 0;
-    for (; id + n < line + len && id[n] != '"' && id[n] != '\\'; n++)
-        ;
-    for (size_t i = 0; id + n < line + len && id[n] == '"' && i < e->nprods; i++)
-        if (e->prods[i].id && strlen(e->prods[i].id) == n && memcmp(e->prods[i].id, id, n) == 0)
-            return true;
-    return false;
-}
-
-/* Can the line be passed over without parsing it, its output unchanged?
- * Outside the window, a kind ks_ex_handle_line returns at once for
- * (metrics, arrive, event). After --to, once the last step of the window
- * is drawn and no request fault waits for its send line, also a send or
- * a response of a known producer: they change only requests and steps,
- * never drawn from then on, and nothing [RESULT] shows. The kind is read
- * from the line's first bytes (ks_tl_peek); a line not written as ksim
- * writes it is parsed. */
-static bool passed_over(const explain *e, const char *line, size_t len)
+/* LINE_STOP for a line past --to: the trace is in time order, so none
+ * after it is in the window, and explain describes the run up to --to.
+ * LINE_PASS for a line before --from of a kind ks_ex_handle_line returns
+ * at once for (metrics, arrive, event): it changes nothing shown.
+ * LINE_PARSE for any other, and for a line not written as ksim writes it
+ * (ks_tl_peek reads the time and kind of those only): its time is known
+ * once it is parsed. */
+static int line_fate(const explain *e, const char *line, size_t len)
 {
     int64_t t;
     ks_trace_kind k;
     size_t rest;
-    if (e->read_all || !ks_tl_peek(line, len, &t, &k, &rest) || !outside(e, t))
-        return false;
-    if (k == KS_TR_METRICS || k == KS_TR_ARRIVE || k == KS_TR_EVENT)
-        return true;
-    bool tail = e->o.has_to && t > e->o.to_ns && !e->pf.on &&
-                (e->cur.kind == SK_NONE || e->cur.t > e->o.to_ns);
-    return tail && (k == KS_TR_SEND || k == KS_TR_RESPONSE) && known_producer(e, line, len, rest);
+    if (!ks_tl_peek(line, len, &t, &k, &rest))
+        return LINE_PARSE;
+    if (e->o.has_to && t > e->o.to_ns)
+        return LINE_STOP;
+    bool before = e->o.has_from && t < e->o.from_ns;
+    if (before && !e->read_all &&
+        (k == KS_TR_METRICS || k == KS_TR_ARRIVE || k == KS_TR_EVENT))
+        return LINE_PASS;
+    return LINE_PARSE;
 }
 
-/* Follows every line after the header, drawing the steps. Offsets, logs
- * and producer state are followed from the first line to the last: the
- * steps of the window and [RESULT] (the logs, what each producer was
- * told, how the run ended) need them, so reading goes on past --to; what
- * cannot change them is passed over unparsed (passed_over). */
+/* Follows the lines after the header, drawing the steps. Offsets, logs
+ * and producer state are followed from the first line: the steps of the
+ * window and [RESULT] (the logs, what each producer was told) show them,
+ * so every line before --from is read. Reading stops at the first line
+ * past --to (e->stopped_at_to): [RESULT] then shows the state at --to. */
 static bool read_steps(explain *e, ks_tl_reader *r, ks_tline *l, char *err, size_t errlen)
 {
     char *line;
     size_t len;
     for (;;) {
-        int got = ks_tl_reader_next(r, &line, &len);
+        int got = ks_tl_reader_next(r, &line, &len), fate = LINE_PARSE;
         if (got == 0)
             break;
-        if (got > 0 && passed_over(e, line, len))
+        if (got > 0 && (fate = line_fate(e, line, len)) == LINE_PASS)
             continue;
+        if (fate == LINE_STOP) {
+            e->stopped_at_to = true;
+            break;
+        }
         if (got < 0 || ks_tl_record(r, l, line, len) < 0) {
             snprintf(err, errlen, "%s:%" PRIu64 ": %s", e->o.trace, r->line_no, r->err);
             return false;
+        }
+        if (e->o.has_to && l->t > e->o.to_ns) { /* a line ks_tl_peek cannot read */
+            e->stopped_at_to = true;
+            break;
         }
         ks_ex_handle_line(e, l);
         if (ks_tline_error(l)) {
@@ -336,7 +330,11 @@ static bool explain_body(explain *e, ks_tl_reader *r, ks_tline *l, FILE *out, ch
         fprintf(e->out, "%s\n", ks_sb_str(&intro));
     bool ok = read_steps(e, r, l, err, errlen);
     if (ok && e->o.by_record && !e->o.has_record) {
-        snprintf(err, errlen, "%s: --record: no record has the key '%s'", e->o.trace,
+        char ms[32], to[48] = "";
+        ks_ex_fmt_ms(ms, sizeof ms, e->o.to_ns);
+        if (e->stopped_at_to) /* the key may come later */
+            snprintf(to, sizeof to, " up to t=%s ms", ms);
+        snprintf(err, errlen, "%s: --record: no record%s has the key '%s'", e->o.trace, to,
                  e->o.record_key);
         ok = false;
     }
