@@ -122,8 +122,9 @@ row "explain (window past the end): trace read rate" "$(rate "$ex")" "MB/s" ">="
 row "report: trace read rate (gnuplot included)" "$(rate "$rp")" "MB/s" ">=" 200
 # a window of about 200 steps (400 lines) near the start and near the
 # end, against the full read above (a window past the end), and with
-# every line parsed (KSIM_EXPLAIN_READ_ALL=1). [RESULT] shows the final
-# logs and what every producer was told: each reads to the last line
+# every line parsed (KSIM_EXPLAIN_READ_ALL=1). Reading stops at the
+# first line past --to ([RESULT] is the state there): the window near
+# the start reads little, the one near the end almost all of it
 n=$(wc -l < "$trace")
 win=$(awk -v n="$n" 'BEGIN { split(1000 " " 1400 " " (n - 1400) " " (n - 1000), at, " ")
                              for (i = 1; i <= 4; i++) want[at[i]] = i }
@@ -137,7 +138,7 @@ we_all=$(cpu env KSIM_EXPLAIN_READ_ALL=1 "$build/ksim" explain "$trace" --from "
 echo "explain 200-step window: near the start $ws s (every line parsed: $ws_all s)," \
      "near the end $we s ($we_all s); full read $ex s"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
-row "explain 200-step window near the start / full read" "$(ratio "$ws" "$ex")" "x" "<=" 1.1
+row "explain 200-step window near the start / full read" "$(ratio "$ws" "$ex")" "x" "<=" 0.1
 row "explain 200-step window near the end / full read" "$(ratio "$we" "$ex")" "x" "<=" 1.1
 
 echo
