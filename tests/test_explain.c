@@ -548,20 +548,62 @@ static void test_pipeline_brief(void **state)
     result_free(&r);
 }
 
+/* --from/--to: the steps in the window, and [RESULT] the state at --to
+ * (the retry's append at 1112.062043 ms, its response, ACK and the end
+ * line at 1113.062555 ms): every line at --to is read, none after it. */
 static void test_window(void **state)
 {
     fixture *fx = *state;
-    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, false);
+    run_scenario(fx, "seed-at-least-once", key_a, 1, KS_TL_RECORD, true);
     result r = explain(fx, fx->trace, "--from", "1000", "--to", "1112", NULL);
     assert_int_equal(r.rc, 0);
     assert_non_null(r.out);
     static const char *const steps[] = {
         "only the steps from t=1000.000 ms to t=1112.000 ms", "[STEP 1] t=1000.015 ms",
-        "[STEP 2] t=1111.015 ms", "retry(request 2: record A, attempt 2)", "[RESULT]",
-        "│ offset 1 : record A  ← duplicate of offset 0 │"};
+        "[STEP 2] t=1111.015 ms", "retry(request 2: record A, attempt 2)",
+        "[RESULT] the state at t=1112.000 ms, the end of the window: the trace goes on past it",
+        "Broker 0 (Partition P0): 1 record, log end offset 1", "│ offset 0 : record A │",
+        "no record is stored twice",
+        "delivery checker, over the whole run (summary.json beside the trace): ANOMALIES: 0 "
+        "lost, 1 duplicated"};
     assert_in_order(r.out, steps, sizeof steps / sizeof *steps);
     assert_lacks(r.out, "[STEP 3]");
     assert_lacks(r.out, "more step");
+    assert_lacks(r.out, "p1 was told");
+    assert_lacks(r.out, "the run ended");
+    result_free(&r);
+    /* 1 ns before the end: the duplicate is stored, p1 not yet told */
+    r = explain(fx, fx->trace, "--from", "1112", "--to", "1113.062554", "--brief", NULL);
+    assert_int_equal(r.rc, 0);
+    static const char *const before_end[] = {
+        "[STEP 1] t=1112.062 ms", "[RESULT] the state at t=1113.063 ms, the end of the window",
+        "offset 1 : record A  ← duplicate of offset 0"};
+    assert_in_order(r.out, before_end, sizeof before_end / sizeof *before_end);
+    assert_lacks(r.out, "p1 was told");
+    assert_lacks(r.out, "[STEP 2]");
+    result_free(&r);
+    /* at the end line's time: every line of that moment, the end line too */
+    r = explain(fx, fx->trace, "--from", "1112", "--to", "1113.062555", "--brief", NULL);
+    assert_int_equal(r.rc, 0);
+    static const char *const at_end[] = {
+        "[STEP 2] t=1113.063 ms", "[RESULT] the run ended complete at t=1113.063 ms",
+        "p1 was told: record A at offset 1 (1 acknowledged, 0 failed)",
+        "delivery checker (summary.json beside the trace): ANOMALIES"};
+    assert_in_order(r.out, at_end, sizeof at_end / sizeof *at_end);
+    assert_lacks(r.out, "end of the window");
+    result_free(&r);
+    /* a record not seen by --to may come later */
+    r = explain(fx, fx->trace, "--to", "1", "--record", "7", NULL);
+    assert_int_equal(r.rc, 0);
+    assert_has(r.out, "record 7 (id 7): not in the trace up to t=1.000 ms");
+    result_free(&r);
+    r = explain(fx, fx->trace, "--to", "1", "--record", "Z", NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "--record: no record up to t=1.000 ms has the key 'Z'");
+    result_free(&r);
+    r = explain(fx, fx->trace, "--record", "Z", NULL);
+    assert_int_equal(r.rc, 2);
+    assert_has(r.err, "--record: no record has the key 'Z'");
     result_free(&r);
 }
 
@@ -613,6 +655,13 @@ static void test_batch_level_consumers(void **state)
     assert_has(r.out, "c1 (read_committed) read 2 records (summary.json; which ones: a "
                       "record-level trace)");
     assert_lacks(r.out, "read 0 records");
+    result_free(&r);
+    /* with --to, the summary's count is the whole run's, not the state at --to */
+    r = explain(fx, fx->trace, "--to", "10", NULL);
+    assert_int_equal(r.rc, 0);
+    assert_has(r.out, "c1 (read_committed) read 2 records over the whole run (summary.json; "
+                      "which ones: a record-level trace)");
+    assert_has(r.out, "delivery checker, over the whole run (summary.json beside the trace)");
     result_free(&r);
     char path[600];
     snprintf(path, sizeof path, "%s/summary.json", fx->dir);

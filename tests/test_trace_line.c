@@ -302,6 +302,75 @@ static FILE *open_text(const char *text, size_t len)
     return f;
 }
 
+/* ks_tl_peek reads the time and kind of a line as ksim writes it, and
+ * only such a beginning; the line itself is ks_tl_record's to judge. */
+static void test_peek(void **state)
+{
+    (void)state;
+    int64_t t = 0;
+    ks_trace_kind k = KS_TR_HEADER;
+    size_t rest = 0;
+    static const char ev[] = "{\"t\":1022034,\"ev\":\"event\",\"kind\":\"timer\",\"n\":3}";
+    assert_true(ks_tl_peek(ev, sizeof ev - 1, &t, &k, &rest));
+    assert_int_equal(t, 1022034);
+    assert_int_equal(k, KS_TR_EVENT);
+    assert_int_equal(rest, strlen("{\"t\":1022034,\"ev\":\"event\""));
+    assert_true(ks_tl_peek("{\"t\":0,\"ev\":\"end\"}", 19, &t, &k, &rest));
+    assert_int_equal(t, 0);
+    assert_int_equal(k, KS_TR_END);
+    assert_true(ks_tl_peek("{\"t\":-5,\"ev\":\"zzz\"}", 19, &t, &k, &rest));
+    assert_int_equal(t, -5);
+    assert_int_equal(k, KS_TR__COUNT);
+    /* any other beginning is not peeked at */
+    static const char *const no[] = {
+        "{\"ev\":\"ack\",\"t\":1}",         /* another order */
+        "{ \"t\":1,\"ev\":\"ack\"}",        /* whitespace */
+        "{\"t\":01,\"ev\":\"ack\"}",        /* a leading zero */
+        "{\"t\":-0,\"ev\":\"ack\"}",        /* a real */
+        "{\"t\":1.5,\"ev\":\"ack\"}",       /* a real */
+        "{\"t\":1e3,\"ev\":\"ack\"}",       /* a real */
+        "{\"t\":1234567890123456789,\"ev\":\"ack\"}", /* 19 digits */
+        "{\"t\":\"1\",\"ev\":\"ack\"}",     /* a string */
+        "{\"t\":1,\"ev\":\"a\\u0063k\"}",    /* an escape */
+        "{\"t\":1,\"ev\":\"ack\" }",        /* whitespace after it */
+        "{\"t\":1,\"ev\":\"ack",            /* cut */
+        "{\"t\":1,\"ev\":ack}",              /* not a string */
+        "{\"t\":",
+        "",
+    };
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        assert_false(ks_tl_peek(no[i], strlen(no[i]), &t, &k, &rest));
+    /* only the bytes given are read */
+    assert_false(ks_tl_peek(ev, 12, &t, &k, &rest));
+}
+
+/* ks_tl_record parses a line the reader returned as ks_tl_next does. */
+static void test_record_of_line(void **state)
+{
+    (void)state;
+    static const char text[] = "{\"t\":7,\"ev\":\"ack\",\"record\":3}\n{\"x\":1}\n{\"t\":8,\"ev\":\"end\"}\n";
+    FILE *f = open_text(text, sizeof text - 1);
+    ks_tl_reader r;
+    ks_tl_reader_init(&r, f);
+    ks_tline l;
+    ks_tline_init(&l);
+    char *line;
+    size_t len;
+    assert_int_equal(ks_tl_reader_next(&r, &line, &len), 1);
+    assert_int_equal(ks_tl_record(&r, &l, line, len), 1);
+    assert_int_equal(l.t, 7);
+    assert_int_equal(l.kind, KS_TR_ACK);
+    assert_int_equal(ks_tl_int(&l, "record", -1), 3);
+    assert_int_equal(ks_tl_reader_next(&r, &line, &len), 1);
+    assert_int_equal(ks_tl_record(&r, &l, line, len), -1);
+    assert_non_null(strstr(r.err, "not a trace record"));
+    assert_int_equal(ks_tl_next(&r, &l), 1); /* and reading goes on */
+    assert_int_equal(l.kind, KS_TR_END);
+    ks_tl_reader_free(&r);
+    fclose(f);
+    ks_tline_free(&l);
+}
+
 static void test_reader_lines(void **state)
 {
     (void)state;
@@ -454,6 +523,8 @@ int main(void)
         cmocka_unit_test(test_nul),
         cmocka_unit_test(test_typed_reads),
         cmocka_unit_test(test_not_objects),
+        cmocka_unit_test(test_peek),
+        cmocka_unit_test(test_record_of_line),
         cmocka_unit_test(test_reader_lines),
         cmocka_unit_test(test_reader_records),
         cmocka_unit_test(test_reader_long_lines),

@@ -8,8 +8,9 @@
 # and producers (1 ... 1000) grow, for each keyless partitioner; the fixed
 # cost of a 100 000-partition run; what record-level tracing costs; and
 # the rates at which explain and report read a trace, next to Python's
-# json module on the same lines. Figures are wall clock on this machine:
-# run it on an idle one, and read the ratios. Nothing is asserted; the
+# json module on the same lines, and explain's time for a 200-step window
+# near the start and near the end of that trace. Figures are wall clock
+# on this machine: run it on an idle one, and read the ratios. Nothing is asserted; the
 # last column says whether a target is met.
 #   KSIM_BENCH_QUICK=1   fewer records (a smoke run, for the figures' shape)
 set -euo pipefail
@@ -119,6 +120,26 @@ row "python3 json.loads (reference)" "$(rate "$py")" "MB/s" ">=" 0
 row "explain read rate / python's" "$(awk -v a="$py" -v b="$ex" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')" "x" ">=" 5
 row "explain (window past the end): trace read rate" "$(rate "$ex")" "MB/s" ">=" 200
 row "report: trace read rate (gnuplot included)" "$(rate "$rp")" "MB/s" ">=" 200
+# a window of about 200 steps (400 lines) near the start and near the
+# end, against the full read above (a window past the end), and with
+# every line parsed (KSIM_EXPLAIN_READ_ALL=1). Reading stops at the
+# first line past --to ([RESULT] is the state there): the window near
+# the start reads little, the one near the end almost all of it
+n=$(wc -l < "$trace")
+win=$(awk -v n="$n" 'BEGIN { split(1000 " " 1400 " " (n - 1400) " " (n - 1000), at, " ")
+                             for (i = 1; i <= 4; i++) want[at[i]] = i }
+       (NR in want) { t[want[NR]] = substr($0, 6) + 0 }
+       END { for (i = 1; i <= 4; i++) printf "%d.%06d ", t[i] / 1000000, t[i] % 1000000 }' "$trace")
+read -r ws_from ws_to we_from we_to <<< "$win"
+ws=$(cpu "$build/ksim" explain "$trace" --from "$ws_from" --to "$ws_to")
+we=$(cpu "$build/ksim" explain "$trace" --from "$we_from" --to "$we_to")
+ws_all=$(cpu env KSIM_EXPLAIN_READ_ALL=1 "$build/ksim" explain "$trace" --from "$ws_from" --to "$ws_to")
+we_all=$(cpu env KSIM_EXPLAIN_READ_ALL=1 "$build/ksim" explain "$trace" --from "$we_from" --to "$we_to")
+echo "explain 200-step window: near the start $ws s (every line parsed: $ws_all s)," \
+     "near the end $we s ($we_all s); full read $ex s"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+row "explain 200-step window near the start / full read" "$(ratio "$ws" "$ex")" "x" "<=" 0.1
+row "explain 200-step window near the end / full read" "$(ratio "$we" "$ex")" "x" "<=" 1.1
 
 echo
 printf '%-52s %10s %-10s %3s %-8s %s\n' "what" "figure" "unit" "" "target" "met"

@@ -887,13 +887,8 @@ static ks_trace_kind kind_of(const char *ev, size_t len)
     return KS_TR__COUNT;
 }
 
-int ks_tl_next(ks_tl_reader *r, ks_tline *l)
+int ks_tl_record(ks_tl_reader *r, ks_tline *l, char *line, size_t len)
 {
-    char *line;
-    size_t len;
-    int got = ks_tl_reader_next(r, &line, &len);
-    if (got <= 0)
-        return got;
     if (!ks_tline_parse(l, line, len)) {
         snprintf(r->err, sizeof r->err, "%.160s", l->why);
         return -1;
@@ -913,4 +908,49 @@ int ks_tl_next(ks_tl_reader *r, ks_tline *l)
     l->ev = ev->s;
     l->kind = kind_of(ev->s, ev->len);
     return 1;
+}
+
+int ks_tl_next(ks_tl_reader *r, ks_tline *l)
+{
+    char *line;
+    size_t len;
+    int got = ks_tl_reader_next(r, &line, &len);
+    return got <= 0 ? got : ks_tl_record(r, l, line, len);
+}
+
+/* The integer written at p (JSON's form: no leading zero, no '+'), at
+ * most 18 digits; the bytes after it in *end. False when none is. */
+static bool peek_int(const char *p, const char *stop, int64_t *v, const char **end)
+{
+    bool neg = p < stop && *p == '-';
+    p += neg;
+    const char *d = p;
+    int64_t n = 0;
+    for (; p < stop && *p >= '0' && *p <= '9' && p - d < 18; p++)
+        n = n * 10 + (*p - '0');
+    if (p == d || (p < stop && *p >= '0' && *p <= '9') || (*d == '0' && p - d > 1) ||
+        (neg && n == 0))
+        return false; /* none, too long, a leading zero, or -0 (a real) */
+    *v = neg ? -n : n;
+    *end = p;
+    return true;
+}
+
+bool ks_tl_peek(const char *line, size_t len, int64_t *t, ks_trace_kind *kind, size_t *rest)
+{
+    static const char head[] = "{\"t\":", mid[] = ",\"ev\":\"";
+    const char *p = line, *stop = line + len, *q;
+    if (len < sizeof head - 1 || memcmp(p, head, sizeof head - 1) != 0 ||
+        !peek_int(p + sizeof head - 1, stop, t, &p))
+        return false;
+    if ((size_t)(stop - p) < sizeof mid - 1 || memcmp(p, mid, sizeof mid - 1) != 0)
+        return false;
+    p += sizeof mid - 1;
+    for (q = p; q < stop && *q != '"' && *q != '\\'; q++)
+        ;
+    if (q + 1 >= stop || *q != '"' || (q[1] != ',' && q[1] != '}'))
+        return false;
+    *kind = kind_of(p, (size_t)(q - p));
+    *rest = (size_t)(q + 1 - line);
+    return true;
 }

@@ -146,6 +146,17 @@ int ks_tl_reader_next(ks_tl_reader *r, char **line, size_t *len);
  * cannot be read or is no trace record (r->err says why; r->line_no is
  * its number; after a line that is no record, the next call reads on). */
 int ks_tl_next(ks_tl_reader *r, ks_tline *l);
+/* A line ks_tl_reader_next returned, parsed as ks_tl_next parses the
+ * lines it reads: 1, or -1 (r->err says why). */
+int ks_tl_record(ks_tl_reader *r, ks_tline *l, char *line, size_t len);
+/* The time and kind of a line as ksim writes it, from its first bytes and
+ * without parsing it: true when line[0..len) begins {"t":T,"ev":"KIND"
+ * (T an integer of at most 18 digits, KIND without escapes) followed by
+ * ',' or '}'; *kind is KS_TR__COUNT for a name this ksim does not know,
+ * *rest the offset of that ',' or '}'. False for any other beginning.
+ * Nothing after it is checked: a line that must be checked is for
+ * ks_tl_record. */
+bool ks_tl_peek(const char *line, size_t len, int64_t *t, ks_trace_kind *kind, size_t *rest);
 
 /* ---- the readers built on it, callable in-process ------------------------------ */
 

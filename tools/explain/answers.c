@@ -86,10 +86,12 @@ void ks_ex_on_response(explain *e, ks_tline *j, int64_t t)
     s->style = MS_RESP;
     const char *error = ks_tl_str(j, "error", "");
     request *q = ks_ex_request_get(e, p, s->request);
-    char ack[128];
-    ks_ex_ack_label(e, q, error, ack, sizeof ack);
-    ks_sb_puts(&s->label, ack);
-    describe_response(e, s, q, error);
+    if (ks_ex_step_drawn(e, s)) {
+        char ack[128];
+        ks_ex_ack_label(e, q, error, ack, sizeof ack);
+        ks_sb_puts(&s->label, ack);
+        describe_response(e, s, q, error);
+    }
     ks_ex_touch_request(e, q);
     if (q)
         ks_ex_request_free(ks_u64map_del(&e->requests, ks_ex_obj_key(p, s->request)));
@@ -105,15 +107,17 @@ static const char *error_reason(const char *error)
     return "";
 }
 
-static void tell(explain *e, size_t p, const char *nm, int64_t offset, const char *error)
+static void tell(explain *e, size_t p, uint64_t id, int64_t offset, const char *error)
 {
     producer *pr = &e->prods[p];
+    char nm[NAME_BUF];
     bool ok = ks_ex_no_error(error);
     if (ok)
         pr->acked++;
     else
         pr->failed++;
     if (pr->ntold++ < TOLD_MAX) {
+        ks_ex_record_name(e, id, nm, sizeof nm);
         ks_sb_printf(&pr->told, "%s%s ", pr->ntold > 1 ? ", " : "", nm);
         if (!ok)
             ks_sb_printf(&pr->told, "failed (%s)", error);
@@ -135,8 +139,7 @@ void ks_ex_on_ack(explain *e, ks_tline *j, int64_t t)
     bool ok = ks_ex_no_error(error), sel = e->o.has_record && id == e->o.record;
     ks_ex_fifo_remove(part != NONE ? ks_ex_fifo_of(e, p, part, false) : NULL, id);
     char nm[NAME_BUF], line[NAME_BUF + 160];
-    ks_ex_record_name(e, id, nm, sizeof nm);
-    tell(e, p, nm, offset, error);
+    tell(e, p, id, offset, error);
     if (sel && ok)
         snprintf(line, sizeof line, "%s was told: offset %" PRId64, e->prods[p].id, offset);
     else if (sel)
@@ -165,6 +168,7 @@ void ks_ex_on_ack(explain *e, ks_tline *j, int64_t t)
         return;
     }
     bool no_retry = !ok && s->kind == SK_RESPONSE && e->prods[p].retries == 0;
+    ks_ex_record_name(e, id, nm, sizeof nm);
     if (ok)
         snprintf(line, sizeof line, "send() of %s completes: offset %" PRId64, nm, offset);
     else

@@ -200,8 +200,12 @@ void ks_ex_on_append(explain *e, ks_tline *j, int64_t t)
         e->cur.from = (lane){'B', a.broker};
     }
     ks_sbuf sentence = {0};
-    append_sentence(e, &a, &sentence);
-    if (a.result && strcmp(a.result, DUPLICATE_RESULT) != 0) {
+    bool drawn = ks_ex_step_drawn(e, &e->cur); /* else its text is not built */
+    if (drawn)
+        append_sentence(e, &a, &sentence);
+    if (a.result && strcmp(a.result, DUPLICATE_RESULT) != 0 && !drawn) {
+        e->cur.style = MS_NOTE;
+    } else if (a.result && strcmp(a.result, DUPLICATE_RESULT) != 0) {
         char names[NAME_BUF * 4];
         ks_ex_batch_names(e, a.b, names, sizeof names);
         e->cur.style = MS_NOTE;

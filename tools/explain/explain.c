@@ -4,10 +4,10 @@
  *
  * Owns: the command's options, opening the trace and the output, the
  * lines above the steps, and the loop that reads a trace (format 1) line
- * by line: the header (header.c), then every line through the shadow
- * model (state.c) into numbered steps (steps.c and the handlers), each
- * drawn as text (render_text.c) or Mermaid (render_mermaid.c), then
- * [RESULT] (result.c). tools/explain/internal.h lists the files.
+ * by line: the header (header.c), then every line up to --to through
+ * the shadow model (state.c) into numbered steps (steps.c and the
+ * handlers), each drawn as text (render_text.c) or Mermaid
+ * (render_mermaid.c), then [RESULT] (result.c). tools/explain/internal.h lists the files.
  *
  * Lines are read with tools/trace_line.h, whatever their JSON
  * formatting, and every field read is of the type the format gives it,
@@ -54,7 +54,10 @@ const char ks_usage_explain[] =
     "  --format F          text (default) or mermaid (a Mermaid sequenceDiagram)\n"
     "  --brief             text with one line per step, no diagrams or boxes\n"
     "  --from MS, --to MS  only the steps in this window of virtual time, in\n"
-    "                      milliseconds (e.g. --from 1000 --to 1113.5)\n"
+    "                      milliseconds (e.g. --from 1000 --to 1113.5). With\n"
+    "                      --to, the run up to --to is explained: [RESULT] shows\n"
+    "                      the logs and what each producer was told at --to\n"
+    "                      (the summary's verdicts stay the whole run's)\n"
     "  --record NAME       only the steps about this record, named as explain\n"
     "                      names it: \"record 12\" or 12 (its id), \"record A\" or A\n"
     "                      (its key; the first record with it): its send(), the\n"
@@ -66,8 +69,12 @@ const char ks_usage_explain[] =
     "  -o, --out FILE      write to FILE (whole, or not at all), not stdout\n"
     "  -h, --help          show this help\n"
     "\n"
-    "Offsets, logs and producer state are followed from the start of the\n"
-    "trace whatever the window. The trace is read one line at a time.\n"
+    "The trace is read one line at a time, from its start whatever --from:\n"
+    "every earlier line feeds the offsets, logs and producer state the steps\n"
+    "and [RESULT] show, so --from cannot seek (lines before it that change\n"
+    "none of these are passed over unparsed). Reading stops at the first\n"
+    "line past --to (every line at --to is read): a trace is in time order.\n"
+    "Without --to it goes on to the end, and [RESULT] shows how the run ended.\n"
     "exit status: 0 explained, 2 bad usage or a trace that cannot be read\n";
 
 /* The lines above the steps: the run, its producers' delivery settings,
@@ -105,16 +112,58 @@ static void write_intro(explain *e, ks_sbuf *out)
                         "with --trace-level record to see each record)\n");
 }
 
-/* Follows every line after the header, drawing the steps. */
+/* What the read loop does with a line, from its first bytes. */
+enum { LINE_PARSE, LINE_PASS, LINE_STOP };
+
+/* LINE_STOP for a line past --to: the trace is in time order, so none
+ * after it is in the window, and explain describes the run up to --to.
+ * LINE_PASS for a line before --from of a kind ks_ex_handle_line returns
+ * at once for (metrics, arrive, event): it changes nothing shown.
+ * LINE_PARSE for any other, and for a line not written as ksim writes it
+ * (ks_tl_peek reads the time and kind of those only): its time is known
+ * once it is parsed. */
+static int line_fate(const explain *e, const char *line, size_t len)
+{
+    int64_t t;
+    ks_trace_kind k;
+    size_t rest;
+    if (!ks_tl_peek(line, len, &t, &k, &rest))
+        return LINE_PARSE;
+    if (e->o.has_to && t > e->o.to_ns)
+        return LINE_STOP;
+    bool before = e->o.has_from && t < e->o.from_ns;
+    if (before && !e->read_all &&
+        (k == KS_TR_METRICS || k == KS_TR_ARRIVE || k == KS_TR_EVENT))
+        return LINE_PASS;
+    return LINE_PARSE;
+}
+
+/* Follows the lines after the header, drawing the steps. Offsets, logs
+ * and producer state are followed from the first line: the steps of the
+ * window and [RESULT] (the logs, what each producer was told) show them,
+ * so every line before --from is read. Reading stops at the first line
+ * past --to (e->stopped_at_to): [RESULT] then shows the state at --to. */
 static bool read_steps(explain *e, ks_tl_reader *r, ks_tline *l, char *err, size_t errlen)
 {
+    char *line;
+    size_t len;
     for (;;) {
-        int got = ks_tl_next(r, l);
+        int got = ks_tl_reader_next(r, &line, &len), fate = LINE_PARSE;
         if (got == 0)
             break;
-        if (got < 0) {
+        if (got > 0 && (fate = line_fate(e, line, len)) == LINE_PASS)
+            continue;
+        if (fate == LINE_STOP) {
+            e->stopped_at_to = true;
+            break;
+        }
+        if (got < 0 || ks_tl_record(r, l, line, len) < 0) {
             snprintf(err, errlen, "%s:%" PRIu64 ": %s", e->o.trace, r->line_no, r->err);
             return false;
+        }
+        if (e->o.has_to && l->t > e->o.to_ns) { /* a line ks_tl_peek cannot read */
+            e->stopped_at_to = true;
+            break;
         }
         ks_ex_handle_line(e, l);
         if (ks_tline_error(l)) {
@@ -281,7 +330,11 @@ static bool explain_body(explain *e, ks_tl_reader *r, ks_tline *l, FILE *out, ch
         fprintf(e->out, "%s\n", ks_sb_str(&intro));
     bool ok = read_steps(e, r, l, err, errlen);
     if (ok && e->o.by_record && !e->o.has_record) {
-        snprintf(err, errlen, "%s: --record: no record has the key '%s'", e->o.trace,
+        char ms[32], to[48] = "";
+        ks_ex_fmt_ms(ms, sizeof ms, e->o.to_ns);
+        if (e->stopped_at_to) /* the key may come later */
+            snprintf(to, sizeof to, " up to t=%s ms", ms);
+        snprintf(err, errlen, "%s: --record: no record%s has the key '%s'", e->o.trace, to,
                  e->o.record_key);
         ok = false;
     }
@@ -329,6 +382,10 @@ int ks_cmd_explain(int argc, char **argv)
     explain *e = calloc(1, sizeof *e);
     if (!e)
         return KS_EXIT_USAGE;
+    /* every line parsed and followed, none passed over: the reference the
+     * tests compare windows with (tests/explain_window_check.sh) */
+    const char *all = getenv("KSIM_EXPLAIN_READ_ALL");
+    e->read_all = all && *all && strcmp(all, "0") != 0;
     int rc = parse_args(argc, argv, &e->o);
     if (rc) {
         free(e);

@@ -289,6 +289,8 @@ typedef struct explain {
     char verdict[32];
     int64_t end_t;
     uint64_t line_no;
+    bool read_all; /* parse every line (KSIM_EXPLAIN_READ_ALL): none passed over */
+    bool stopped_at_to; /* reading stopped at a line past --to: the state is --to's */
     bool oom;
 } explain;
 

@@ -4,6 +4,8 @@
  * consumers read, where the --record record went, and, when
  * DIR/summary.json beside the trace is this run's, what the delivery
  * checker found (its verdicts named as models/check/verdicts.h names them).
+ * The state is the trace's last line's, or --to's when reading stopped
+ * there; what the summary says is the whole run's, and said to be so.
  *
  * Owns: reading that summary, every field it uses type-checked.
  */
@@ -115,7 +117,8 @@ static void checker_lines(const explain *e, ks_sbuf *out)
     const json_t *d = json_object_get(e->summary, "delivery"), *a;
     if (!json_is_object(d))
         return;
-    ks_sb_printf(out, "delivery checker (%s): %s: ",
+    ks_sb_printf(out, "delivery checker%s (%s): %s: ",
+                 e->stopped_at_to ? ", over the whole run" : "",
                  e->summary_ran ? "the run's summary" : "summary.json beside the trace",
                  json_is_true(json_object_get(d, "ok")) ? "ok" : "ANOMALIES");
     ks_verdicts_phrases(out, d, true);
@@ -218,10 +221,11 @@ static void result_told(const explain *e, ks_sbuf *out)
             const json_t *n = json_object_get(
                 json_object_get(json_object_get(e->summary, "consumers"), c->id), "records");
             if (json_is_integer(n))
-                ks_sb_printf(out, "%s (%s) read %" JSON_INTEGER_FORMAT " record%s (summary.json; "
-                                  "which ones: a record-level trace)\n",
+                ks_sb_printf(out, "%s (%s) read %" JSON_INTEGER_FORMAT " record%s%s "
+                                  "(summary.json; which ones: a record-level trace)\n",
                              c->id, c->isolation, json_integer_value(n),
-                             json_integer_value(n) == 1 ? "" : "s");
+                             json_integer_value(n) == 1 ? "" : "s",
+                             e->stopped_at_to ? " over the whole run" : "");
             else
                 ks_sb_printf(out, "%s (%s): what it read is in a record-level trace only\n",
                              c->id, c->isolation);
@@ -232,17 +236,25 @@ static void result_told(const explain *e, ks_sbuf *out)
                      ks_sb_str(&c->read), c->records > TOLD_MAX ? ", \xE2\x80\xA6" : "");
     }
     if (e->o.has_record) {
-        char nm[NAME_BUF];
+        char nm[NAME_BUF], to[32];
+        ks_ex_fmt_ms(to, sizeof to, e->o.to_ns);
         ks_ex_record_name(e, e->o.record, nm, sizeof nm);
         ks_sb_printf(out, "%s (id %" PRIu64 "): ", nm, e->o.record);
         for (const char *s = ks_sb_str(&e->sel_fate); *s; s++)
             ks_sb_puts(out, *s == '\n' ? "; " : (char[2]){*s, '\0'});
-        ks_sb_puts(out, e->sel_fate.len ? "\n" : "not in this trace\n");
+        if (e->sel_fate.len)
+            ks_sb_puts(out, "\n");
+        else if (e->stopped_at_to)
+            ks_sb_printf(out, "not in the trace up to t=%s ms\n", to);
+        else
+            ks_sb_puts(out, "not in this trace\n");
     }
 }
 
 /* "… N more steps", then [RESULT]: the logs, what producers were told,
- * transactions, consumers, and the delivery checker's verdicts. */
+ * transactions, consumers, and the delivery checker's verdicts. After a
+ * read stopped past --to, the state at --to, the summary's figures (the
+ * whole run's) said to be so. */
 void ks_ex_render_result(explain *e)
 {
     char ms[32];
@@ -251,8 +263,11 @@ void ks_ex_render_result(explain *e)
     if (e->more > 0)
         ks_sb_printf(&head, "\xE2\x80\xA6 %" PRId64 " more step%s (use --from/--to)\n\n", e->more,
                      e->more == 1 ? "" : "s");
-    ks_ex_fmt_ms(ms, sizeof ms, e->end_t);
-    if (e->ended)
+    ks_ex_fmt_ms(ms, sizeof ms, e->stopped_at_to ? e->o.to_ns : e->end_t);
+    if (e->stopped_at_to)
+        ks_sb_printf(&head, "[RESULT] the state at t=%s ms, the end of the window: the trace goes "
+                            "on past it", ms);
+    else if (e->ended)
         ks_sb_printf(&head, "[RESULT] the run ended %s at t=%s ms", e->verdict, ms);
     else
         ks_sb_puts(&head, "[RESULT] the trace stops before its end line: the run was cut short");

@@ -88,9 +88,11 @@ void ks_ex_on_produce(explain *e, ks_tline *j, int64_t t)
         s->about_record = true;
         e->sel_part = part;
     }
-    char nm[NAME_BUF];
-    ks_ex_record_name(e, id, nm, sizeof nm);
-    ks_ex_step_add_name(s, nm);
+    if (ks_ex_step_drawn(e, s)) { /* the names are for its text only */
+        char nm[NAME_BUF];
+        ks_ex_record_name(e, id, nm, sizeof nm);
+        ks_ex_step_add_name(s, nm);
+    }
     note_txn_record(e, p, part);
     describe_produce(e, s, part, part == NONE);
 }
@@ -185,7 +187,8 @@ void ks_ex_on_drain(explain *e, ks_tline *j, int64_t t)
     }
     for (size_t i = 0; !retry && s->produced > 0 && i < b->nrecs; i++)
         s->produced_sent += b->recs[i] >= (uint64_t)s->first_produced;
-    ks_ex_step_add_batch(e, b);
+    if (ks_ex_step_drawn(e, s))
+        ks_ex_step_add_batch(e, b);
     ks_ex_step_touch(e, part);
     s->about_record = s->about_record || b->selected;
     describe_send(e, s, b);
