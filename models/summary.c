@@ -123,7 +123,11 @@ static json_t *brokers_json(const ks_world *w)
     return arr;
 }
 
-static json_t *partitions_json(const ks_world *w)
+static bool expect_reads_partition(const ks_world *w, const char *name);
+
+/* The "partitions" object: every partition, or with `only_expected` those
+ * the expect block reads. */
+static json_t *partitions_json(const ks_world *w, bool only_expected)
 {
     json_t *o = json_object();
     for (uint32_t i = 0; i < w->partition_count; i++) {
@@ -132,6 +136,8 @@ static json_t *partitions_json(const ks_world *w)
             continue;
         char name[320];
         snprintf(name, sizeof name, "%s-%u", w->sc->topics[p->topic].name, p->index);
+        if (only_expected && !expect_reads_partition(w, name))
+            continue;
         json_t *j = json_object();
         json_object_set_new(j, "leader", json_integer(p->leader));
         json_object_set_new(j, "records", json_integer((json_int_t)p->records));
@@ -384,23 +390,33 @@ static char *partitions_text(const ks_world *w)
     return t.s;
 }
 
-/* Does the expect block look into "partitions"? */
-static bool expect_reads_partitions(const ks_world *w)
+/* Does an expect key name partition `name` ("partitions.NAME" or
+ * "partitions.NAME.field": topic names may hold dots, so the name is
+ * matched whole, not cut at a dot)? */
+static bool expect_reads_partition(const ks_world *w, const char *name)
 {
     const char *k;
     json_t *v;
+    size_t len = strlen(name);
     json_object_foreach(w->sc->expect, k, v) {
-        if (strncmp(k, "partitions", 10) == 0)
+        if (strncmp(k, "partitions.", 11) == 0 && strncmp(k + 11, name, len) == 0 &&
+            (k[11 + len] == '.' || k[11 + len] == '\0'))
             return true;
     }
     return false;
+}
+
+/* Does the expect block read the "partitions" object whole? */
+static bool expect_reads_all_partitions(const ks_world *w)
+{
+    return json_object_get(w->sc->expect, "partitions") != NULL;
 }
 
 static json_t *summary_tree(const ks_world *w, json_t *partitions);
 
 json_t *ks_world_summary(const ks_world *w)
 {
-    return summary_tree(w, partitions_json(w));
+    return summary_tree(w, partitions_json(w, false));
 }
 
 json_t *ks_world_summary_lean(const ks_world *w, char **partitions)
@@ -409,18 +425,26 @@ json_t *ks_world_summary_lean(const ks_world *w, char **partitions)
     uint32_t n = 0;
     for (uint32_t i = 0; i < w->partition_count && n <= KS_SUMMARY_TREE_PARTITIONS; i++)
         n += w->partitions[i].exists;
-    if (n <= KS_SUMMARY_TREE_PARTITIONS || expect_reads_partitions(w))
+    if (n <= KS_SUMMARY_TREE_PARTITIONS || expect_reads_all_partitions(w))
         return ks_world_summary(w);
     if (!(*partitions = partitions_text(w)))
         return NULL;
-    return summary_tree(w, json_null());
+    return summary_tree(w, partitions_json(w, true));
 }
 
 int ks_summary_dumpf(const json_t *summary, const char *partitions, FILE *f, size_t flags)
 {
     if (!partitions)
         return json_dumpf(summary, f, flags);
-    char *s = json_dumps(summary, flags);
+    /* the tree's "partitions" holds only what the expect block reads: a
+     * shallow copy with null there, where the text goes */
+    json_t *shallow = json_copy((json_t *)summary);
+    if (!shallow || json_object_set_new(shallow, "partitions", json_null()) != 0) {
+        json_decref(shallow);
+        return -1;
+    }
+    char *s = json_dumps(shallow, flags);
+    json_decref(shallow);
     const char *mark = "\n  \"partitions\": null"; /* only a top-level key is there */
     char *at = s ? strstr(s, mark) : NULL;
     if (!at) {

@@ -97,13 +97,15 @@ void ks_world_run(ks_world *w);
 /* The run's results, in a fixed order (docs/trace.md, "summary"). */
 json_t *ks_world_summary(const ks_world *w);
 /* Past this many partitions a summary's "partitions" object is written as
- * text, not built as a tree (unless the expect block reads it). */
+ * text, not built as a tree (but for what the expect block reads). */
 #define KS_SUMMARY_TREE_PARTITIONS 1024u
 /* The same for writing out: with more than KS_SUMMARY_TREE_PARTITIONS
- * partitions and an expect block that does not look into "partitions",
- * the tree holds "partitions": null and *partitions the object's text
- * (the caller frees it), which ks_summary_dumpf puts in its place; else
- * *partitions is NULL and the tree is whole. NULL when memory ran out. */
+ * partitions, unless the expect block reads "partitions" whole, the
+ * tree's "partitions" holds only the partitions the expect block names
+ * ("partitions.NAME..."), for checking it, and *partitions the whole
+ * object's text (the caller frees it), which ks_summary_dumpf puts in its
+ * place; else *partitions is NULL and the tree is whole. NULL when memory
+ * ran out. */
 json_t *ks_world_summary_lean(const ks_world *w, char **partitions);
 /* json_dumpf of a summary from ks_world_summary_lean, with its partitions
  * text in place: the bytes json_dumpf writes for the whole tree (flags

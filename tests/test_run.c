@@ -489,7 +489,8 @@ static char *slurp(FILE *f)
 /* A big topology's summary, written with its partitions as text, is the
  * same bytes as the whole tree dumped; with an expect block that reads
  * partitions, or few partitions, the tree stays whole. */
-static void check_lean_summary(const char *file, const ks_override *o, size_t n, bool lean)
+static void check_lean_summary(const char *file, const ks_override *o, size_t n, bool lean,
+                               long tree_parts)
 {
     ks_diag *d = malloc(sizeof *d);
     ks_diag_init(d);
@@ -505,6 +506,9 @@ static void check_lean_summary(const char *file, const ks_override *o, size_t n,
     json_t *part = ks_world_summary_lean(w, &parts);
     assert_non_null(part);
     assert_int_equal(parts != NULL, lean);
+    /* a lean tree holds only the partitions the expect block reads */
+    if (tree_parts >= 0)
+        assert_int_equal(json_object_size(json_object_get(part, "partitions")), tree_parts);
     FILE *a = tmpfile(), *b = tmpfile();
     assert_int_equal(json_dumpf(full, a, JSON_INDENT(2)), 0);
     assert_int_equal(ks_summary_dumpf(part, parts, b, JSON_INDENT(2)), 0);
@@ -525,13 +529,13 @@ static void test_lean_summary_same_bytes(void **state)
     (void)state;
     const char *src = getenv("KSIM_SOURCE_DIR");
     char rr[512], txn[512];
-    /* (rr-vs-sticky's expect block reads no partition: the lean path) */
+    /* (rr-vs-sticky's expect block reads no partition) */
     snprintf(rr, sizeof rr, "%s/scenarios/rr-vs-sticky.json", src ? src : "..");
     snprintf(txn, sizeof txn, "%s/scenarios/transaction-abort.json", src ? src : "..");
     const ks_override big[] = {{"topics.clicks.partitions", "1500"},
                                {"producers.p1.workload.records", "3000"}};
-    check_lean_summary(rr, big, 2, true);
-    check_lean_summary(rr, big + 1, 1, false); /* 12 partitions */
+    check_lean_summary(rr, big, 2, true, 0);
+    check_lean_summary(rr, big + 1, 1, false, 12); /* 12 partitions */
     /* logs kept (a transaction): their high watermarks, markers, ... */
     json_error_t err;
     json_t *sc = json_load_file(txn, 0, &err);
@@ -540,8 +544,13 @@ static void test_lean_summary_same_bytes(void **state)
     char path[128];
     snprintf(path, sizeof path, "topics.%s.partitions", topic);
     const ks_override logged[] = {{path, "2000"}, {"expect", "{}"}};
-    check_lean_summary(txn, logged, 2, true);
-    check_lean_summary(txn, logged, 1, false); /* its expect block reads partitions */
+    check_lean_summary(txn, logged, 2, true, 0);
+    /* its expect block reads one partition: that one is in the tree, for
+     * checking; the text holds them all */
+    check_lean_summary(txn, logged, 1, true, 1);
+    /* one that reads "partitions" whole keeps the tree whole */
+    const ks_override whole[] = {{path, "2000"}, {"expect", "{\"partitions\": {}}"}};
+    check_lean_summary(txn, whole, 2, false, 2000);
     json_decref(sc);
 }
 
