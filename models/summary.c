@@ -123,11 +123,28 @@ static json_t *brokers_json(const ks_world *w)
     return arr;
 }
 
-static bool expect_reads_partition(const ks_world *w, const char *name);
+/* One partition's object of the summary's "partitions". */
+static json_t *partition_json(const ks_partition *p)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "leader", json_integer(p->leader));
+    json_object_set_new(j, "records", json_integer((json_int_t)p->records));
+    json_object_set_new(j, "batches", json_integer((json_int_t)p->batches));
+    json_object_set_new(j, "log_end_offset", json_integer(p->log_end_offset));
+    if (p->logged) {
+        json_object_set_new(j, "high_watermark", json_integer(p->log->hw));
+        json_object_set_new(j, "last_stable_offset", json_integer(ks_plog_lso(p->log)));
+        uint32_t markers = 0;
+        for (uint32_t b = 0; b < p->log->count; b++)
+            markers += p->log->batches[b].control;
+        json_object_set_new(j, "markers", json_integer(markers));
+        json_object_set_new(j, "aborted_transactions", json_integer(p->log->naborted));
+    }
+    return j;
+}
 
-/* The "partitions" object: every partition, or with `only_expected` those
- * the expect block reads. */
-static json_t *partitions_json(const ks_world *w, bool only_expected)
+/* The "partitions" object: every partition. */
+static json_t *partitions_json(const ks_world *w)
 {
     json_t *o = json_object();
     for (uint32_t i = 0; i < w->partition_count; i++) {
@@ -136,23 +153,50 @@ static json_t *partitions_json(const ks_world *w, bool only_expected)
             continue;
         char name[320];
         snprintf(name, sizeof name, "%s-%u", w->sc->topics[p->topic].name, p->index);
-        if (only_expected && !expect_reads_partition(w, name))
+        json_object_set_new(o, name, partition_json(p));
+    }
+    return o;
+}
+
+/* The partition an expect key "partitions.TOPIC-N[.field]" names, or
+ * NULL (topic names may hold dots, so each topic's name is tried whole). */
+static const ks_partition *expected_partition(const ks_world *w, const char *key)
+{
+    if (strncmp(key, "partitions.", 11) != 0)
+        return NULL;
+    const char *rest = key + 11;
+    for (uint32_t t = 0; t < w->sc->topic_count; t++) {
+        size_t len = strlen(w->sc->topics[t].name);
+        if (strncmp(rest, w->sc->topics[t].name, len) != 0 || rest[len] != '-')
             continue;
-        json_t *j = json_object();
-        json_object_set_new(j, "leader", json_integer(p->leader));
-        json_object_set_new(j, "records", json_integer((json_int_t)p->records));
-        json_object_set_new(j, "batches", json_integer((json_int_t)p->batches));
-        json_object_set_new(j, "log_end_offset", json_integer(p->log_end_offset));
-        if (p->logged) {
-            json_object_set_new(j, "high_watermark", json_integer(p->log->hw));
-            json_object_set_new(j, "last_stable_offset", json_integer(ks_plog_lso(p->log)));
-            uint32_t markers = 0;
-            for (uint32_t b = 0; b < p->log->count; b++)
-                markers += p->log->batches[b].control;
-            json_object_set_new(j, "markers", json_integer(markers));
-            json_object_set_new(j, "aborted_transactions", json_integer(p->log->naborted));
-        }
-        json_object_set_new(o, name, j);
+        const char *d = rest + len + 1;
+        uint64_t n = 0;
+        size_t digits = 0;
+        for (; *d >= '0' && *d <= '9' && digits < 10; d++, digits++)
+            n = n * 10 + (uint64_t)(*d - '0');
+        if (digits == 0 || (*d != '.' && *d != '\0') || n >= w->topic_partitions[t] ||
+            (digits > 1 && rest[len + 1] == '0'))
+            continue;
+        return &w->partitions[w->topic_first_partition[t] + n];
+    }
+    return NULL;
+}
+
+/* The "partitions" object with only the partitions the expect block
+ * names, for checking it when the whole object is written as text. */
+static json_t *expected_partitions_json(const ks_world *w)
+{
+    json_t *o = json_object();
+    const char *k;
+    json_t *v;
+    json_object_foreach(w->sc->expect, k, v) {
+        const ks_partition *p = expected_partition(w, k);
+        if (!p || !p->exists)
+            continue;
+        char name[320];
+        snprintf(name, sizeof name, "%s-%u", w->sc->topics[p->topic].name, p->index);
+        if (!json_object_get(o, name))
+            json_object_set_new(o, name, partition_json(p));
     }
     return o;
 }
@@ -297,32 +341,33 @@ static json_t *faults_json(const ks_world *w)
     return faults;
 }
 
-/* A growable text buffer; `failed` once memory ran out. */
+/* Text on its way to a file, through a buffer of its own (one fwrite per
+ * 64 KiB: a 100 000-partition object is some 8 MB, never held whole);
+ * `failed` once a write failed. */
 typedef struct text {
-    char *s;
-    size_t len, cap;
+    FILE *f;
+    size_t len;
     bool failed;
+    char s[65536];
 } text;
+
+static void text_flush(text *t)
+{
+    if (!t->failed && t->len && fwrite(t->s, 1, t->len, t->f) != t->len)
+        t->failed = true;
+    t->len = 0;
+}
 
 static void text_put(text *t, const char *s, size_t n)
 {
-    if (t->failed)
+    if (t->len + n > sizeof t->s)
+        text_flush(t);
+    if (n > sizeof t->s) {
+        t->failed |= fwrite(s, 1, n, t->f) != n;
         return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *g = realloc(t->s, cap);
-        if (!g) {
-            t->failed = true;
-            return;
-        }
-        t->s = g;
-        t->cap = cap;
     }
     memcpy(t->s + t->len, s, n);
     t->len += n;
-    t->s[t->len] = '\0';
 }
 
 static void text_str(text *t, const char *s) { text_put(t, s, strlen(s)); }
@@ -350,60 +395,49 @@ static void text_member(text *t, bool first, const char *key, int64_t v)
     text_i64(t, v);
 }
 
-/* The "partitions" object as json_dumpf(JSON_INDENT(2)) writes it at depth
- * 1: the same members as partitions_json, in the same order (topic names
- * need no escapes: [a-zA-Z0-9._-]). */
-static char *partitions_text(const ks_world *w)
+/* Writes the "partitions" object to f as json_dumpf(JSON_INDENT(2))
+ * writes it at depth 1: the same members as partitions_json, in the same
+ * order (topic names need no escapes: [a-zA-Z0-9._-]). False when memory
+ * ran out or a write failed. */
+static bool partitions_text(const ks_world *w, FILE *f)
 {
-    text t = {0};
+    text *tp = malloc(sizeof *tp);
+    if (!tp)
+        return false;
+    tp->f = f;
+    tp->len = 0;
+    tp->failed = false;
     bool any = false;
     for (uint32_t i = 0; i < w->partition_count; i++) {
         const ks_partition *p = &w->partitions[i];
         if (!p->exists)
             continue;
-        text_str(&t, any ? ",\n    \"" : "{\n    \"");
+        text_str(tp, any ? ",\n    \"" : "{\n    \"");
         any = true;
-        text_str(&t, w->sc->topics[p->topic].name);
-        text_str(&t, "-");
-        text_i64(&t, p->index);
-        text_str(&t, "\": {");
-        text_member(&t, true, "leader", p->leader);
-        text_member(&t, false, "records", (int64_t)p->records);
-        text_member(&t, false, "batches", (int64_t)p->batches);
-        text_member(&t, false, "log_end_offset", p->log_end_offset);
+        text_str(tp, w->sc->topics[p->topic].name);
+        text_str(tp, "-");
+        text_i64(tp, p->index);
+        text_str(tp, "\": {");
+        text_member(tp, true, "leader", p->leader);
+        text_member(tp, false, "records", (int64_t)p->records);
+        text_member(tp, false, "batches", (int64_t)p->batches);
+        text_member(tp, false, "log_end_offset", p->log_end_offset);
         if (p->logged) {
             uint32_t markers = 0;
             for (uint32_t b = 0; b < p->log->count; b++)
                 markers += p->log->batches[b].control;
-            text_member(&t, false, "high_watermark", p->log->hw);
-            text_member(&t, false, "last_stable_offset", ks_plog_lso(p->log));
-            text_member(&t, false, "markers", markers);
-            text_member(&t, false, "aborted_transactions", p->log->naborted);
+            text_member(tp, false, "high_watermark", p->log->hw);
+            text_member(tp, false, "last_stable_offset", ks_plog_lso(p->log));
+            text_member(tp, false, "markers", markers);
+            text_member(tp, false, "aborted_transactions", p->log->naborted);
         }
-        text_str(&t, "\n    }");
+        text_str(tp, "\n    }");
     }
-    text_str(&t, any ? "\n  }" : "{}");
-    if (t.failed) {
-        free(t.s);
-        return NULL;
-    }
-    return t.s;
-}
-
-/* Does an expect key name partition `name` ("partitions.NAME" or
- * "partitions.NAME.field": topic names may hold dots, so the name is
- * matched whole, not cut at a dot)? */
-static bool expect_reads_partition(const ks_world *w, const char *name)
-{
-    const char *k;
-    json_t *v;
-    size_t len = strlen(name);
-    json_object_foreach(w->sc->expect, k, v) {
-        if (strncmp(k, "partitions.", 11) == 0 && strncmp(k + 11, name, len) == 0 &&
-            (k[11 + len] == '.' || k[11 + len] == '\0'))
-            return true;
-    }
-    return false;
+    text_str(tp, any ? "\n  }" : "{}");
+    text_flush(tp);
+    bool ok = !tp->failed;
+    free(tp);
+    return ok;
 }
 
 /* Does the expect block read the "partitions" object whole? */
@@ -416,25 +450,23 @@ static json_t *summary_tree(const ks_world *w, json_t *partitions);
 
 json_t *ks_world_summary(const ks_world *w)
 {
-    return summary_tree(w, partitions_json(w, false));
+    return summary_tree(w, partitions_json(w));
 }
 
-json_t *ks_world_summary_lean(const ks_world *w, char **partitions)
+json_t *ks_world_summary_lean(const ks_world *w, bool *lean)
 {
-    *partitions = NULL;
     uint32_t n = 0;
     for (uint32_t i = 0; i < w->partition_count && n <= KS_SUMMARY_TREE_PARTITIONS; i++)
         n += w->partitions[i].exists;
-    if (n <= KS_SUMMARY_TREE_PARTITIONS || expect_reads_all_partitions(w))
+    *lean = n > KS_SUMMARY_TREE_PARTITIONS && !expect_reads_all_partitions(w);
+    if (!*lean)
         return ks_world_summary(w);
-    if (!(*partitions = partitions_text(w)))
-        return NULL;
-    return summary_tree(w, partitions_json(w, true));
+    return summary_tree(w, expected_partitions_json(w));
 }
 
-int ks_summary_dumpf(const json_t *summary, const char *partitions, FILE *f, size_t flags)
+int ks_summary_dumpf(const json_t *summary, const ks_world *lean, FILE *f, size_t flags)
 {
-    if (!partitions)
+    if (!lean)
         return json_dumpf(summary, f, flags);
     /* the tree's "partitions" holds only what the expect block reads: a
      * shallow copy with null there, where the text goes */
@@ -452,7 +484,7 @@ int ks_summary_dumpf(const json_t *summary, const char *partitions, FILE *f, siz
         return -1;
     }
     at += strlen(mark) - 4;
-    int rc = fwrite(s, 1, (size_t)(at - s), f) == (size_t)(at - s) && fputs(partitions, f) >= 0 &&
+    int rc = fwrite(s, 1, (size_t)(at - s), f) == (size_t)(at - s) && partitions_text(lean, f) &&
                      fputs(at + 4, f) >= 0
                  ? 0
                  : -1;

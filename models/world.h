@@ -100,16 +100,17 @@ json_t *ks_world_summary(const ks_world *w);
  * text, not built as a tree (but for what the expect block reads). */
 #define KS_SUMMARY_TREE_PARTITIONS 1024u
 /* The same for writing out: with more than KS_SUMMARY_TREE_PARTITIONS
- * partitions, unless the expect block reads "partitions" whole, the
- * tree's "partitions" holds only the partitions the expect block names
- * ("partitions.NAME..."), for checking it, and *partitions the whole
- * object's text (the caller frees it), which ks_summary_dumpf puts in its
- * place; else *partitions is NULL and the tree is whole. NULL when memory
- * ran out. */
-json_t *ks_world_summary_lean(const ks_world *w, char **partitions);
-/* json_dumpf of a summary from ks_world_summary_lean, with its partitions
- * text in place: the bytes json_dumpf writes for the whole tree (flags
- * must include JSON_INDENT(2)). 0, or -1 on a write error. */
-int ks_summary_dumpf(const json_t *summary, const char *partitions, FILE *f, size_t flags);
+ * partitions, unless the expect block reads "partitions" whole, *lean is
+ * set and the tree's "partitions" holds only the partitions the expect
+ * block names ("partitions.NAME..."), for checking it: ks_summary_dumpf
+ * then writes the whole object from the world, which must still be there,
+ * as text (some 80 bytes a partition, never held whole). Else the tree is
+ * whole. NULL when memory ran out. */
+json_t *ks_world_summary_lean(const ks_world *w, bool *lean);
+/* json_dumpf of a summary from ks_world_summary_lean; `lean` the world it
+ * came from when it was lean, else NULL: the bytes json_dumpf writes for
+ * the whole tree (flags must include JSON_INDENT(2)). 0, or -1 when
+ * memory ran out or a write failed. */
+int ks_summary_dumpf(const json_t *summary, const ks_world *lean, FILE *f, size_t flags);
 
 #endif

@@ -133,15 +133,14 @@ static int run_one(const char *file, const char *records)
     ks_world_run(w);
     double dt = now_s() - t0;
     double ts = now_s();
-    char *parts = NULL;
-    json_t *summary = ks_world_summary_lean(w, &parts); /* as ksim run writes it */
+    bool lean = false;
+    json_t *summary = ks_world_summary_lean(w, &lean); /* as ksim run writes it */
     FILE *null = fopen("/dev/null", "w");
     if (summary && null)
-        ks_summary_dumpf(summary, parts, null, JSON_INDENT(2));
+        ks_summary_dumpf(summary, lean ? w : NULL, null, JSON_INDENT(2));
     double dsum = now_s() - ts;
     if (null)
         fclose(null);
-    free(parts);
     json_decref(summary);
     uint64_t recs = 0, batches = 0;
     for (uint32_t i = 0; i < w->producer_count; i++) {

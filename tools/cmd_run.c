@@ -543,9 +543,12 @@ static bool resolve_paths(const run_opts *o, const ks_scenario *sc, run_paths *p
 }
 
 /* Builds and runs the world; returns its summary with the expectations'
- * results added, or NULL (message printed) when it cannot run. */
+ * results added, or NULL (message printed) when it cannot run. A big
+ * topology's summary is lean (models/world.h): *lean is then the world,
+ * kept for ks_summary_dumpf to write its partitions from (the caller
+ * frees it), else NULL. */
 static json_t *simulate(const ks_scenario *sc, bool check, ks_trace *tr, ks_expect_result *er,
-                        char **partitions)
+                        ks_world **lean)
 {
     ks_diag diag;
     ks_diag_init(&diag);
@@ -555,9 +558,13 @@ static json_t *simulate(const ks_scenario *sc, bool check, ks_trace *tr, ks_expe
         return NULL;
     }
     ks_world_run(w);
-    /* a big topology's partitions are written as text (models/world.h) */
-    json_t *summary = ks_world_summary_lean(w, partitions);
-    ks_world_free(w);
+    bool is_lean = false;
+    json_t *summary = ks_world_summary_lean(w, &is_lean);
+    if (summary && is_lean) {
+        *lean = w;
+    } else {
+        ks_world_free(w);
+    }
     if (!summary) {
         ks_status_fail("run", "out of memory");
         return NULL;
@@ -578,7 +585,7 @@ static json_t *simulate(const ks_scenario *sc, bool check, ks_trace *tr, ks_expe
  * (ks_outfile_commit_all): both appear, or neither, and a summary never
  * sits beside the trace of another run. On failure (message printed)
  * nothing is left behind, not even the directories the run created. */
-static bool write_outputs(const run_paths *p, json_t *summary, const char *partitions,
+static bool write_outputs(const run_paths *p, json_t *summary, const ks_world *lean,
                           ks_outfile *tout, ks_trace *tr)
 {
     char err[512];
@@ -597,7 +604,7 @@ static bool write_outputs(const run_paths *p, json_t *summary, const char *parti
         return false;
     }
     errno = 0;
-    if (ks_summary_dumpf(summary, partitions, sout.f, JSON_INDENT(2) | KS_JSON_REALS) != 0 ||
+    if (ks_summary_dumpf(summary, lean, sout.f, JSON_INDENT(2) | KS_JSON_REALS) != 0 ||
         fputc('\n', sout.f) == EOF) {
         ks_status_fail("run", "%s: write failed: %s",
                        sout.is_stdout ? "standard output" : p->summary,
@@ -620,7 +627,7 @@ static int run_loaded(run_opts *o, ks_scenario *sc)
     ks_outfile tout = {0};
     ks_expect_result er = {0};
     json_t *summary = NULL;
-    char *partitions = NULL;
+    ks_world *lean = NULL; /* the world of a lean summary, until it is written */
     int rc = KS_EXIT_USAGE;
     ks_trace *tr = malloc(sizeof *tr);
     if (!tr || !resolve_paths(o, sc, &paths)) {
@@ -639,12 +646,15 @@ static int run_loaded(run_opts *o, ks_scenario *sc)
         goto out;
     }
     ks_trace_init(tr, paths.trace ? tout.f : NULL, o->level);
-    summary = simulate(sc, !o->no_expect, tr, &er, &partitions);
+    summary = simulate(sc, !o->no_expect, tr, &er, &lean);
     if (!summary) {
         ks_outfile_abort(&tout);
         goto out;
     }
-    if (!write_outputs(&paths, summary, partitions, &tout, tr))
+    bool written = write_outputs(&paths, summary, lean, &tout, tr);
+    ks_world_free(lean);
+    lean = NULL;
+    if (!written)
         goto out;
     rc = er.failed ? KS_EXIT_EXPECT : KS_EXIT_OK;
     if (!o->quiet) {
@@ -662,7 +672,7 @@ static int run_loaded(run_opts *o, ks_scenario *sc)
 out:
     json_decref(er.report);
     json_decref(summary);
-    free(partitions);
+    ks_world_free(lean);
     free(tr);
     free_paths(&paths);
     return rc;
