@@ -43,6 +43,8 @@ typedef struct ks_producer_cost {
     ks_time record_ns;   /* the application thread, per send() */
     ks_time batch_ns;    /* the sender thread, per batch drained */
     ks_time request_ns;  /* the sender thread, per request built */
+    ks_time idempotent_batch_ns; /* the sender thread, per batch given a
+                                    sequence (idempotence's bookkeeping) */
 } ks_producer_cost;
 
 /* What compression.type does to this producer's data. Defaults depend on
