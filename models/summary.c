@@ -31,6 +31,23 @@ static json_t *hist_json(const ks_hist *h)
     return o;
 }
 
+/* What the codec did over the run: every batch closed compressed, its
+ * records' bytes before and the batch's size after (header included),
+ * and their ratio in parts per million. */
+static json_t *compression_json(const ks_acc *a)
+{
+    json_t *c = json_object();
+    json_object_set_new(c, "batches", json_integer((json_int_t)a->compressed_batches));
+    json_object_set_new(c, "uncompressed_bytes", json_integer((json_int_t)a->compressed_raw_bytes));
+    json_object_set_new(c, "compressed_bytes", json_integer((json_int_t)a->compressed_bytes));
+    json_int_t ppm = 0;
+    if (a->compressed_raw_bytes > 0)
+        ppm = (json_int_t)(((unsigned __int128)a->compressed_bytes * 1000000u +
+                            a->compressed_raw_bytes / 2u) / a->compressed_raw_bytes);
+    json_object_set_new(c, "ratio_ppm", json_integer(ppm));
+    return c;
+}
+
 static json_t *producers_json(const ks_world *w, ks_hist *all)
 {
     json_t *o = json_object();
@@ -89,6 +106,8 @@ static json_t *producers_json(const ks_world *w, ks_hist *all)
         json_object_set_new(j, "latency_ns", hist_json(&p->latency));
         json_object_set_new(j, "batch_records", hist_json(&p->batch_records));
         json_object_set_new(j, "batch_bytes", hist_json(&p->batch_bytes));
+        if (p->acc.compressed) /* only then: uncompressed runs' summaries read as they did */
+            json_object_set_new(j, "compression", compression_json(&p->acc));
         json_object_set_new(j, "request_batches", hist_json(&p->request_batches));
         json_object_set_new(o, p->conf->id, j);
         ks_hist_merge(all, &p->latency);

@@ -566,6 +566,46 @@ static void test_kind_names(void **state)
     assert_int_equal(ks_trace_kinds.count, KS_TR__COUNT);
 }
 
+/* Idempotence's explicit costs: the leader spends idempotent.batch.us on
+ * every batch with a producer id, the producer's sender on every batch it
+ * gives a sequence; exactly that, and nothing without idempotence. The
+ * load is light (records far apart), so the extra time delays nothing
+ * else and the busy times differ by exactly batches x cost. */
+static void test_idempotence_costs(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"seed\": 3, \"kafka.version\": \"3.9\", \"topics\": [{\"name\": \"t\", \"partitions\": 2}],"
+        " \"producers\": [{\"id\": \"p1\", \"topic\": \"t\", \"config\": {\"linger.ms\": 0},"
+        " \"workload\": {\"records\": 40, \"rate.per.sec\": 100, \"value.bytes\": 100}}]}";
+    ks_override on[] = {{"brokers.cost", "{\"idempotent.batch.us\": 2}"},
+                        {"producers.p1.cost", "{\"idempotent.batch.us\": 0.7}"}};
+    ks_override plain[] = {{"producers.p1.config.enable.idempotence", "false"},
+                           {"brokers.cost", "{\"idempotent.batch.us\": 2}"},
+                           {"producers.p1.cost", "{\"idempotent.batch.us\": 0.7}"}};
+    run base = run_text(json, NULL, 0, KS_TL_SUMMARY);
+    run costly = run_text(json, on, 2, KS_TL_SUMMARY);
+    assert_true(sum_bool(&costly, "producers.p1.idempotent"));
+    int64_t batches = sum_int(&costly, "producers.p1.batches");
+    assert_int_equal(batches, 40);
+    assert_int_equal(sum_int(&costly, "brokers.0.busy_ns") - sum_int(&base, "brokers.0.busy_ns"),
+                     batches * 2000);
+    assert_int_equal(sum_int(&costly, "producers.p1.sender_busy_ns") -
+                         sum_int(&base, "producers.p1.sender_busy_ns"),
+                     batches * 700);
+    run off = run_text(json, plain, 3, KS_TL_SUMMARY);
+    ks_override none[] = {{"producers.p1.config.enable.idempotence", "false"}};
+    run off_base = run_text(json, none, 1, KS_TL_SUMMARY);
+    assert_false(sum_bool(&off, "producers.p1.idempotent"));
+    assert_int_equal(sum_int(&off, "brokers.0.busy_ns"), sum_int(&off_base, "brokers.0.busy_ns"));
+    assert_int_equal(sum_int(&off, "producers.p1.sender_busy_ns"),
+                     sum_int(&off_base, "producers.p1.sender_busy_ns"));
+    run_free(&base);
+    run_free(&costly);
+    run_free(&off);
+    run_free(&off_base);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -588,6 +628,7 @@ int main(void)
         cmocka_unit_test(test_levels_do_not_change_results),
         cmocka_unit_test(test_unsupported),
         cmocka_unit_test(test_lean_summary_same_bytes),
+        cmocka_unit_test(test_idempotence_costs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

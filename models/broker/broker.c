@@ -21,18 +21,25 @@
 #define CONN_NONE UINT32_MAX
 
 /* Handling cost: per request, per partition batch appended, per byte
- * (rounded to ns). */
+ * (rounded to ns), per batch with a producer id. */
 static ks_time handling_ns(const ks_world *w, uint32_t broker, const ks_request *q)
 {
     const ks_broker_cost *c = &w->sc->broker_costs[broker];
     ks_time bytes_ns =
         (ks_time)(((uint64_t)q->request_bytes * (uint64_t)c->byte_ps + 500u) / 1000u);
     /* Compressed batches are decompressed to validate their records
-     * ([K] storage/.../LogValidator, the compressed path). */
+     * ([K] storage/.../LogValidator, the compressed path); a batch with a
+     * producer id has its producer state looked up and its sequence
+     * checked ([K] ProducerStateManager, ProducerAppendInfo). */
     uint64_t decompress_ps = 0;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next)
-        decompress_ps += ks_req_entry(&w->reqs, e)->raw * (uint64_t)ks_req_entry(&w->reqs, e)->decompress_ps;
+    ks_time sequenced = 0;
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
+        const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
+        decompress_ps += rb->raw * (uint64_t)rb->decompress_ps;
+        sequenced += rb->base_seq >= 0 ? 1 : 0;
+    }
     ks_time cost = ks_time_add(c->request_ns, (ks_time)q->batches * c->batch_ns);
+    cost = ks_time_add(cost, sequenced * c->idempotent_batch_ns);
     cost = ks_time_add(cost, bytes_ns);
     return ks_time_add(cost, (ks_time)((decompress_ps + 500u) / 1000u));
 }

@@ -15,7 +15,8 @@
 static void load_cost(ks_conf *L, json_t *cost, ks_broker_cost *c)
 {
     static const char *const cost_keys[] = {"request.us", "batch.us", "byte.ns",
-                                            "response.delay.ms", "txn.log.write.ms", NULL};
+                                            "response.delay.ms", "txn.log.write.ms",
+                                            "idempotent.batch.us", NULL};
     size_t m = ks_conf_enter(L, "cost");
     ks_conf_check_keys(L, cost, cost_keys, NULL);
     double d;
@@ -27,6 +28,8 @@ static void load_cost(ks_conf *L, json_t *cost, ks_broker_cost *c)
         c->byte_ps = ks_round_i64(d * 1e3);
     ks_conf_get_ms(L, cost, "response.delay.ms", false, &c->response_delay_ns);
     ks_conf_get_ms(L, cost, "txn.log.write.ms", false, &c->txn_log_write_ns);
+    if (ks_conf_get_real(L, cost, "idempotent.batch.us", 0.0, false, 1e9, &d))
+        c->idempotent_batch_ns = ks_round_i64(d * 1e3);
     ks_conf_leave(L, m);
 }
 
@@ -130,6 +133,9 @@ static json_t *cost_json(const ks_broker_cost *c)
     json_object_set_new(cost, "byte.ns", ks_conf_number_json((double)c->byte_ps / 1e3));
     json_object_set_new(cost, "response.delay.ms", ks_conf_ms_json(c->response_delay_ns));
     json_object_set_new(cost, "txn.log.write.ms", ks_conf_ms_json(c->txn_log_write_ns));
+    if (c->idempotent_batch_ns != 0) /* 0 by default: resolved forms read as before */
+        json_object_set_new(cost, "idempotent.batch.us",
+                            ks_conf_number_json((double)c->idempotent_batch_ns / 1e3));
     return cost;
 }
 

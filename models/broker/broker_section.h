@@ -26,6 +26,8 @@ typedef struct ks_broker_cost {
     int64_t byte_ps;           /* cost per byte appended, picoseconds */
     ks_time response_delay_ns; /* added before every response leaves */
     ks_time txn_log_write_ns;  /* a coordinator's write to __transaction_state */
+    ks_time idempotent_batch_ns; /* per batch with a producer id: the
+                                    producer-state lookup and sequence check */
 } ks_broker_cost;
 
 /* Reads root's "brokers" (defaults when absent) into sc. Needs

@@ -7,6 +7,7 @@
  */
 #include "models/producer/accumulator.h"
 
+#include "models/producer/codec.h"
 #include "sim/fsm.h"
 
 #include <assert.h>
@@ -152,7 +153,6 @@ bool ks_acc_init(ks_acc *a, uint32_t partitions, uint32_t brokers, int64_t batch
     a->linger_ns = linger_ns;
     a->memory_total = buffer_memory;
     a->batch_free = a->rec_free = KS_NONE;
-    a->ratio = 1.0;
     a->est_ratio = 1.0;
     a->dq = calloc(partitions, sizeof *a->dq);
     a->drain_index = calloc(brokers, sizeof *a->drain_index);
@@ -211,10 +211,10 @@ uint32_t ks_record_upper_bound(int64_t key_len, uint32_t value_len)
            varint_size(0);
 }
 
-void ks_acc_set_compression(ks_acc *a, double ratio)
+void ks_acc_set_compression(ks_acc *a, const ks_compression_conf *c)
 {
     a->compressed = true;
-    a->ratio = ratio;
+    a->codec = *c;
     a->est_ratio = 1.0; /* CompressionRatioEstimator's initial value */
 }
 
@@ -504,14 +504,25 @@ static void chain_add(ks_acc *a, uint32_t *first, uint32_t *last, uint32_t bid)
     *last = bid;
 }
 
-/* ProducerBatch.close with compression: the batch's actual size, and the
- * running estimate moved towards the observed ratio (Kafka's
- * CompressionRatioEstimator.updateEstimation). */
+/* A closed compressed batch's ratio as Kafka's MemoryRecordsBuilder.close
+ * computes it: the whole batch, header included, over its uncompressed
+ * record bytes. */
+static double batch_ratio(const ks_batch *b)
+{
+    return b->raw == 0 ? 1.0 : (double)b->bytes / (double)b->raw;
+}
+
+/* ProducerBatch.close with compression: the batch's actual size, from the
+ * codec's size model, and the running estimate moved towards the
+ * observed ratio (Kafka's CompressionRatioEstimator.updateEstimation). */
 static void close_compressed(ks_acc *a, ks_batch *b)
 {
-    double actual = (double)KS_BATCH_OVERHEAD + (double)b->raw * a->ratio + 0.5;
-    b->bytes = actual >= 4294967295.0 ? UINT32_MAX : (uint32_t)actual;
-    double observed = a->ratio;
+    uint64_t actual = KS_BATCH_OVERHEAD + ks_codec_compressed_bytes(&a->codec, b->raw);
+    b->bytes = actual >= UINT32_MAX ? UINT32_MAX : (uint32_t)actual;
+    a->compressed_batches++;
+    a->compressed_raw_bytes += b->raw;
+    a->compressed_bytes += b->bytes;
+    double observed = batch_ratio(b);
     if (observed > a->est_ratio)
         a->est_ratio = a->est_ratio + 0.05 > observed ? a->est_ratio + 0.05 : observed;
     else if (observed < a->est_ratio)
@@ -674,8 +685,10 @@ static uint32_t split_records(ks_acc *a, uint32_t bid, uint32_t *count)
 uint32_t ks_acc_split(ks_acc *a, uint32_t bid, bool in_sequence_order, uint32_t *first)
 {
     assert(a->batches[bid].state == KS_BATCH_IN_FLIGHT && a->batches[bid].records > 1);
-    if (a->compressed) /* max(1.0f, (float) bigBatch.compressionRatio()) */
-        a->est_ratio = a->ratio > 1.0 ? a->ratio : 1.0;
+    if (a->compressed) { /* max(1.0f, (float) bigBatch.compressionRatio()) */
+        double big = batch_ratio(&a->batches[bid]);
+        a->est_ratio = big > 1.0 ? big : 1.0;
+    }
     uint32_t n = 0;
     uint32_t head = split_records(a, bid, &n);
     if (head == KS_NONE)

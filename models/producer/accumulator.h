@@ -30,8 +30,9 @@
  * estimated as Kafka's MemoryRecordsBuilder does: header + uncompressed
  * bytes x estimated ratio x 1.05, the estimate starting at 1.0 and moving
  * towards the observed ratio as batches close (CompressionRatioEstimator:
- * 0.005 down per batch, 0.05 up); a drained batch's size is its actual
- * compressed size.
+ * 0.005 down per batch, 0.05 up, towards the closed batch's size over its
+ * uncompressed record bytes); a drained batch's size is its actual
+ * compressed size, from the codec's size model (codec.h).
  *
  * Never: chooses partitions (partitioner.c), sends anything (sender.c) or
  * tells the application (send.c).
@@ -40,6 +41,7 @@
 #define KS_ACCUMULATOR_H
 
 #include "models/producer/load_index.h"
+#include "models/producer/producer_section.h"
 #include "models/producer/ready_index.h"
 #include "sim/sim.h"
 
@@ -114,8 +116,11 @@ typedef struct ks_acc {
     uint64_t memory_used;
     uint64_t memory_used_max;
     bool compressed;      /* compression.type is not none */
-    double ratio;         /* the data's actual compression ratio */
+    ks_compression_conf codec; /* the codec's size model (models/producer/codec.h) */
     double est_ratio;     /* Kafka's running estimate, from 1.0 */
+    uint64_t compressed_batches;   /* batches closed compressed (summary) */
+    uint64_t compressed_raw_bytes; /* ... their records uncompressed */
+    uint64_t compressed_bytes;     /* ... their sizes, headers included */
     uint32_t *drain_index;/* per broker */
     bool shared_drain_index; /* before 3.3: one index for all brokers */
     uint32_t drain_index_all;
@@ -305,8 +310,9 @@ void ks_acc_remove(ks_acc *a, uint32_t batch);
  * all brokers, moved past each partition before looking at it. */
 void ks_acc_set_shared_drain_index(ks_acc *a, bool shared);
 
-/* Sets the codec's actual compression ratio (compressed only). */
-void ks_acc_set_compression(ks_acc *a, double ratio);
+/* Compresses the batches with the codec's size model c (copied), for
+ * compression.type other than none. */
+void ks_acc_set_compression(ks_acc *a, const ks_compression_conf *c);
 
 /* Gives a completed batch's memory and records back. */
 void ks_acc_release(ks_acc *a, uint32_t batch);

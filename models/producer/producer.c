@@ -182,7 +182,7 @@ static bool init_partitioning(ks_producer *p, ks_world *w, const ks_producer_con
      * drain index; before, one index served all brokers. */
     ks_acc_set_shared_drain_index(&p->acc, w->sc->kafka_version < KS_KV(3, 3, 0));
     if (cfg[KS_PCFG_COMPRESSION_TYPE].i != 0)
-        ks_acc_set_compression(&p->acc, pc->compression.ratio);
+        ks_acc_set_compression(&p->acc, &pc->compression);
     if (!ks_partitioner_init(&p->part, kind, p->max_partitions, cfg[KS_PCFG_BATCH_SIZE].i,
                              &p->partitioner_rng))
         return false;

@@ -51,25 +51,57 @@ const char *ks_txn_protocol_name(ks_txn_protocol pr)
     return txn_protocol_names[pr];
 }
 
-/* Codec defaults: ratios for text-like records (JSON, logs), speeds of
- * one modern core; order-of-magnitude figures from the codecs' published
- * benchmarks, to be replaced with measurements of one's own data. Order:
- * none gzip snappy lz4 zstd, as compression.type's choices. */
+/* Codec defaults (docs/scenario.md, "Compression"). Order: none gzip
+ * snappy lz4 zstd, as compression.type's choices.
+ *
+ * ratio: the asymptotic ratio for text-like records (JSON, logs); lzbench
+ * on the Silesia corpus gives lz4 0.476, snappy 0.479, zlib -1 0.365 and
+ * zstd -1 0.348 (facebook/zstd README); log-like text compresses better,
+ * hence ksim's 0.45, 0.45, 0.25 and 0.28. Speeds: one modern core, the
+ * same benchmarks' order of magnitude. To be replaced with measurements
+ * of one's own data.
+ *
+ * Framing, from the formats Kafka's producer writes (each batch is one
+ * stream of its codec, [K] common/compress/):
+ *   gzip: java.util.zip.GZIPOutputStream, RFC 1952: a 10-byte header and
+ *         an 8-byte trailer (CRC-32, ISIZE);
+ *   snappy: xerial SnappyOutputStream: a 16-byte header (8 bytes of magic,
+ *         version, compatible version), then a 4-byte length per chunk of
+ *         up to 32 KiB;
+ *   lz4: Kafka's Lz4BlockOutputStream (LZ4 frame format): magic 4, FLG,
+ *         BD and header checksum 1 each, a 4-byte size per block of up to
+ *         64 KiB, a 4-byte end mark, no block or content checksum;
+ *   zstd: zstd-jni's ZstdOutputStream, RFC 8878: magic 4, frame header
+ *         descriptor 1, window descriptor 1 (streamed: no content size),
+ *         no checksum; a 3-byte header per block of up to 128 KiB.
+ *
+ * warmup_bytes L (r is halfway from 1 to ratio at L raw bytes) is ksim's
+ * assumption, set so that one 4 KiB text file comes out as measured
+ * alone: lz4 1.57:1 (0.64) and gzip -1 2.24:1 (0.45) (donghao.org, "LZ4
+ * and GZIP on a 4KB file"): L = 2048 gives lz4 0.63, 1536 gives gzip 0.45;
+ * snappy is lz4's kind, zstd gets lz4's L for want of a measurement. The
+ * zstd README says the same in words: on small inputs "there is no past
+ * to build upon", and a dictionary's gains are "mostly effective in the
+ * first few KB". */
 static const ks_compression_conf codec_defaults[5] = {
-    {1.00, 0, 0},          /* none */
-    {0.25, 20000, 4000},   /* gzip: ~50 MB/s in, ~250 MB/s out */
-    {0.45, 2000, 1000},    /* snappy: ~500 MB/s, ~1 GB/s */
-    {0.45, 1500, 300},     /* lz4: ~650 MB/s, ~3 GB/s */
-    {0.28, 4000, 1000},    /* zstd level 3: ~250 MB/s, ~1 GB/s */
+    /* ratio  L     frame block size    compress decompress (ps/byte) */
+    {1.00, 0,    0,  0, 0,      0,     0},    /* none */
+    {0.25, 1536, 18, 0, 0,      20000, 4000}, /* gzip: ~50 MB/s in, ~250 MB/s out */
+    {0.45, 2048, 16, 4, 32768,  2000,  1000}, /* snappy: ~500 MB/s, ~1 GB/s */
+    {0.45, 2048, 11, 4, 65536,  1500,  300},  /* lz4: ~650 MB/s, ~3 GB/s */
+    {0.28, 2048, 6,  3, 131072, 4000,  1000}, /* zstd level 3: ~250 MB/s, ~1 GB/s */
 };
 
-/* "compression": {"ratio", "compress.ns.per.byte", "decompress.ns.per.byte"}
- * over the defaults of the producer's compression.type. */
+/* "compression": {"ratio", "warmup.bytes", "frame.bytes", "block.bytes",
+ * "block.size", "compress.ns.per.byte", "decompress.ns.per.byte"} over
+ * the defaults of the producer's compression.type. */
 static void load_compression(ks_conf *L, json_t *obj, ks_producer_conf *pc)
 {
-    static const char *const keys[] = {"ratio", "compress.ns.per.byte",
+    static const char *const keys[] = {"ratio", "warmup.bytes", "frame.bytes", "block.bytes",
+                                       "block.size", "compress.ns.per.byte",
                                        "decompress.ns.per.byte", NULL};
-    pc->compression = codec_defaults[pc->config[KS_PCFG_COMPRESSION_TYPE].i];
+    ks_compression_conf *c = &pc->compression;
+    *c = codec_defaults[pc->config[KS_PCFG_COMPRESSION_TYPE].i];
     if (!obj)
         return;
     size_t m = ks_conf_enter(L, "compression");
@@ -78,13 +110,20 @@ static void load_compression(ks_conf *L, json_t *obj, ks_producer_conf *pc)
     } else {
         ks_conf_check_keys(L, obj, keys, NULL);
         double d;
-        ks_conf_get_real(L, obj, "ratio", 0.01, false, 1.0, &pc->compression.ratio);
+        ks_conf_get_real(L, obj, "ratio", 0.01, false, 1.0, &c->ratio);
+        ks_conf_get_u32(L, obj, "warmup.bytes", 0, 1u << 30, &c->warmup_bytes);
+        ks_conf_get_u32(L, obj, "frame.bytes", 0, 65536, &c->frame_bytes);
+        ks_conf_get_u32(L, obj, "block.bytes", 0, 65536, &c->block_bytes);
+        ks_conf_get_u32(L, obj, "block.size", 0, 1u << 30, &c->block_size);
         if (ks_conf_get_real(L, obj, "compress.ns.per.byte", 0.0, false, 1e6, &d))
-            pc->compression.compress_ps = ks_round_i64(d * 1e3);
+            c->compress_ps = ks_round_i64(d * 1e3);
         if (ks_conf_get_real(L, obj, "decompress.ns.per.byte", 0.0, false, 1e6, &d))
-            pc->compression.decompress_ps = ks_round_i64(d * 1e3);
-        if (pc->config[KS_PCFG_COMPRESSION_TYPE].i == 0 && pc->compression.ratio != 1.0)
-            ks_conf_err(L, "compression.type is none: a ratio other than 1 has no codec to come from");
+            c->decompress_ps = ks_round_i64(d * 1e3);
+        if (pc->config[KS_PCFG_COMPRESSION_TYPE].i == 0 &&
+            (c->ratio != 1.0 || c->warmup_bytes || c->frame_bytes || c->block_bytes ||
+             c->block_size))
+            ks_conf_err(L, "compression.type is none: a ratio other than 1, or a codec's "
+                           "warm-up and framing, have no codec to come from");
     }
     ks_conf_leave(L, m);
 }
@@ -167,7 +206,8 @@ static void load_producer(ks_conf *L, json_t *p, ks_scenario *sc, uint32_t i)
 {
     static const char *const keys[] = {"id", "topic", "partitioner", "config", "workload",
                                        "cost", "compression", "transactions", NULL};
-    static const char *const cost_keys[] = {"record.us", "batch.us", "request.us", NULL};
+    static const char *const cost_keys[] = {"record.us", "batch.us", "request.us",
+                                            "idempotent.batch.us", NULL};
     ks_producer_conf *pc = &sc->producers[i];
     ks_conf_check_keys(L, p, keys, NULL);
     pc->cost.record_ns = 500;
@@ -184,6 +224,8 @@ static void load_producer(ks_conf *L, json_t *p, ks_scenario *sc, uint32_t i)
             pc->cost.batch_ns = ks_round_i64(d * 1e3);
         if (ks_conf_get_real(L, cost, "request.us", 0.0, false, 1e9, &d))
             pc->cost.request_ns = ks_round_i64(d * 1e3);
+        if (ks_conf_get_real(L, cost, "idempotent.batch.us", 0.0, false, 1e9, &d))
+            pc->cost.idempotent_batch_ns = ks_round_i64(d * 1e3);
         ks_conf_leave(L, mc);
     }
     const char *id = NULL;
@@ -285,9 +327,18 @@ static json_t *producer_json(const ks_scenario *sc, const ks_producer_conf *pc)
     json_object_set_new(pcost, "record.us", ks_conf_number_json((double)pc->cost.record_ns / 1e3));
     json_object_set_new(pcost, "batch.us", ks_conf_number_json((double)pc->cost.batch_ns / 1e3));
     json_object_set_new(pcost, "request.us", ks_conf_number_json((double)pc->cost.request_ns / 1e3));
+    if (pc->cost.idempotent_batch_ns != 0) /* 0 by default: resolved forms read as before */
+        json_object_set_new(pcost, "idempotent.batch.us",
+                            ks_conf_number_json((double)pc->cost.idempotent_batch_ns / 1e3));
     json_object_set_new(p, "cost", pcost);
     json_t *comp = json_object();
     json_object_set_new(comp, "ratio", json_real(pc->compression.ratio));
+    if (pc->config[KS_PCFG_COMPRESSION_TYPE].i != 0) { /* none has no size model */
+        json_object_set_new(comp, "warmup.bytes", json_integer(pc->compression.warmup_bytes));
+        json_object_set_new(comp, "frame.bytes", json_integer(pc->compression.frame_bytes));
+        json_object_set_new(comp, "block.bytes", json_integer(pc->compression.block_bytes));
+        json_object_set_new(comp, "block.size", json_integer(pc->compression.block_size));
+    }
     json_object_set_new(comp, "compress.ns.per.byte",
                         ks_conf_number_json((double)pc->compression.compress_ps / 1e3));
     json_object_set_new(comp, "decompress.ns.per.byte",

@@ -43,12 +43,21 @@ typedef struct ks_producer_cost {
     ks_time record_ns;   /* the application thread, per send() */
     ks_time batch_ns;    /* the sender thread, per batch drained */
     ks_time request_ns;  /* the sender thread, per request built */
+    ks_time idempotent_batch_ns; /* the sender thread, per batch given a
+                                    sequence (idempotence's bookkeeping) */
 } ks_producer_cost;
 
 /* What compression.type does to this producer's data. Defaults depend on
- * the codec (docs/scenario.md); a scenario may set its own. */
+ * the codec (docs/scenario.md, "Compression"); a scenario may set its
+ * own. The size of a batch's compressed records is the codec's framing
+ * plus raw x r(raw), r falling from 1 towards `ratio` as the batch grows
+ * (models/producer/codec.h). */
 typedef struct ks_compression_conf {
-    double ratio;              /* compressed / uncompressed record bytes */
+    double ratio;              /* asymptotic compressed / uncompressed ratio */
+    uint32_t warmup_bytes;     /* raw bytes at which r is halfway from 1 to ratio */
+    uint32_t frame_bytes;      /* the codec's stream header and trailer */
+    uint32_t block_bytes;      /* framing per block of block_size raw bytes */
+    uint32_t block_size;       /* raw bytes per block (0: one block) */
     int64_t compress_ps;       /* producer CPU per uncompressed byte, ps */
     int64_t decompress_ps;     /* broker CPU per uncompressed byte, ps */
 } ks_compression_conf;

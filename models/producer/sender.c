@@ -28,14 +28,17 @@ void ks_prod_sender_wake(ks_producer *p, ks_world *w, ks_time at)
     p->wake_ns = at;
 }
 
-/* The sender thread spends request.us (+ batch.us per batch) building a
- * request; it leaves when that is done. */
+/* The sender thread spends request.us (+ batch.us per batch, and for an
+ * idempotent producer idempotent.batch.us per batch: the sequence and
+ * in-flight bookkeeping of TransactionManager) building a request; it
+ * leaves when that is done. */
 void ks_prod_sender_cost(ks_producer *p, ks_request *q, ks_time now)
 {
     const ks_producer_cost *cost = &p->conf->cost;
     ks_time start = p->sender_free_ns > now ? p->sender_free_ns : now;
+    ks_time per_batch = cost->batch_ns + (p->seq ? cost->idempotent_batch_ns : 0);
     p->sender_free_ns = ks_time_add(
-        start, ks_time_add(cost->request_ns, (ks_time)q->batches * cost->batch_ns));
+        start, ks_time_add(cost->request_ns, (ks_time)q->batches * per_batch));
     p->sender_busy_ns += p->sender_free_ns - start;
     q->sent_ns = p->sender_free_ns;
 }
