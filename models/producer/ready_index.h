@@ -12,7 +12,8 @@
  *
  * The accumulator (accumulator.c) computes the keys and tells the index
  * whenever a deque's head changes; the queries then cost O(log n) per
- * broker, or per partition found, however many partitions exist. They give
+ * broker, or per partition found (plus a block's scan), however many
+ * partitions exist. They give
  * exactly what a walk over every partition in order would: ready() counts
  * a not-yet-ready partition towards the next check only if it comes
  * before the broker's first ready one (Kafka skips the partitions of a
@@ -31,10 +32,17 @@
 #define KS_RI_NONE UINT32_MAX
 
 /* A tree node: the minimum ready-from time below it ([0]), and the same
- * when memory is exhausted ([1]); kept together, so one walk mends both. */
+ * when memory is exhausted ([1]); kept together, so one walk mends both.
+ * The same pair is each partition's own value. */
 typedef struct ks_ri_node {
     ks_time k[2];
 } ks_ri_node;
+
+/* A tree's leaf stands for a block of this many places of its broker's
+ * list (their minima), so that the trees cost 2 x 16 bytes per block
+ * instead of per partition, padded to a power of two: at 100 000
+ * partitions 0.8 MB instead of 6.3. A block is scanned whole. */
+#define KS_RI_BLOCK 8u
 
 typedef struct ks_ready_index {
     uint32_t partitions, brokers;
@@ -42,10 +50,11 @@ typedef struct ks_ready_index {
     uint32_t *parts;     /* partitions grouped by broker, ascending */
     uint32_t *broker;    /* per partition: its leader */
     uint32_t *pos;       /* per partition: its place in its broker's list */
-    uint32_t *leaves;    /* per broker: tree width (a power of two) */
-    uint32_t *base;      /* per broker: its trees' offset in `key` */
+    uint32_t *leaves;    /* per broker: tree width in blocks (a power of two) */
+    uint32_t *base;      /* per broker: its trees' offset in `nodes` */
     ks_ri_node *nodes;   /* per broker, 2 x leaves: a heap-ordered tree of
-                            both minima */
+                            both minima, over blocks of KS_RI_BLOCK places */
+    ks_ri_node *vals;    /* per place of `parts`: its partition's values */
     uint32_t *queued;    /* per broker: partitions with a queued batch */
     bool *has;           /* per partition: has a queued batch */
 } ks_ready_index;
