@@ -59,15 +59,18 @@ static bool build_checker(ks_world *w)
         return false;
     for (uint32_t i = 0; i < w->producer_count; i++)
         w->producer_names[i] = w->sc->producers[i].id;
+    /* the names in one block ("events-0\0events-1\0..."), not a
+     * malloc each: at 100 000 partitions 1.3 MB instead of 3.2 */
+    size_t bytes = 0;
+    for (uint32_t t = 0; t < w->sc->topic_count; t++)
+        bytes += (size_t)w->sc->topics[t].max_partitions * (strlen(w->sc->topics[t].name) + 12);
+    char *at = malloc(bytes ? bytes : 1), *end = at + bytes;
+    if (!at)
+        return false;
     for (uint32_t i = 0; i < w->partition_count; i++) {
         const ks_partition *p = &w->partitions[i];
-        const char *topic = w->sc->topics[p->topic].name;
-        size_t n = strlen(topic) + 16;
-        char *name = malloc(n);
-        if (!name)
-            return false;
-        snprintf(name, n, "%s-%u", topic, p->index);
-        w->partition_names[i] = name;
+        w->partition_names[i] = at;
+        at += snprintf(at, (size_t)(end - at), "%s-%u", w->sc->topics[p->topic].name, p->index) + 1;
     }
     w->checker = ks_checker_create(w->producer_count, (const char *const *)w->producer_names,
                                    w->partition_count, (const char *const *)w->partition_names);
@@ -239,8 +242,8 @@ void ks_world_free(ks_world *w)
     free(w->producers);
     ks_checker_free(w->checker);
     json_decref(w->delivery);
-    for (uint32_t i = 0; w->partition_names && i < w->partition_count; i++)
-        free(w->partition_names[i]);
+    if (w->partition_names && w->partition_count > 0)
+        free(w->partition_names[0]); /* the block of every name */
     free(w->partition_names);
     free(w->producer_names);
     for (uint32_t i = 0; w->partitions && i < w->partition_count; i++) {

@@ -30,10 +30,10 @@ typedef struct ks_partition {
     uint32_t index;          /* partition number within the topic */
     uint32_t leader;         /* broker index */
     bool exists;             /* created (admin operations add partitions) */
+    bool logged;             /* its batches are kept (consumers or transactions) */
     int64_t log_end_offset;
     ks_producer_state ps;    /* idempotent producers' state at the leader */
-    bool logged;             /* its batches are kept (consumers or transactions) */
-    ks_plog *log;            /* ... here (else NULL) */
+    ks_plog *log;            /* ... kept here when logged (else NULL) */
     uint64_t records;        /* data records appended */
     uint64_t batches;
 } ks_partition;

@@ -42,15 +42,15 @@ struct ks_world;
 
 /* Idempotence, per partition ([K] TransactionManager's
  * TopicPartitionBookkeeper). */
-typedef struct ks_seq_state {
+typedef struct ks_seq_state { /* 20 bytes: one per partition of the topic */
     int32_t next_seq;       /* the next batch's base sequence */
     int32_t last_acked;     /* last sequence acknowledged, -1 */
-    int16_t epoch;          /* the epoch this numbering belongs to */
     uint32_t incomplete;    /* batches with a sequence not yet done, on the
                                wire or waiting to be retried
                                (inflightBatchesBySequence) */
+    int32_t unresolved_seq; /* the last sequence of the batch below */
+    int16_t epoch;          /* the epoch this numbering belongs to */
     bool unresolved;        /* a retried batch expired: its fate unknown */
-    int32_t unresolved_seq; /* ... its last sequence */
     bool rewrite;           /* renumber its batches at the next epoch bump */
 } ks_seq_state;
 
