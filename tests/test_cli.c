@@ -120,6 +120,32 @@ static void test_run_writes_outputs(void **state)
     free(sa);
 }
 
+/* The console summary: the latency percentiles kafka-producer-perf-test
+ * prints, acks=0 told apart, and the batches refused as too large. */
+static void test_console_summary(void **state)
+{
+    (void)state;
+    char scen[1024];
+    const char *src = getenv("KSIM_SOURCE_DIR");
+    snprintf(scen, sizeof scen, "%s/scenarios/acks0-silent-loss.json", src ? src : "..");
+    const char *a[] = {"ksim", "run", scen, "--out", "cli-out/acks0"};
+    captured c = capture(ks_cli_main, 5, a);
+    assert_int_equal(c.rc, KS_EXIT_OK);
+    assert_non_null(strstr(c.out, "  latency    avg "));
+    assert_non_null(strstr(c.out, ", p95 "));
+    assert_non_null(strstr(c.out, ", p99.9 "));
+    assert_non_null(strstr(c.out, "2 sent, not acknowledged (acks=0)"));
+    assert_null(strstr(c.out, "too large"));
+    captured_free(&c);
+    snprintf(scen, sizeof scen, "%s/scenarios/size-limits.json", src ? src : "..");
+    const char *b[] = {"ksim", "run", scen, "--out", "cli-out/size"};
+    c = capture(ks_cli_main, 5, b);
+    assert_int_equal(c.rc, KS_EXIT_OK);
+    assert_non_null(strstr(c.out, "  too large  5 batches refused (MESSAGE_TOO_LARGE): 4 split "
+                                  "and sent again, 1 failed (RecordTooLargeException)\n"));
+    captured_free(&c);
+}
+
 static void test_expectation_failure_exit_1(void **state)
 {
     (void)state;
@@ -463,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_version_and_help),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_run_writes_outputs),
+        cmocka_unit_test(test_console_summary),
         cmocka_unit_test(test_expectation_failure_exit_1),
         cmocka_unit_test(test_no_expect_and_quiet_failures),
         cmocka_unit_test(test_explicit_paths_and_no_trace),

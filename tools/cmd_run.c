@@ -148,6 +148,29 @@ static void print_quoted(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+/* Batches the leaders refused as larger than max.message.bytes, and how
+ * many of them the producers split and sent again (a batch of one record
+ * fails instead); nothing when there were none. */
+static void print_too_large(FILE *f, json_t *summary, json_t *brokers)
+{
+    json_int_t refused = 0, split = 0;
+    size_t i;
+    json_t *b;
+    json_array_foreach(brokers, i, b)
+        refused += json_integer_value(json_object_get(b, "too_large"));
+    const char *id;
+    json_t *p;
+    json_object_foreach(json_object_get(summary, "producers"), id, p)
+        split += json_integer_value(json_object_get(p, "splits"));
+    if (refused == 0)
+        return;
+    char rf[48];
+    ks_fmt_count(rf, sizeof rf, refused, "batch", "batches");
+    fprintf(f, "  too large  %s refused (MESSAGE_TOO_LARGE): %lld split and sent again, "
+               "%lld failed (RecordTooLargeException)\n",
+            rf, (long long)split, (long long)(refused - split));
+}
+
 /* Requests and batches over all producers, and how the brokers shared
  * the records. */
 static void print_traffic(FILE *f, json_t *summary)
@@ -174,6 +197,7 @@ static void print_traffic(FILE *f, json_t *summary)
         fprintf(f, "  batching   %s, %s, %.1f records per batch\n", rq, bt,
                 (double)records / (double)batches);
     json_t *brokers = json_object_get(summary, "brokers");
+    print_too_large(f, summary, brokers);
     if (json_array_size(brokers) < 2 || json_array_size(brokers) > 8)
         return;
     size_t i;
