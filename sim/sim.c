@@ -5,13 +5,18 @@
  * compact):
  *   heap   16-byte entries {time, key}, key = seq << 24 | slot. Comparing
  *          keys compares seqs, since seqs are unique; the slot rides along.
- *   slots  32-byte payloads {key, event}. A slot is freed only when its
- *          heap entry is popped, so a heap entry never points at a reused
- *          slot. Cancelling writes key = 0 (a tombstone); the pop that
- *          meets the entry sees the mismatch, frees the slot and skips it.
- * Pop uses Floyd's bottom-up sift: move the hole to a leaf along the
- * smaller children, then sift the last element up from there. The last
- * element is usually late, so it rarely climbs far.
+ *   slots  32-byte payloads {key, event}; a daemon's kind carries a flag
+ *          in its top bit. A slot is freed only when its heap entry is
+ *          popped, so a heap entry never points at a reused slot.
+ *          Cancelling writes key = 0 (a tombstone); the pop that meets the
+ *          entry sees the mismatch, frees the slot and skips it.
+ * The pop is lazy: ks_sim_next hands out the root and leaves it in place.
+ * Most handlers schedule an event next, which then takes the root's place
+ * and its slot (one sift down instead of a pop and a push, and no
+ * free-list round trip); otherwise the next ks_sim_next pops it. Either
+ * way the order is the total (time, seq) order, so which events run when
+ * does not depend on it. Sifts are Floyd's bottom-up: the hole moves to a
+ * leaf along the smaller children, then the element climbs from there.
  */
 #include "sim/sim.h"
 
@@ -21,8 +26,12 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define unlikely(x) __builtin_expect(!!(x), 0)
+#define KS_NOINLINE __attribute__((noinline, cold))
+#define KS_INLINE inline __attribute__((always_inline))
 #else
 #define unlikely(x) (x)
+#define KS_NOINLINE
+#define KS_INLINE inline
 #endif
 
 #define SLOT_BITS 24u
@@ -37,15 +46,16 @@ struct ks_sim_entry {
     uint64_t key;
 };
 
-/* The event's words are kept flat, so that a slot is 32 bytes (a
- * ks_event itself has padding after tag). */
+/* A slot holds the event as given, with the daemon flag in the kind's
+ * top bit (kinds stay below KS_EVENT_KINDS_MAX), so that it is 32 bytes
+ * and is copied in and out whole. */
 struct ks_sim_slot {
-    uint64_t key;    /* live: its key; cancelled: 0; free: FREE_BIT | next */
-    uint32_t kind;
-    uint32_t daemon; /* does not keep the run alive */
-    uint32_t owner, tag;
-    uint64_t arg;
+    uint64_t key; /* live: its key; cancelled: 0; free: FREE_BIT | next */
+    ks_event ev;
 };
+
+#define DAEMON_SHIFT 31u
+#define KIND_MASK ((UINT32_C(1) << DAEMON_SHIFT) - 1u)
 
 _Static_assert(sizeof(struct ks_sim_slot) <= 32, "slots stay small");
 
@@ -74,6 +84,7 @@ void ks_sim_init(ks_sim *s, const ks_sim_limits *limits)
     s->time_limit = s->limits.max_time_ns > 0 ? s->limits.max_time_ns : KS_TIME_MAX;
     s->event_limit = s->limits.max_events > 0 ? s->limits.max_events : UINT64_MAX;
     s->verdict = KS_SIM_RUNNING;
+    s->seq_gate = SEQ_MAX;
 }
 
 void ks_sim_free(ks_sim *s)
@@ -86,11 +97,18 @@ void ks_sim_free(ks_sim *s)
     s->free_head = UINT32_MAX;
 }
 
+/* Ends the run: the first verdict stays; scheduling is closed. */
+static void end_run(ks_sim *s, ks_sim_verdict v)
+{
+    if (s->verdict == KS_SIM_RUNNING)
+        s->verdict = v;
+    s->seq_gate = 0;
+}
+
 void ks_sim_stop(ks_sim *s, ks_sim_verdict v)
 {
     assert(v != KS_SIM_RUNNING);
-    if (s->verdict == KS_SIM_RUNNING)
-        s->verdict = v;
+    end_run(s, v);
 }
 
 static bool entry_less(const ks_sim_entry *a, const ks_sim_entry *b)
@@ -138,6 +156,7 @@ static uint32_t take_slot(ks_sim *s)
 }
 
 static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon);
+static void replace_top(ks_sim *s, ks_sim_entry e);
 
 ks_handle ks_sim_schedule(ks_sim *s, ks_time at, const ks_event *ev)
 {
@@ -149,42 +168,54 @@ ks_handle ks_sim_schedule_daemon(ks_sim *s, ks_time at, const ks_event *ev)
     return schedule(s, at, ev, true);
 }
 
+/* Why schedule() refuses an event; ends the run with that verdict
+ * (unless it has ended already). Kept out of line: it never happens in
+ * a run that goes well. */
+static KS_NOINLINE ks_handle refuse(ks_sim *s, ks_time at)
+{
+    if (s->verdict != KS_SIM_RUNNING)
+        return KS_HANDLE_NONE;
+    if (at < s->now) /* a model's bug; never let time run backwards */
+        end_run(s, KS_SIM_INTERNAL_ERROR);
+    else if (s->live >= s->limits.max_pending)
+        end_run(s, KS_SIM_MAX_PENDING);
+    else if (s->next_seq >= SEQ_MAX)
+        end_run(s, KS_SIM_SEQUENCE_EXHAUSTED);
+    else /* no slot: the arrays could not grow */
+        end_run(s, s->slots_cap >= KS_SIM_PENDING_MAX ? KS_SIM_MAX_PENDING
+                                                      : KS_SIM_OUT_OF_MEMORY);
+    return KS_HANDLE_NONE;
+}
+
 static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon)
 {
     assert(at >= s->now);
     assert(ev->kind < KS_EVENT_KINDS_MAX);
-    if (unlikely(s->verdict != KS_SIM_RUNNING))
-        return KS_HANDLE_NONE;
-    if (unlikely(at < s->now)) { /* a model's bug; never let time run backwards */
-        s->verdict = KS_SIM_INTERNAL_ERROR;
-        return KS_HANDLE_NONE;
-    }
-    if (unlikely(s->live >= s->limits.max_pending)) {
-        s->verdict = KS_SIM_MAX_PENDING;
-        return KS_HANDLE_NONE;
-    }
-    if (unlikely(s->next_seq >= SEQ_MAX)) {
-        s->verdict = KS_SIM_SEQUENCE_EXHAUSTED;
-        return KS_HANDLE_NONE;
-    }
-    uint32_t slot = take_slot(s);
-    if (unlikely(slot == UINT32_MAX)) {
-        s->verdict = s->slots_cap >= KS_SIM_PENDING_MAX ? KS_SIM_MAX_PENDING
-                                                         : KS_SIM_OUT_OF_MEMORY;
-        return KS_HANDLE_NONE;
-    }
+    /* seq_gate is 0 once the run has ended, so one comparison covers
+     * both the verdict and the sequence space. */
+    if (unlikely(s->next_seq >= s->seq_gate || at < s->now ||
+                 s->live >= s->limits.max_pending))
+        return refuse(s, at);
+    /* The event just dispatched lends its slot (no free-list round
+     * trip), else a free one. */
+    uint32_t slot = s->top_taken ? s->taken_slot : take_slot(s);
+    if (unlikely(slot == UINT32_MAX))
+        return refuse(s, at);
     ks_sim_slot *sl = &s->slots[slot];
     uint64_t key = (s->next_seq++ << SLOT_BITS) | slot;
     sl->key = key;
-    sl->kind = ev->kind;
-    sl->owner = ev->owner;
-    sl->tag = ev->tag;
-    sl->arg = ev->arg;
-    sl->daemon = daemon;
+    sl->ev = *ev;
+    sl->ev.kind |= (uint32_t)daemon << DAEMON_SHIFT;
     s->live_daemon += daemon;
+    s->live++;
 
-    /* Sift up. */
     ks_sim_entry e = {at, key};
+    if (s->top_taken) { /* the event just dispatched leaves its place to e */
+        s->top_taken = false;
+        replace_top(s, e);
+        return key;
+    }
+    /* Sift up. */
     uint32_t i = s->heap_len++;
     ks_sim_entry *h = s->heap;
     while (i > 0) {
@@ -195,7 +226,6 @@ static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon
         i = parent;
     }
     h[i] = e;
-    s->live++;
     return key;
 }
 
@@ -215,20 +245,17 @@ bool ks_sim_cancel(ks_sim *s, ks_handle h)
         return false;
     s->slots[slot].key = 0;
     s->live--;
-    s->live_daemon -= s->slots[slot].daemon;
+    s->live_daemon -= s->slots[slot].ev.kind >> DAEMON_SHIFT;
     s->cancelled++;
     return true;
 }
 
-/* Removes the heap's minimum (Floyd's bottom-up variant). */
-static void heap_pop(ks_sim *s)
+/* Fills the heap's hole `hole` with `last` and restores the heap below
+ * and above it: Floyd's bottom-up sift. The hole moves to a leaf along
+ * the smaller children, then `last` climbs from there; a late `last`
+ * (usually the case) rarely climbs far. */
+static KS_INLINE void sift_hole(ks_sim_entry *h, uint32_t n, uint32_t hole, ks_sim_entry last)
 {
-    ks_sim_entry *h = s->heap;
-    uint32_t n = --s->heap_len;
-    if (n == 0)
-        return;
-    ks_sim_entry last = h[n];
-    uint32_t hole = 0;
     for (;;) {
         uint32_t c = 2u * hole + 1u;
         if (c >= n)
@@ -248,6 +275,30 @@ static void heap_pop(ks_sim *s)
     h[hole] = last;
 }
 
+/* Puts e in the root, in place of the minimum just dispatched. Events
+ * scheduled at or near now stay there after one comparison; later ones
+ * sift like a pop's last element. */
+static void replace_top(ks_sim *s, ks_sim_entry e)
+{
+    ks_sim_entry *h = s->heap;
+    uint32_t n = s->heap_len;
+    uint32_t c = (n > 2u && entry_less(&h[2], &h[1])) ? 2u : 1u;
+    if (c >= n || entry_less(&e, &h[c])) {
+        h[0] = e;
+        return;
+    }
+    h[0] = h[c];
+    sift_hole(h, n, c, e);
+}
+
+/* Removes the heap's minimum. */
+static void heap_pop(ks_sim *s)
+{
+    uint32_t n = --s->heap_len;
+    if (n > 0)
+        sift_hole(s->heap, n, 0, s->heap[n]);
+}
+
 static void free_slot(ks_sim *s, uint32_t slot)
 {
     s->slots[slot].key = FREE_BIT | s->free_head;
@@ -258,10 +309,15 @@ bool ks_sim_next(ks_sim *s, ks_event *out)
 {
     if (unlikely(s->verdict != KS_SIM_RUNNING))
         return false;
+    if (s->top_taken) { /* nothing took its place: pop it now */
+        s->top_taken = false;
+        heap_pop(s);
+        free_slot(s, s->taken_slot);
+    }
     for (;;) {
         /* Only daemons left (or nothing): the scenario has run out. */
         if (unlikely(s->live == s->live_daemon)) {
-            s->verdict = KS_SIM_COMPLETE;
+            end_run(s, KS_SIM_COMPLETE);
             return false;
         }
         ks_sim_entry top = s->heap[0];
@@ -274,22 +330,23 @@ bool ks_sim_next(ks_sim *s, ks_event *out)
         }
         if (unlikely(top.t > s->time_limit)) {
             s->now = s->time_limit;
-            s->verdict = KS_SIM_MAX_TIME;
+            end_run(s, KS_SIM_MAX_TIME);
             return false;
         }
         if (unlikely(s->dispatched >= s->event_limit)) {
-            s->verdict = KS_SIM_MAX_EVENTS;
+            end_run(s, KS_SIM_MAX_EVENTS);
             return false;
         }
-        out->kind = sl->kind;
-        out->owner = sl->owner;
-        out->tag = sl->tag;
-        out->arg = sl->arg;
-        heap_pop(s);
-        free_slot(s, slot);
+        *out = sl->ev;
+        out->kind &= KIND_MASK;
+        s->live_daemon -= sl->ev.kind >> DAEMON_SHIFT;
+        /* Popped lazily: the next schedule() takes its place and its
+         * slot, else the next ks_sim_next pops it. */
+        s->top_taken = true;
+        s->taken_slot = slot;
+        sl->key = FREE_BIT; /* no handle matches it any more */
         s->now = top.t;
         s->live--;
-        s->live_daemon -= sl->daemon;
         s->dispatched++;
         s->dispatched_by_kind[out->kind]++;
         return true;

@@ -95,9 +95,12 @@ typedef struct ks_sim {
     ks_time time_limit;    /* limits with 0 ("none") made the type's max */
     uint64_t event_limit;
     ks_sim_verdict verdict;
+    uint64_t seq_gate;     /* schedule() takes seqs below it: 0 once ended */
 
     ks_sim_entry *heap; /* binary min-heap of (time, seq|slot) */
     uint32_t heap_len, heap_cap;
+    bool top_taken;     /* heap[0] was dispatched and awaits removal */
+    uint32_t taken_slot; /* ... and its slot, not yet freed */
     ks_sim_slot *slots; /* event payloads, indexed by slot */
     uint32_t slots_cap;
     uint32_t slots_used; /* slots from here on were never used (free) */
