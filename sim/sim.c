@@ -47,8 +47,7 @@ struct ks_sim_entry {
 };
 
 /* A slot holds the event as given, with the daemon flag in the kind's
- * top bit (kinds stay below KS_EVENT_KINDS_MAX), so that it is 32 bytes
- * and is copied in and out whole. */
+ * top bit (kinds stay below KS_EVENT_KINDS_MAX), so that it is 32 bytes. */
 struct ks_sim_slot {
     uint64_t key; /* live: its key; cancelled: 0; free: FREE_BIT | next */
     ks_event ev;
@@ -204,8 +203,12 @@ static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon
     ks_sim_slot *sl = &s->slots[slot];
     uint64_t key = (s->next_seq++ << SLOT_BITS) | slot;
     sl->key = key;
-    sl->ev = *ev;
-    sl->ev.kind |= (uint32_t)daemon << DAEMON_SHIFT;
+    /* Field by field: the caller has just written *ev field by field,
+     * and one wide load of it would miss the store-forwarding path. */
+    sl->ev.kind = ev->kind | (uint32_t)daemon << DAEMON_SHIFT;
+    sl->ev.owner = ev->owner;
+    sl->ev.tag = ev->tag;
+    sl->ev.arg = ev->arg;
     s->live_daemon += daemon;
     s->live++;
 
@@ -337,8 +340,10 @@ bool ks_sim_next(ks_sim *s, ks_event *out)
             end_run(s, KS_SIM_MAX_EVENTS);
             return false;
         }
-        *out = sl->ev;
-        out->kind &= KIND_MASK;
+        out->kind = sl->ev.kind & KIND_MASK;
+        out->owner = sl->ev.owner;
+        out->tag = sl->ev.tag;
+        out->arg = sl->ev.arg;
         s->live_daemon -= sl->ev.kind >> DAEMON_SHIFT;
         /* Popped lazily: the next schedule() takes its place and its
          * slot, else the next ks_sim_next pops it. */
