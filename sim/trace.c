@@ -47,7 +47,20 @@ void ks_trace_use_schema(ks_trace *tr, const ks_trace_schema *schema)
 {
     assert(schema->count <= KS_TRACE_KINDS_MAX);
     tr->schema = schema;
+    for (unsigned k = 0; k < schema->count; k++) {
+        size_t n = strlen(schema->names[k]);
+        assert(n <= 64u);
+        tr->name_len[k] = (unsigned char)n;
+    }
 }
+
+/* exactly 200 characters: no terminating NUL */
+const char ks_trace__pairs[200] =
+    "0001020304050607080910111213141516171819"
+    "2021222324252627282930313233343536373839"
+    "4041424344454647484950515253545556575859"
+    "6061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
 
 /* Writes n bytes to the stream unless a write failed before. */
 static void write_out(ks_trace *tr, const char *s, size_t n)
@@ -154,13 +167,25 @@ bool ks_trace_begin(ks_trace *tr, ks_time t, unsigned k)
     if (!ks_trace_on(tr, k))
         return false;
     tr->in_line = true;
+    tr->lines++;
+    tr->lines_by_kind[k]++;
+    size_t n = tr->name_len[k];
+    if (t >= 0 && tr->len + n + 40 <= sizeof tr->buf) {
+        /* {"t":<t>,"ev":"<name>" straight into the buffer */
+        char *p = tr->buf + tr->len;
+        memcpy(p, "{\"t\":", 5);
+        p = ks_trace__u64(p + 5, (uint64_t)t);
+        memcpy(p, ",\"ev\":\"", 7);
+        memcpy(p + 7, tr->schema->names[k], n);
+        p[7 + n] = '"';
+        tr->len = (size_t)(p + 8 + n - tr->buf);
+        return true;
+    }
     put(tr, "{\"t\":", 5);
     put_i64(tr, t);
     put(tr, ",\"ev\":\"", 7);
-    put_cstr(tr, tr->schema->names[k]);
+    put(tr, tr->schema->names[k], n);
     put(tr, "\"", 1);
-    tr->lines++;
-    tr->lines_by_kind[k]++;
     return true;
 }
 

@@ -62,6 +62,7 @@ typedef struct ks_trace {
     uint64_t lines;
     uint64_t lines_by_kind[KS_TRACE_KINDS_MAX];
     const ks_trace_schema *schema; /* NULL until the models set theirs */
+    unsigned char name_len[KS_TRACE_KINDS_MAX]; /* strlen of each kind's name */
     size_t len;
     char buf[KS_TRACE_BUF];
 } ks_trace;
@@ -105,8 +106,16 @@ void ks_trace__i64_slow(ks_trace *tr, const char *key, int64_t v);
 void ks_trace__u64_slow(ks_trace *tr, const char *key, uint64_t v);
 void ks_trace__str_slow(ks_trace *tr, const char *key, const char *s);
 
+/* The writers below are forced inline: a key's strlen then folds to a
+ * constant where the key is a literal. */
+#if defined(__GNUC__) || defined(__clang__)
+#define KS_TRACE_INLINE static inline __attribute__((always_inline))
+#else
+#define KS_TRACE_INLINE static inline
+#endif
+
 /* ,"key": at p; returns the end. */
-static inline char *ks_trace__key(char *p, const char *key, size_t n)
+KS_TRACE_INLINE char *ks_trace__key(char *p, const char *key, size_t n)
 {
     *p++ = ',';
     *p++ = '"';
@@ -117,20 +126,50 @@ static inline char *ks_trace__key(char *p, const char *key, size_t n)
     return p;
 }
 
-/* v in decimal at p; returns the end. */
-static inline char *ks_trace__u64(char *p, uint64_t v)
+/* "00" "01" ... "99": two digits per step. */
+extern const char ks_trace__pairs[200];
+
+/* Decimal digits of v (1 for 0). */
+KS_TRACE_INLINE unsigned ks_trace__digits(uint64_t v)
 {
-    char tmp[20];
-    size_t i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + (int)(v % 10u));
-        v /= 10u;
-    } while (v);
-    memcpy(p, tmp + i, sizeof tmp - i);
-    return p + (sizeof tmp - i);
+    unsigned n = 1;
+    for (;;) {
+        if (v < 10u)
+            return n;
+        if (v < 100u)
+            return n + 1u;
+        if (v < 1000u)
+            return n + 2u;
+        if (v < 10000u)
+            return n + 3u;
+        v /= 10000u;
+        n += 4u;
+    }
 }
 
-static inline void ks_trace_u64(ks_trace *tr, const char *key, uint64_t v)
+/* v in decimal at p, written from its last digit back, two at a time;
+ * returns the end. */
+KS_TRACE_INLINE char *ks_trace__u64(char *p, uint64_t v)
+{
+    char *end = p + ks_trace__digits(v), *q = end;
+    while (v >= 100u) {
+        unsigned d = (unsigned)(v % 100u) * 2u;
+        v /= 100u;
+        q -= 2;
+        q[0] = ks_trace__pairs[d];
+        q[1] = ks_trace__pairs[d + 1u];
+    }
+    if (v >= 10u) {
+        q -= 2;
+        q[0] = ks_trace__pairs[v * 2u];
+        q[1] = ks_trace__pairs[v * 2u + 1u];
+    } else {
+        *--q = (char)('0' + (int)v);
+    }
+    return end;
+}
+
+KS_TRACE_INLINE void ks_trace_u64(ks_trace *tr, const char *key, uint64_t v)
 {
     if (!tr->in_line)
         return;
@@ -143,7 +182,7 @@ static inline void ks_trace_u64(ks_trace *tr, const char *key, uint64_t v)
     tr->len = (size_t)(p - tr->buf);
 }
 
-static inline void ks_trace_i64(ks_trace *tr, const char *key, int64_t v)
+KS_TRACE_INLINE void ks_trace_i64(ks_trace *tr, const char *key, int64_t v)
 {
     if (!tr->in_line)
         return;
@@ -162,7 +201,7 @@ static inline void ks_trace_i64(ks_trace *tr, const char *key, int64_t v)
     tr->len = (size_t)(p - tr->buf);
 }
 
-static inline void ks_trace_str(ks_trace *tr, const char *key, const char *s)
+KS_TRACE_INLINE void ks_trace_str(ks_trace *tr, const char *key, const char *s)
 {
     if (!tr->in_line)
         return;
@@ -171,11 +210,16 @@ static inline void ks_trace_str(ks_trace *tr, const char *key, const char *s)
         for (; s[m]; m++)
             if ((unsigned char)s[m] < 0x20 || s[m] == '"' || s[m] == '\\')
                 break;
-    if (!s || s[m] || tr->len + n + m + 6 > KS_TRACE_BUF) {
-        ks_trace__str_slow(tr, key, s); /* null, escapes, or no room */
+    if ((s && s[m]) || tr->len + n + m + 8 > KS_TRACE_BUF) {
+        ks_trace__str_slow(tr, key, s); /* escapes, or no room */
         return;
     }
     char *p = ks_trace__key(tr->buf + tr->len, key, n);
+    if (!s) {
+        memcpy(p, "null", 4);
+        tr->len = (size_t)(p + 4 - tr->buf);
+        return;
+    }
     *p++ = '"';
     memcpy(p, s, m);
     p += m;

@@ -152,6 +152,51 @@ static void test_no_schema_writes_nothing(void **state)
 }
 
 /* More than the 64 KiB buffer: every line intact, in order. */
+/* Every decimal length, both sides of each power of ten, as a time, an
+ * unsigned and a signed field, against printf; and null strings. */
+static void test_number_digits(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    ks_trace *tr = malloc(sizeof *tr);
+    init(tr, f, KS_TL_RECORD);
+    uint64_t vals[64];
+    size_t nv = 0;
+    vals[nv++] = 0;
+    for (uint64_t p = 1; nv < 60; p *= 10u) {
+        vals[nv++] = p - 1u;
+        vals[nv++] = p;
+        vals[nv++] = p + 1u;
+        if (p > UINT64_MAX / 10u)
+            break;
+    }
+    vals[nv++] = UINT64_MAX;
+    for (size_t i = 0; i < nv; i++) {
+        int64_t t = vals[i] > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)vals[i];
+        ks_trace_begin(tr, t, T_ACK);
+        ks_trace_u64(tr, "u", vals[i]);
+        ks_trace_i64(tr, "i", -t);
+        ks_trace_str(tr, "s", NULL);
+        ks_trace_end(tr);
+    }
+    assert_true(ks_trace_flush(tr));
+    size_t n;
+    char *s = slurp(f, &n);
+    char *line = s;
+    for (size_t i = 0; i < nv; i++) {
+        long long t = vals[i] > (uint64_t)INT64_MAX ? INT64_MAX : (long long)vals[i];
+        char want[160];
+        snprintf(want, sizeof want, "{\"t\":%lld,\"ev\":\"ack\",\"u\":%llu,\"i\":%lld,\"s\":null}\n",
+                 t, (unsigned long long)vals[i], -t);
+        assert_memory_equal(line, want, strlen(want));
+        line += strlen(want);
+    }
+    assert_int_equal((size_t)(line - s), n);
+    free(s);
+    free(tr);
+    fclose(f);
+}
+
 static void test_large_output(void **state)
 {
     (void)state;
@@ -162,6 +207,7 @@ static void test_large_output(void **state)
         ks_trace_begin(tr, i, T_ACK);
         ks_trace_i64(tr, "latency_ns", INT64_MIN + i);
         ks_trace_u64(tr, "record", UINT64_MAX - (uint64_t)i);
+        ks_trace_str(tr, "key", NULL);
         ks_trace_end(tr);
     }
     assert_true(ks_trace_flush(tr));
@@ -171,7 +217,7 @@ static void test_large_output(void **state)
     for (int64_t i = 0; i < 20000; i++) {
         char want[160];
         snprintf(want, sizeof want,
-                 "{\"t\":%lld,\"ev\":\"ack\",\"latency_ns\":%lld,\"record\":%llu}\n",
+                 "{\"t\":%lld,\"ev\":\"ack\",\"latency_ns\":%lld,\"record\":%llu,\"key\":null}\n",
                  (long long)i, (long long)(INT64_MIN + i), (unsigned long long)(UINT64_MAX - (uint64_t)i));
         assert_memory_equal(line, want, strlen(want));
         line += strlen(want);
@@ -188,7 +234,7 @@ int main(void)
         cmocka_unit_test(test_line_bytes),    cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_levels),        cmocka_unit_test(test_no_stream),
         cmocka_unit_test(test_level_names),   cmocka_unit_test(test_large_output),
-        cmocka_unit_test(test_no_schema_writes_nothing),
+        cmocka_unit_test(test_no_schema_writes_nothing), cmocka_unit_test(test_number_digits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
