@@ -482,7 +482,7 @@ static bool defer_if_paused(ks_world *w, const ks_event *ev)
 
 static void dispatch(ks_world *w, const ks_event *ev)
 {
-    if (defer_if_paused(w, ev))
+    if (w->faults.n > 0 && defer_if_paused(w, ev)) /* no call without faults */
         return;
     switch (ev->kind) {
     case KS_EV_TIMER:

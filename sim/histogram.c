@@ -31,17 +31,21 @@ void ks_hist_reset(ks_hist *h)
             memset(h->octave[o], 0, KS_HIST_SUB * sizeof *h->octave[o]);
 }
 
+/* Octave o's buckets, allocated now; NULL without memory. */
+static uint64_t *new_octave(ks_hist *h, uint32_t o)
+{
+    h->octave[o] = calloc(KS_HIST_SUB, sizeof *h->octave[o]);
+    return h->octave[o];
+}
+
 /* The counter of bucket b, allocating its octave; NULL without memory. */
 static uint64_t *slot(ks_hist *h, uint32_t b)
 {
     if (b < KS_HIST_SUB)
         return &h->exact[b];
     uint32_t o = b / KS_HIST_SUB - 1u;
-    if (!h->octave[o]) {
-        h->octave[o] = calloc(KS_HIST_SUB, sizeof *h->octave[o]);
-        if (!h->octave[o])
-            return NULL;
-    }
+    if (!h->octave[o] && !new_octave(h, o))
+        return NULL;
     return &h->octave[o][b % KS_HIST_SUB];
 }
 
@@ -95,21 +99,31 @@ void ks_hist_bucket_range(uint32_t b, int64_t *lo, int64_t *hi)
 
 void ks_hist_add(ks_hist *h, int64_t v)
 {
-    if (v < 0)
-        v = 0;
-    if (h->count == 0 || v < h->min)
-        h->min = v;
-    if (h->count == 0 || v > h->max)
-        h->max = v;
-    h->count++;
-    uint64_t lo = h->sum_lo + (uint64_t)v;
-    h->sum_hi += lo < h->sum_lo;
+    /* slot() and ks_hist_bucket() by hand: every record's latency and
+     * every batch come through here */
+    uint64_t u = v < 0 ? 0u : (uint64_t)v;
+    v = (int64_t)u;
+    if (h->count++ == 0) {
+        h->min = h->max = v;
+    } else {
+        h->min = v < h->min ? v : h->min;
+        h->max = v > h->max ? v : h->max;
+    }
+    uint64_t lo = h->sum_lo + u;
+    h->sum_hi += lo < u;
     h->sum_lo = lo;
-    uint64_t *c = slot(h, ks_hist_bucket(v));
-    if (c)
-        (*c)++;
-    else
+    if (u < KS_HIST_SUB) {
+        h->exact[u]++;
+        return;
+    }
+    /* bucket (shift + 1) * SUB + sub lies in octave shift */
+    uint32_t shift = floor_log2(u) - KS_HIST_SUB_BITS;
+    uint64_t *oct = h->octave[shift];
+    if (!oct && !(oct = new_octave(h, shift))) {
         h->dropped++;
+        return;
+    }
+    oct[(u >> shift) & (KS_HIST_SUB - 1u)]++;
 }
 
 void ks_hist_merge(ks_hist *dst, const ks_hist *src)

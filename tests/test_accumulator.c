@@ -32,6 +32,16 @@ static void test_record_sizes(void **state)
     assert_int_equal(ks_record_size_v2(-1, 100, 1, 1000), 110); /* timestamp delta 1000 ms */
     /* upper bound: 61 + 21 + key/value with lengths + header count */
     assert_int_equal(ks_record_upper_bound(-1, 100), 61 + 21 + 1 + 2 + 100 + 1);
+    /* every varint length: a timestamp delta on both sides of 2^(7k),
+     * counted one 7-bit group at a time (zig-zag doubles it) */
+    for (unsigned k = 1; k <= 9; k++) {
+        int64_t edge = (int64_t)(UINT64_C(1) << (7u * k - 1u)); /* zig-zag 2^(7k) */
+        uint32_t base = ks_record_size_v2(-1, 10, 0, 0) - 1u;  /* ts delta 0: 1 byte */
+        assert_int_equal(ks_record_size_v2(-1, 10, 0, edge - 1), base + k);
+        assert_int_equal(ks_record_size_v2(-1, 10, 0, edge), base + k + 1u);
+        assert_int_equal(ks_record_size_v2(-1, 10, 0, -edge), base + k);
+    }
+    assert_int_equal(ks_record_size_v2(-1, 10, 0, INT64_MAX), ks_record_size_v2(-1, 10, 0, 0) + 9);
 }
 
 /* Partitions 0 and 2 are led by broker 0, 1 and 3 by broker 1. */

@@ -130,6 +130,14 @@ static void check_in_range(int64_t v)
         print_error("value %lld in bucket %u [%lld, %lld]\n", (long long)v,
                     (unsigned)b, (long long)lo, (long long)hi);
     assert_true(lo <= v && v <= hi);
+    /* and ks_hist_add counts it in that bucket */
+    ks_hist h;
+    ks_hist_init(&h);
+    ks_hist_add(&h, v);
+    assert_int_equal(ks_hist_count_at(&h, b), 1);
+    assert_int_equal(h.min, v);
+    assert_int_equal(h.max, v);
+    ks_hist_free(&h);
 }
 
 static void test_bucket_contains_value(void **state)
