@@ -53,7 +53,7 @@ void ks_prod_send_complete(ks_producer *p, ks_world *w, uint64_t record, ks_time
         bk->bytes += bytes;
     }
     p->last_ack_ns = now;
-    if (p->first_count > 0 && record <= p->first_ids[p->first_count - 1]) {
+    if (p->first_count > 0 && record <= p->first_last_id) {
         for (uint32_t k = 0; k < p->first_count; k++)
             if (p->first_ids[k] == record)
                 p->first_offsets[k] = error ? KS_OFFSET_FAILED : offset;
@@ -101,6 +101,7 @@ static void trace_produce(ks_producer *p, ks_world *w, const ks_send_rec *r, int
     p->last_partition = partition < 0 ? UINT32_MAX : (uint32_t)partition;
     if (p->first_count < KS_FIRST_RECORDS) {
         p->first_ids[p->first_count] = r->id;
+        p->first_last_id = r->id;
         p->first_offsets[p->first_count] = KS_OFFSET_UNTOLD;
         p->first_partitions[p->first_count++] = partition < 0 ? UINT32_MAX : (uint32_t)partition;
     }
