@@ -107,11 +107,15 @@ void ks_trace__u64_slow(ks_trace *tr, const char *key, uint64_t v);
 void ks_trace__str_slow(ks_trace *tr, const char *key, const char *s);
 
 /* The writers below are forced inline: a key's strlen then folds to a
- * constant where the key is a literal. */
+ * constant where the key is a literal. A model's function that writes a
+ * line per record is best kept out of line (KS_TRACE_NOINLINE) behind a
+ * ks_trace_on test, so that an untraced run pays for the test only. */
 #if defined(__GNUC__) || defined(__clang__)
 #define KS_TRACE_INLINE static inline __attribute__((always_inline))
+#define KS_TRACE_NOINLINE __attribute__((noinline))
 #else
 #define KS_TRACE_INLINE static inline
+#define KS_TRACE_NOINLINE
 #endif
 
 /* ,"key": at p; returns the end. */

@@ -21,11 +21,12 @@ void ks_prod_send_schedule_arrival(ks_producer *p, ks_world *w, ks_time at)
     ks_sim_schedule(&w->sim, at, &ev);
 }
 
-static void trace_ack(ks_producer *p, ks_world *w, uint64_t record, uint32_t partition,
-                      int64_t offset, ks_time latency, const char *error)
+/* The "ack" line, out of line: untraced runs only test for it. */
+static KS_TRACE_NOINLINE void trace_ack(ks_producer *p, ks_world *w, uint64_t record, uint32_t partition,
+                              int64_t offset, ks_time latency, const char *error)
 {
     ks_trace *tr = w->trace;
-    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_ACK)) {
+    if (ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_ACK)) {
         ks_trace_str(tr, "producer", p->conf->id);
         ks_trace_u64(tr, "record", record);
         ks_trace_str(tr, "topic", ks_prod_topic_name(w, p));
@@ -61,7 +62,8 @@ void ks_prod_send_complete(ks_producer *p, ks_world *w, uint64_t record, ks_time
     ks_hist_add(&p->latency, latency);
     if (w->metrics.bucket_ns > 0)
         ks_hist_add(&w->metrics.latency, latency);
-    trace_ack(p, w, record, partition, offset, latency, error ? error : "NONE");
+    if (w->trace && ks_trace_on(w->trace, KS_TR_ACK))
+        trace_ack(p, w, record, partition, offset, latency, error ? error : "NONE");
 }
 
 /* A record failed inside send(), before any batch held it. */
@@ -86,10 +88,12 @@ static void forwarded(ks_producer *p, ks_world *w, const ks_send_rec *r)
     ks_trace_end(tr);
 }
 
-static void trace_produce(ks_producer *p, ks_world *w, const ks_send_rec *r, int64_t partition)
+/* The "produce" line, out of line: untraced runs only test for it. */
+static KS_TRACE_NOINLINE void write_produce_line(ks_producer *p, ks_world *w, const ks_send_rec *r,
+                               int64_t partition)
 {
     ks_trace *tr = w->trace;
-    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_PRODUCE)) {
+    if (ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_PRODUCE)) {
         ks_trace_str(tr, "producer", p->conf->id);
         ks_trace_u64(tr, "record", r->id);
         ks_trace_str(tr, "topic", ks_prod_topic_name(w, p));
@@ -98,6 +102,13 @@ static void trace_produce(ks_producer *p, ks_world *w, const ks_send_rec *r, int
         ks_trace_u64(tr, "value_bytes", r->value_bytes);
         ks_trace_end(tr);
     }
+}
+
+static inline void trace_produce(ks_producer *p, ks_world *w, const ks_send_rec *r,
+                                 int64_t partition)
+{
+    if (w->trace && ks_trace_on(w->trace, KS_TR_PRODUCE))
+        write_produce_line(p, w, r, partition);
     p->last_partition = partition < 0 ? UINT32_MAX : (uint32_t)partition;
     if (p->first_count < KS_FIRST_RECORDS) {
         p->first_ids[p->first_count] = r->id;
@@ -250,53 +261,52 @@ static ks_append_result partition_and_append(ks_producer *p, ks_send_rec *r, ks_
 }
 
 /* One send() call by the application. */
-static void do_send(ks_producer *p, ks_world *w, ks_send_rec rec)
+static void do_send(ks_producer *p, ks_world *w, ks_send_rec *r)
 {
     ks_time now = ks_sim_now(&w->sim);
-    ks_send_rec r = rec;
-    r.id = w->next_record_id++;
-    r.send_ns = now;
-    if (r.source != KS_NO_SOURCE)
-        forwarded(p, w, &r);
+    r->id = w->next_record_id++;
+    r->send_ns = now;
+    if (r->source != KS_NO_SOURCE)
+        forwarded(p, w, r);
     if (p->produced == 0)
         p->first_produce_ns = now;
     p->produced++;
     w->metrics.cur.produced++;
-    p->record_bytes += r.value_bytes + (r.key_len > 0 ? (uint64_t)r.key_len : 0);
+    p->record_bytes += r->value_bytes + (r->key_len > 0 ? (uint64_t)r->key_len : 0);
     const char *fatal = ks_prod_tm_fatal_error(p);
     if (fatal) {
         /* a fenced (or otherwise failed) producer refuses every send() */
-        trace_produce(p, w, &r, -1);
-        ks_prod_send_complete(p, w, r.id, now, KS_NONE, -1, 0, fatal);
-        told_alone(p, w, r.id, fatal);
+        trace_produce(p, w, r, -1);
+        ks_prod_send_complete(p, w, r->id, now, KS_NONE, -1, 0, fatal);
+        told_alone(p, w, r->id, fatal);
         return;
     }
-    uint32_t upper = ks_record_upper_bound(r.key_len, r.value_bytes);
+    uint32_t upper = ks_record_upper_bound(r->key_len, r->value_bytes);
     /* KafkaProducer.ensureValidRecordSize */
     if (upper > p->max_request_size || upper > p->acc.memory_total) {
-        trace_produce(p, w, &r, -1);
-        ks_prod_send_complete(p, w, r.id, now, KS_NONE, -1, 0, "RecordTooLargeException");
-        told_alone(p, w, r.id, "RecordTooLargeException");
+        trace_produce(p, w, r, -1);
+        ks_prod_send_complete(p, w, r->id, now, KS_NONE, -1, 0, "RecordTooLargeException");
+        told_alone(p, w, r->id, "RecordTooLargeException");
         return;
     }
-    ks_append_result res = partition_and_append(p, &r, now);
-    trace_produce(p, w, &r, r.partition);
+    ks_append_result res = partition_and_append(p, r, now);
+    trace_produce(p, w, r, r->partition);
     if (res.status == KS_APPEND_OK) {
-        after_append(p, w, &r, &res);
+        after_append(p, w, r, &res);
         return;
     }
     uint32_t alloc = (uint64_t)p->acc.batch_size > upper ? (uint32_t)p->acc.batch_size : upper;
     if (alloc > p->acc.memory_total) {
         /* BufferPool.allocate: "Attempt to allocate X bytes, but there is
          * a hard limit of Y on memory allocations" - thrown at once. */
-        ks_prod_send_complete(p, w, r.id, now, r.partition, -1, 0, "IllegalArgumentException");
-        told_alone(p, w, r.id, "IllegalArgumentException");
+        ks_prod_send_complete(p, w, r->id, now, r->partition, -1, 0, "IllegalArgumentException");
+        told_alone(p, w, r->id, "IllegalArgumentException");
         return;
     }
     if (ks_acc_reserve(&p->acc, alloc))
-        append_new_batch(p, w, &r, alloc);
+        append_new_batch(p, w, r, alloc);
     else
-        start_blocking(p, w, &r, alloc);
+        start_blocking(p, w, r, alloc);
 }
 
 static void app_send(ks_producer *p, ks_world *w)
@@ -311,7 +321,7 @@ static void app_send(ks_producer *p, ks_world *w)
     pick_record(p, &r);
     uint64_t bytes = r.value_bytes + (r.key_len > 0 ? (uint64_t)r.key_len : 0u);
     ks_prod_tm_before_send(p);
-    do_send(p, w, r);
+    do_send(p, w, &r);
     if (p->tm.transactional)
         ks_prod_tm_after_send(p, w);
     /* Records are compressed as they are appended (the batch's
