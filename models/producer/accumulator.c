@@ -397,11 +397,10 @@ ks_append_result ks_acc_try_append(ks_acc *a, uint32_t partition, uint64_t recor
     uint32_t slot = alloc_rec(a);
     if (slot == KS_NONE)
         return res; /* treated as "no room"; the new batch path reports OOM */
-    uint32_t records_before = a->batches[d->tail].records;
-    uint32_t bytes_before = a->batches[d->tail].bytes;
-    batch_append(a, d->tail, record, send_ns, key_len, value_len, slot);
-    if (a->batches[d->tail].records == records_before) {
-        a->batches[d->tail].closed = true; /* closeForRecordAppends */
+    ks_batch *b = &a->batches[d->tail];
+    uint32_t bytes_before = b->bytes;
+    if (batch_append(a, d->tail, record, send_ns, key_len, value_len, slot) == 0) {
+        b->closed = true; /* closeForRecordAppends */
         a->recs[slot].next = a->rec_free;
         a->rec_free = slot;
         if (d->head == d->tail)
@@ -409,8 +408,8 @@ ks_append_result ks_acc_try_append(ks_acc *a, uint32_t partition, uint64_t recor
         return res;
     }
     res.status = KS_APPEND_OK;
-    res.appended = (int64_t)a->batches[d->tail].bytes - (int64_t)bytes_before;
-    bool full = ks_batch_is_full(&a->batches[d->tail]);
+    res.appended = (int64_t)b->bytes - (int64_t)bytes_before;
+    bool full = ks_batch_is_full(b);
     res.batch_is_full = d->size > 1 || full;
     /* the batch took the record, so it was not full: its readiness moves
      * only if it is now (once per batch, not per record) */
