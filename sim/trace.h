@@ -133,43 +133,55 @@ KS_TRACE_INLINE char *ks_trace__key(char *p, const char *key, size_t n)
 /* "00" "01" ... "99": two digits per step. */
 extern const char ks_trace__pairs[200];
 
-/* Decimal digits of v (1 for 0). */
+/* 10^k for k = 0..19. */
+extern const uint64_t ks_trace__pow10[20];
+
+/* Decimal digits of v (1 for 0): log10 from the bit length (1233/4096
+ * is just above log10(2)), corrected by one comparison. */
 KS_TRACE_INLINE unsigned ks_trace__digits(uint64_t v)
 {
+#if defined(__GNUC__) || defined(__clang__)
+    unsigned bits = 64u - (unsigned)__builtin_clzll(v | 1u);
+    unsigned n = (bits * 1233u) >> 12; /* floor(log10(2^bits)), <= 19 */
+    return n + ((v | 1u) >= ks_trace__pow10[n]); /* v | 1: 0 has one digit */
+#else
     unsigned n = 1;
-    for (;;) {
-        if (v < 10u)
-            return n;
-        if (v < 100u)
-            return n + 1u;
-        if (v < 1000u)
-            return n + 2u;
-        if (v < 10000u)
-            return n + 3u;
-        v /= 10000u;
-        n += 4u;
-    }
+    while (n < 20u && v >= ks_trace__pow10[n])
+        n++;
+    return n;
+#endif
 }
 
-/* v in decimal at p, written from its last digit back, two at a time;
- * returns the end. */
+/* Two digits of d < 100 at q. */
+KS_TRACE_INLINE void ks_trace__pair(char *q, unsigned d)
+{
+    q[0] = ks_trace__pairs[2u * d];
+    q[1] = ks_trace__pairs[2u * d + 1u];
+}
+
+/* v in decimal at p, written from its last digit back, four at a time
+ * (the two halves of a group are independent of each other); returns the
+ * end. */
 KS_TRACE_INLINE char *ks_trace__u64(char *p, uint64_t v)
 {
     char *end = p + ks_trace__digits(v), *q = end;
-    while (v >= 100u) {
-        unsigned d = (unsigned)(v % 100u) * 2u;
-        v /= 100u;
-        q -= 2;
-        q[0] = ks_trace__pairs[d];
-        q[1] = ks_trace__pairs[d + 1u];
+    while (v >= 10000u) {
+        uint32_t c = (uint32_t)(v % 10000u);
+        v /= 10000u;
+        q -= 4;
+        ks_trace__pair(q, c / 100u);
+        ks_trace__pair(q + 2, c % 100u);
     }
-    if (v >= 10u) {
+    uint32_t c = (uint32_t)v; /* < 10000: 1 to 4 digits left */
+    if (c >= 100u) {
         q -= 2;
-        q[0] = ks_trace__pairs[v * 2u];
-        q[1] = ks_trace__pairs[v * 2u + 1u];
-    } else {
-        *--q = (char)('0' + (int)v);
+        ks_trace__pair(q, c % 100u);
+        c /= 100u;
     }
+    if (c >= 10u)
+        ks_trace__pair(q - 2, c);
+    else
+        q[-1] = (char)('0' + (int)c);
     return end;
 }
 
