@@ -22,8 +22,9 @@ void ks_prod_send_schedule_arrival(ks_producer *p, ks_world *w, ks_time at)
 }
 
 /* The "ack" line, out of line: untraced runs only test for it. */
-static KS_TRACE_NOINLINE void trace_ack(ks_producer *p, ks_world *w, uint64_t record, uint32_t partition,
-                              int64_t offset, ks_time latency, const char *error)
+static KS_TRACE_NOINLINE void trace_ack(ks_producer *p, ks_world *w, uint64_t record,
+                                        uint32_t partition, int64_t offset, ks_time latency,
+                                        const char *error)
 {
     ks_trace *tr = w->trace;
     if (ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_ACK)) {
