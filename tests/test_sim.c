@@ -352,6 +352,10 @@ static void test_daemons(void **state)
     ks_event ev;
     assert_true(ks_sim_next(&s, &ev)); /* the tick at 10: a real event is pending */
     assert_int_equal(ev.arg, 99);
+    assert_int_equal(ev.kind, 3); /* a daemon's kind comes back as it was given */
+    assert_int_equal(ev.owner, 1);
+    assert_int_equal(ev.tag, 2);
+    assert_int_equal(s.dispatched_by_kind[3], 1);
     ks_sim_schedule_daemon(&s, 20, &tick);
     assert_true(ks_sim_next(&s, &ev));
     assert_int_equal(ks_sim_now(&s), 20);
