@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void split_lines(run *r)
@@ -277,6 +278,26 @@ static char *slurp(FILE *f)
     buf[got] = '\0';
     fclose(f);
     return buf;
+}
+
+const char *source_dir(void)
+{
+    const char *s = getenv("KSIM_SOURCE_DIR");
+    return s && *s ? s : "..";
+}
+
+bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+size_t count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
 }
 
 char *read_whole(const char *path)

@@ -58,6 +58,12 @@ const char *find_int(const run *r, const char *ev, const char *field, int64_t va
 int64_t nth_field(run *r, const char *ev, size_t k, const char *field);
 
 /* Files and commands. */
+/* The source tree: $KSIM_SOURCE_DIR, else ".." (ctest runs in build/tests). */
+const char *source_dir(void);
+/* Whether path names something (a file or a directory). */
+bool exists(const char *path);
+/* How many times needle occurs in text, not overlapping. */
+size_t count_of(const char *text, const char *needle);
 /* The whole file, or NULL when it cannot be read. */
 char *read_whole(const char *path);
 /* What a command (ks_cli_main, ks_cmd_check, ...) returned and printed on

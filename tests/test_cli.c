@@ -43,14 +43,6 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
-static bool exists(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f)
-        fclose(f);
-    return f != NULL;
-}
-
 static int setup(void **state)
 {
     (void)state;

@@ -45,26 +45,6 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static const char *source_dir(void)
-{
-    const char *s = getenv("KSIM_SOURCE_DIR");
-    return s && *s ? s : "..";
-}
-
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-static size_t count_of(const char *text, const char *needle)
-{
-    size_t n = 0;
-    for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
-        n++;
-    return n;
-}
-
 static void rc_is(captured c, int want)
 {
     if (c.rc != want)
