@@ -90,8 +90,8 @@ static void forwarded(ks_producer *p, ks_world *w, const ks_send_rec *r)
 }
 
 /* The "produce" line, out of line: untraced runs only test for it. */
-static KS_TRACE_NOINLINE void write_produce_line(ks_producer *p, ks_world *w, const ks_send_rec *r,
-                               int64_t partition)
+static KS_TRACE_NOINLINE void write_produce_line(ks_producer *p, ks_world *w,
+                                                 const ks_send_rec *r, int64_t partition)
 {
     ks_trace *tr = w->trace;
     if (ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_PRODUCE)) {
