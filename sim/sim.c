@@ -15,7 +15,10 @@
  * and its slot (one sift down instead of a pop and a push, and no
  * free-list round trip); otherwise the next ks_sim_next pops it. Either
  * way the order is the total (time, seq) order, so which events run when
- * does not depend on it. Sifts are Floyd's bottom-up: the hole moves to a
+ * does not depend on it. schedule() ends in tail calls to the heap's
+ * sifts and to the cold paths (growing, refusing), so that its fast path
+ * saves no registers; ks_sim_next tests the run's end, the time limit and
+ * the event limit in one branch (ending a run zeroes the event limit). Sifts are Floyd's bottom-up: the hole moves to a
  * leaf along the smaller children, then the element climbs from there.
  */
 #include "sim/sim.h"
@@ -27,10 +30,12 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define KS_NOINLINE __attribute__((noinline, cold))
+#define KS_OUTLINE __attribute__((noinline))
 #define KS_INLINE inline __attribute__((always_inline))
 #else
 #define unlikely(x) (x)
 #define KS_NOINLINE
+#define KS_OUTLINE
 #define KS_INLINE inline
 #endif
 
@@ -102,6 +107,7 @@ static void end_run(ks_sim *s, ks_sim_verdict v)
     if (s->verdict == KS_SIM_RUNNING)
         s->verdict = v;
     s->seq_gate = 0;
+    s->event_limit = 0;
 }
 
 void ks_sim_stop(ks_sim *s, ks_sim_verdict v)
@@ -113,6 +119,12 @@ void ks_sim_stop(ks_sim *s, ks_sim_verdict v)
 static bool entry_less(const ks_sim_entry *a, const ks_sim_entry *b)
 {
     return a->t < b->t || (a->t == b->t && a->key < b->key);
+}
+
+/* (at, key) orders before entry b. */
+static inline bool before(ks_time at, uint64_t key, const ks_sim_entry *b)
+{
+    return at < b->t || (at == b->t && key < b->key);
 }
 
 /* Grows the heap and slot arrays together; the heap can hold every slot
@@ -141,31 +153,21 @@ static bool grow(ks_sim *s)
 
 /* A free slot: the last freed, else the first never used (the order a
  * free list holding the new slots in ascending order would give);
- * UINT32_MAX when every slot is taken and the arrays cannot grow. */
-static uint32_t take_slot(ks_sim *s)
+ * UINT32_MAX when every slot is taken (then the arrays must grow). */
+static KS_INLINE uint32_t take_slot(ks_sim *s)
 {
     uint32_t slot = s->free_head;
     if (slot != UINT32_MAX) {
         s->free_head = (uint32_t)s->slots[slot].key;
         return slot;
     }
-    if (s->slots_used == s->slots_cap && !grow(s))
+    if (unlikely(s->slots_used == s->slots_cap))
         return UINT32_MAX;
     return s->slots_used++;
 }
 
-static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon);
-static void replace_top(ks_sim *s, ks_sim_entry e);
-
-ks_handle ks_sim_schedule(ks_sim *s, ks_time at, const ks_event *ev)
-{
-    return schedule(s, at, ev, false);
-}
-
-ks_handle ks_sim_schedule_daemon(ks_sim *s, ks_time at, const ks_event *ev)
-{
-    return schedule(s, at, ev, true);
-}
+static KS_OUTLINE ks_handle sift_up(ks_sim_entry *h, uint32_t i, ks_time at, uint64_t key);
+static KS_OUTLINE ks_handle replace_top(ks_sim_entry *h, uint32_t n, ks_time at, uint64_t key);
 
 /* Why schedule() refuses an event; ends the run with that verdict
  * (unless it has ended already). Kept out of line: it never happens in
@@ -186,41 +188,80 @@ static KS_NOINLINE ks_handle refuse(ks_sim *s, ks_time at)
     return KS_HANDLE_NONE;
 }
 
-static ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, bool daemon)
+static ks_handle grow_and_schedule(ks_sim *s, ks_time at, const ks_event *ev, uint32_t daemon);
+
+/* The body of both schedule functions, inlined into each so that the
+ * daemon flag is a constant. The heap work is a tail call, so this part
+ * keeps nothing in callee-saved registers. */
+static KS_INLINE ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, uint32_t daemon)
 {
     assert(at >= s->now);
     assert(ev->kind < KS_EVENT_KINDS_MAX);
+    uint64_t seq = s->next_seq;
     /* seq_gate is 0 once the run has ended, so one comparison covers
      * both the verdict and the sequence space. */
-    if (unlikely(s->next_seq >= s->seq_gate || at < s->now ||
-                 s->live >= s->limits.max_pending))
+    if (unlikely((seq >= s->seq_gate) | (at < s->now) | (s->live >= s->limits.max_pending)))
         return refuse(s, at);
     /* The event just dispatched lends its slot (no free-list round
      * trip), else a free one. */
-    uint32_t slot = s->top_taken ? s->taken_slot : take_slot(s);
+    bool top = s->top_taken;
+    uint32_t slot = top ? s->taken_slot : take_slot(s);
     if (unlikely(slot == UINT32_MAX))
-        return refuse(s, at);
+        return grow_and_schedule(s, at, ev, daemon);
+    uint64_t key = (seq << SLOT_BITS) | slot;
+    s->next_seq = seq + 1u;
+    s->live_daemon += daemon;
+    s->live++;
     ks_sim_slot *sl = &s->slots[slot];
-    uint64_t key = (s->next_seq++ << SLOT_BITS) | slot;
     sl->key = key;
     /* Field by field: the caller has just written *ev field by field,
      * and one wide load of it would miss the store-forwarding path. */
-    sl->ev.kind = ev->kind | (uint32_t)daemon << DAEMON_SHIFT;
+    sl->ev.kind = ev->kind | daemon << DAEMON_SHIFT;
     sl->ev.owner = ev->owner;
     sl->ev.tag = ev->tag;
     sl->ev.arg = ev->arg;
-    s->live_daemon += daemon;
-    s->live++;
-
-    ks_sim_entry e = {at, key};
-    if (s->top_taken) { /* the event just dispatched leaves its place to e */
+    if (top) { /* the event just dispatched leaves its place to this one */
         s->top_taken = false;
-        replace_top(s, e);
-        return key;
+        ks_sim_entry *h = s->heap;
+        uint32_t n = s->heap_len;
+        /* Earlier than both children (the usual case for an event due
+         * soon): it stays in the root. */
+        if (n <= 1u || (before(at, key, &h[1]) && (n <= 2u || before(at, key, &h[2])))) {
+            h[0].t = at;
+            h[0].key = key;
+            return key;
+        }
+        return replace_top(h, n, at, key);
     }
-    /* Sift up. */
-    uint32_t i = s->heap_len++;
-    ks_sim_entry *h = s->heap;
+    return sift_up(s->heap, s->heap_len++, at, key);
+}
+
+ks_handle ks_sim_schedule(ks_sim *s, ks_time at, const ks_event *ev)
+{
+    return schedule(s, at, ev, 0);
+}
+
+ks_handle ks_sim_schedule_daemon(ks_sim *s, ks_time at, const ks_event *ev)
+{
+    return schedule(s, at, ev, 1);
+}
+
+/* Every slot is taken: grows the arrays and schedules again, or refuses.
+ * A tail call from schedule(), so that its fast path saves no registers
+ * for the realloc. */
+static KS_NOINLINE ks_handle grow_and_schedule(ks_sim *s, ks_time at, const ks_event *ev,
+                                               uint32_t daemon)
+{
+    if (!grow(s))
+        return refuse(s, at);
+    return daemon ? ks_sim_schedule_daemon(s, at, ev) : ks_sim_schedule(s, at, ev);
+}
+
+/* Puts (at, key) in the heap's new leaf i and lets it climb; returns
+ * key (the handle), so that schedule() can end in a tail call. */
+static KS_OUTLINE ks_handle sift_up(ks_sim_entry *h, uint32_t i, ks_time at, uint64_t key)
+{
+    ks_sim_entry e = {at, key};
     while (i > 0) {
         uint32_t parent = (i - 1u) >> 1;
         if (!entry_less(&e, &h[parent]))
@@ -278,20 +319,20 @@ static KS_INLINE void sift_hole(ks_sim_entry *h, uint32_t n, uint32_t hole, ks_s
     h[hole] = last;
 }
 
-/* Puts e in the root, in place of the minimum just dispatched. Events
- * scheduled at or near now stay there after one comparison; later ones
- * sift like a pop's last element. */
-static void replace_top(ks_sim *s, ks_sim_entry e)
+/* Puts (at, key) in the root, in place of the minimum just dispatched,
+ * and returns key. Events scheduled at or near now stay there after one
+ * comparison; later ones sift like a pop's last element. */
+static KS_OUTLINE ks_handle replace_top(ks_sim_entry *h, uint32_t n, ks_time at, uint64_t key)
 {
-    ks_sim_entry *h = s->heap;
-    uint32_t n = s->heap_len;
+    ks_sim_entry e = {at, key};
     uint32_t c = (n > 2u && entry_less(&h[2], &h[1])) ? 2u : 1u;
     if (c >= n || entry_less(&e, &h[c])) {
         h[0] = e;
-        return;
+        return key;
     }
     h[0] = h[c];
     sift_hole(h, n, c, e);
+    return key;
 }
 
 /* Removes the heap's minimum. */
@@ -308,52 +349,67 @@ static void free_slot(ks_sim *s, uint32_t slot)
     s->free_head = slot;
 }
 
+/* Pops cancelled entries off the top until a live one is there, and
+ * returns its slot. Only called while a live event is pending. */
+static KS_NOINLINE uint32_t skip_cancelled(ks_sim *s)
+{
+    for (;;) {
+        uint32_t slot = (uint32_t)(s->heap[0].key & SLOT_MASK);
+        if (s->slots[slot].key == s->heap[0].key)
+            return slot;
+        heap_pop(s);
+        free_slot(s, slot);
+    }
+}
+
+/* The next event lies past a limit, or the run has ended (end_run makes
+ * event_limit 0 so that this one test also catches that). */
+static KS_NOINLINE bool at_limit(ks_sim *s, ks_time t)
+{
+    if (s->verdict != KS_SIM_RUNNING)
+        return false;
+    if (t > s->time_limit) {
+        s->now = s->time_limit;
+        end_run(s, KS_SIM_MAX_TIME);
+    } else {
+        end_run(s, KS_SIM_MAX_EVENTS);
+    }
+    return false;
+}
+
 bool ks_sim_next(ks_sim *s, ks_event *out)
 {
-    if (unlikely(s->verdict != KS_SIM_RUNNING))
-        return false;
     if (s->top_taken) { /* nothing took its place: pop it now */
         s->top_taken = false;
         heap_pop(s);
         free_slot(s, s->taken_slot);
     }
-    for (;;) {
-        /* Only daemons left (or nothing): the scenario has run out. */
-        if (unlikely(s->live == s->live_daemon)) {
-            end_run(s, KS_SIM_COMPLETE);
-            return false;
-        }
-        ks_sim_entry top = s->heap[0];
-        uint32_t slot = (uint32_t)(top.key & SLOT_MASK);
-        ks_sim_slot *sl = &s->slots[slot];
-        if (unlikely(sl->key != top.key)) { /* cancelled */
-            heap_pop(s);
-            free_slot(s, slot);
-            continue;
-        }
-        if (unlikely(top.t > s->time_limit)) {
-            s->now = s->time_limit;
-            end_run(s, KS_SIM_MAX_TIME);
-            return false;
-        }
-        if (unlikely(s->dispatched >= s->event_limit)) {
-            end_run(s, KS_SIM_MAX_EVENTS);
-            return false;
-        }
-        out->kind = sl->ev.kind & KIND_MASK;
-        out->owner = sl->ev.owner;
-        out->tag = sl->ev.tag;
-        out->arg = sl->ev.arg;
-        s->live_daemon -= sl->ev.kind >> DAEMON_SHIFT;
-        /* Popped lazily: the next schedule() takes its place and its
-         * slot, else the next ks_sim_next pops it. */
-        s->top_taken = true;
-        s->taken_slot = slot;
-        sl->key = FREE_BIT; /* no handle matches it any more */
-        s->now = top.t;
-        s->live--;
-        s->dispatched++;
-        s->dispatched_by_kind[out->kind]++;
-        return true;
+    /* Only daemons left (or nothing): the scenario has run out. */
+    if (unlikely(s->live == s->live_daemon)) {
+        end_run(s, KS_SIM_COMPLETE);
+        return false;
     }
+    uint32_t slot = (uint32_t)(s->heap[0].key & SLOT_MASK);
+    if (unlikely(s->slots[slot].key != s->heap[0].key))
+        slot = skip_cancelled(s);
+    ks_sim_slot *sl = &s->slots[slot];
+    ks_time t = s->heap[0].t;
+    if (unlikely((t > s->time_limit) | (s->dispatched >= s->event_limit)))
+        return at_limit(s, t);
+    uint32_t kind = sl->ev.kind;
+    out->kind = kind & KIND_MASK;
+    out->owner = sl->ev.owner;
+    out->tag = sl->ev.tag;
+    out->arg = sl->ev.arg;
+    s->live_daemon -= kind >> DAEMON_SHIFT;
+    /* Popped lazily: the next schedule() takes its place and its slot,
+     * else the next ks_sim_next pops it. */
+    s->top_taken = true;
+    s->taken_slot = slot;
+    sl->key = FREE_BIT; /* no handle matches it any more */
+    s->now = t;
+    s->live--;
+    s->dispatched++;
+    s->dispatched_by_kind[kind & KIND_MASK]++;
+    return true;
 }

@@ -93,7 +93,7 @@ typedef struct ks_sim {
     uint64_t dispatched_by_kind[KS_EVENT_KINDS_MAX];
     ks_sim_limits limits;
     ks_time time_limit;    /* limits with 0 ("none") made the type's max */
-    uint64_t event_limit;
+    uint64_t event_limit;  /* ... and 0 once the run has ended */
     ks_sim_verdict verdict;
     uint64_t seq_gate;     /* schedule() takes seqs below it: 0 once ended */
 

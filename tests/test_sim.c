@@ -209,6 +209,33 @@ static void test_stop(void **state)
     ks_sim_stop(&s, KS_SIM_MAX_TIME); /* the first verdict stands */
     assert_false(ks_sim_next(&s, &ev));
     assert_int_equal(s.verdict, KS_SIM_STOPPED);
+    /* ended stays ended: nothing runs, nothing is taken, the clock stands */
+    assert_int_equal(ks_sim_schedule(&s, 3, &ev), KS_HANDLE_NONE);
+    assert_false(ks_sim_next(&s, &ev));
+    assert_int_equal(s.dispatched, 1);
+    assert_int_equal(ks_sim_now(&s), 1);
+    assert_int_equal(s.verdict, KS_SIM_STOPPED);
+    ks_sim_free(&s);
+}
+
+/* Stopped while the next event is a cancelled one, and with an event
+ * limit: the verdict is the stop's, not a limit's or "complete". */
+static void test_stop_before_cancelled_and_limit(void **state)
+{
+    (void)state;
+    ks_sim_limits lim = {.max_events = 1};
+    ks_sim s;
+    ks_sim_init(&s, &lim);
+    ks_event ev = timer(0);
+    ks_sim_schedule(&s, 1, &ev);
+    ks_handle h = ks_sim_schedule(&s, 2, &ev);
+    ks_sim_schedule(&s, 3, &ev);
+    assert_true(ks_sim_next(&s, &ev));
+    assert_true(ks_sim_cancel(&s, h));
+    ks_sim_stop(&s, KS_SIM_STOPPED);
+    assert_false(ks_sim_next(&s, &ev));
+    assert_int_equal(s.verdict, KS_SIM_STOPPED);
+    assert_int_equal(s.dispatched, 1);
     ks_sim_free(&s);
 }
 
@@ -388,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_limit_time),
         cmocka_unit_test(test_limit_pending),
         cmocka_unit_test(test_stop),
+        cmocka_unit_test(test_stop_before_cancelled_and_limit),
         cmocka_unit_test(test_random_against_reference),
         cmocka_unit_test(test_two_engines),
         cmocka_unit_test(test_kind_counts),
