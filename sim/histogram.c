@@ -97,12 +97,16 @@ void ks_hist_bucket_range(uint32_t b, int64_t *lo, int64_t *hi)
     *hi = top > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)top;
 }
 
-void ks_hist_add(ks_hist *h, int64_t v)
+#if defined(__GNUC__) || defined(__clang__)
+#define KS_HIST_INLINE inline __attribute__((always_inline))
+#else
+#define KS_HIST_INLINE inline
+#endif
+
+/* Counts u (>= 0) in count, min, max and the sum. */
+static KS_HIST_INLINE void count_value(ks_hist *h, uint64_t u)
 {
-    /* slot() and ks_hist_bucket() by hand: every record's latency and
-     * every batch come through here */
-    uint64_t u = v < 0 ? 0u : (uint64_t)v;
-    v = (int64_t)u;
+    int64_t v = (int64_t)u;
     if (h->count++ == 0) {
         h->min = h->max = v;
     } else {
@@ -112,18 +116,48 @@ void ks_hist_add(ks_hist *h, int64_t v)
     uint64_t lo = h->sum_lo + u;
     h->sum_hi += lo < u;
     h->sum_lo = lo;
+}
+
+/* Counts u (>= SUB) in bucket `sub` of octave `shift`. */
+static KS_HIST_INLINE void count_octave(ks_hist *h, uint32_t shift, uint32_t sub)
+{
+    uint64_t *oct = h->octave[shift];
+    if (!oct && !(oct = new_octave(h, shift))) {
+        h->dropped++;
+        return;
+    }
+    oct[sub]++;
+}
+
+void ks_hist_add(ks_hist *h, int64_t v)
+{
+    /* slot() and ks_hist_bucket() by hand: every record's latency and
+     * every batch come through here */
+    uint64_t u = v < 0 ? 0u : (uint64_t)v;
+    count_value(h, u);
     if (u < KS_HIST_SUB) {
         h->exact[u]++;
         return;
     }
     /* bucket (shift + 1) * SUB + sub lies in octave shift */
     uint32_t shift = floor_log2(u) - KS_HIST_SUB_BITS;
-    uint64_t *oct = h->octave[shift];
-    if (!oct && !(oct = new_octave(h, shift))) {
-        h->dropped++;
+    count_octave(h, shift, (uint32_t)(u >> shift) & (KS_HIST_SUB - 1u));
+}
+
+void ks_hist_add2(ks_hist *a, ks_hist *b, int64_t v)
+{
+    uint64_t u = v < 0 ? 0u : (uint64_t)v;
+    count_value(a, u);
+    count_value(b, u);
+    if (u < KS_HIST_SUB) {
+        a->exact[u]++;
+        b->exact[u]++;
         return;
     }
-    oct[(u >> shift) & (KS_HIST_SUB - 1u)]++;
+    uint32_t shift = floor_log2(u) - KS_HIST_SUB_BITS;
+    uint32_t sub = (uint32_t)(u >> shift) & (KS_HIST_SUB - 1u);
+    count_octave(a, shift, sub);
+    count_octave(b, shift, sub);
 }
 
 void ks_hist_merge(ks_hist *dst, const ks_hist *src)

@@ -41,6 +41,9 @@ void ks_hist_free(ks_hist *h);
 void ks_hist_reset(ks_hist *h);
 /* Records v (negative values are recorded as 0). */
 void ks_hist_add(ks_hist *h, int64_t v);
+/* Records v in both a and b (which must differ): ks_hist_add twice, with
+ * the bucket found once. */
+void ks_hist_add2(ks_hist *a, ks_hist *b, int64_t v);
 /* Adds every count of src into dst. */
 void ks_hist_merge(ks_hist *dst, const ks_hist *src);
 /* The count in bucket b. */

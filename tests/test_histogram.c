@@ -329,6 +329,40 @@ static void test_merge_equals_adding_all(void **state)
     assert_int_equal(ks_hist_mean(&h1), INT64_MAX);
 }
 
+/* ks_hist_add2 is ks_hist_add on each of the two: exact buckets,
+ * octaves (new ones too), negative values, and histograms that already
+ * differ. */
+static void test_add2_equals_two_adds(void **state)
+{
+    (void)state;
+    ks_hist a, b, ra, rb;
+    ks_hist_init(&a);
+    ks_hist_init(&b);
+    ks_hist_init(&ra);
+    ks_hist_init(&rb);
+    ks_hist_add(&b, 77);
+    ks_hist_add(&rb, 77);
+    ks_hist_add(&a, INT64_C(1) << 40);
+    ks_hist_add(&ra, INT64_C(1) << 40);
+    mix_state = 7;
+    for (int i = 0; i < 20000; i++) {
+        int64_t v = i % 97 == 0 ? -(int64_t)i : spread_value(50u);
+        ks_hist_add2(&a, &b, v);
+        ks_hist_add(&ra, v);
+        ks_hist_add(&rb, v);
+    }
+    ks_hist_add2(&a, &b, INT64_MAX);
+    ks_hist_add(&ra, INT64_MAX);
+    ks_hist_add(&rb, INT64_MAX);
+    assert_hist_equal(&a, &ra);
+    assert_hist_equal(&b, &rb);
+    assert_int_equal(a.count, 20002);
+    ks_hist_free(&a);
+    ks_hist_free(&b);
+    ks_hist_free(&ra);
+    ks_hist_free(&rb);
+}
+
 static void test_empty(void **state)
 {
     (void)state;
@@ -452,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_quantiles_wide_range),
         cmocka_unit_test(test_min_max_count),
         cmocka_unit_test(test_merge_equals_adding_all),
+        cmocka_unit_test(test_add2_equals_two_adds),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_negative_recorded_as_zero),
         cmocka_unit_test(test_mean_exact),

@@ -60,9 +60,10 @@ void ks_prod_send_complete(ks_producer *p, ks_world *w, uint64_t record, ks_time
             if (p->first_ids[k] == record)
                 p->first_offsets[k] = error ? KS_OFFSET_FAILED : offset;
     }
-    ks_hist_add(&p->latency, latency);
     if (w->metrics.bucket_ns > 0)
-        ks_hist_add(&w->metrics.latency, latency);
+        ks_hist_add2(&p->latency, &w->metrics.latency, latency);
+    else
+        ks_hist_add(&p->latency, latency);
     if (w->trace && ks_trace_on(w->trace, KS_TR_ACK))
         trace_ack(p, w, record, partition, offset, latency, error ? error : "NONE");
 }
