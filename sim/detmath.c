@@ -94,17 +94,10 @@ double ks_exp(double x)
     return ldexp(p, k);
 }
 
-int64_t ks_round_i64(double x)
+int64_t ks_round_i64_wide(double x)
 {
-    /* The usual case first (NaN fails both tests), without a branch on the
-     * half: every Poisson gap of a workload comes through here, and a
-     * branch on a random fraction is mispredicted half the time.
-     * Truncation and x - t are exact here, so the half-way test is too. */
-    if (x > -0x1.0p52 && x < 0x1.0p52) {
-        int64_t t = (int64_t)x;
-        double frac = x - (double)t;
-        return t + (int64_t)(frac >= 0.5) - (int64_t)(frac <= -0.5);
-    }
+    if (x > -0x1.0p52 && x < 0x1.0p52)
+        return ks_round_i64(x);
     if (x != x)
         return 0;
     if (x >= 9223372036854775807.0)

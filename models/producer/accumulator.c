@@ -310,22 +310,29 @@ void ks_acc_mute(ks_acc *a, uint32_t partition, bool muted)
     refresh(a, partition);
 }
 
+/* Doubles the record slots, threading the new ones onto the free list;
+ * false when they cannot grow. Out of line: alloc_rec runs per record. */
+static __attribute__((noinline)) bool grow_recs(ks_acc *a)
+{
+    uint32_t cap = a->rec_cap ? a->rec_cap * 2u : 256u;
+    if (cap <= a->rec_cap || cap == KS_NONE)
+        return false;
+    ks_rec *r = realloc(a->recs, (size_t)cap * sizeof *r);
+    if (!r)
+        return false;
+    for (uint32_t i = cap; i-- > a->rec_cap;) {
+        r[i].next = a->rec_free;
+        a->rec_free = i;
+    }
+    a->recs = r;
+    a->rec_cap = cap;
+    return true;
+}
+
 static uint32_t alloc_rec(ks_acc *a)
 {
-    if (a->rec_free == KS_NONE) {
-        uint32_t cap = a->rec_cap ? a->rec_cap * 2u : 256u;
-        if (cap <= a->rec_cap || cap == KS_NONE)
-            return KS_NONE;
-        ks_rec *r = realloc(a->recs, (size_t)cap * sizeof *r);
-        if (!r)
-            return KS_NONE;
-        for (uint32_t i = cap; i-- > a->rec_cap;) {
-            r[i].next = a->rec_free;
-            a->rec_free = i;
-        }
-        a->recs = r;
-        a->rec_cap = cap;
-    }
+    if (a->rec_free == KS_NONE && !grow_recs(a))
+        return KS_NONE;
     uint32_t id = a->rec_free;
     a->rec_free = a->recs[id].next;
     return id;
