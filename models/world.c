@@ -569,6 +569,7 @@ void ks_world_run(ks_world *w)
         ks_consumer_start(&w->consumers[i], w);
     ks_event ev;
     bool debug = w->trace && ks_trace_on(w->trace, KS_TR_EVENT);
+    w->chain = !debug && w->faults.n == 0;
     for (;;) {
         if (!ks_sim_next(&w->sim, &ev))
             break;

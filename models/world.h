@@ -68,6 +68,10 @@ typedef struct ks_world {
     uint64_t next_record_id;
     uint32_t next_leader;         /* round-robin of partition leaders */
     bool out_of_memory;
+    /* Handlers may run their successors at once (ks_sim_chain): true
+     * unless the dispatch loop does more than dispatch (the debug trace's
+     * event lines, faults deferring events). Set by ks_world_run. */
+    bool chain;
     /* Record ids travel with their batches (and the logs keep them): when
      * consumers read or transactions are checked. A setting of what the
      * run observes, not of any node. */

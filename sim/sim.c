@@ -349,6 +349,30 @@ static void free_slot(ks_sim *s, uint32_t slot)
     s->free_head = slot;
 }
 
+bool ks_sim_chain(ks_sim *s, ks_time at, uint32_t kind)
+{
+    assert(kind < KS_EVENT_KINDS_MAX);
+    /* what schedule() would refuse, and what ks_sim_next would stop at,
+     * take the usual path (the run has ended when seq_gate is 0) */
+    if ((s->next_seq >= s->seq_gate) | (at < s->now) | (at > s->time_limit) |
+        (s->dispatched >= s->event_limit) | (s->live >= s->limits.max_pending))
+        return false;
+    /* The earliest pending entry (cancelled ones too, to keep this
+     * simple) must lie after `at`: its seq is older, so a tie is its. A
+     * taken root is the event running; the pending minimum is then one
+     * of its children. */
+    const ks_sim_entry *h = s->heap;
+    uint32_t n = s->heap_len, first = s->top_taken ? 1u : 0u;
+    for (uint32_t i = first; i < n && i <= 2u * first; i++)
+        if (h[i].t <= at)
+            return false;
+    s->next_seq++;
+    s->now = at;
+    s->dispatched++;
+    s->dispatched_by_kind[kind]++;
+    return true;
+}
+
 /* Pops cancelled entries off the top until a live one is there, and
  * returns its slot. Only called while a live event is pending. */
 static KS_NOINLINE uint32_t skip_cancelled(ks_sim *s)

@@ -127,6 +127,17 @@ ks_handle ks_sim_after(ks_sim *s, ks_time delay, const ks_event *ev);
  * cancelled, or if h is KS_HANDLE_NONE. */
 bool ks_sim_cancel(ks_sim *s, ks_handle h);
 
+/* Chains an event of `kind` at `at` (>= now) straight after the one
+ * running, when nothing else could come between: it would be the next
+ * event dispatched (every pending event lies after `at`; a tie goes to
+ * the pending one) and within the limits. Then it is counted as scheduled
+ * and dispatched, the clock moves to `at`, and true is returned: the
+ * caller runs its handler at once, exactly as the dispatch loop would
+ * have. Otherwise nothing changes and the caller schedules it. For a
+ * handler that schedules its own successor (a workload's next arrival):
+ * the queue round trip is skipped, nothing else changes. */
+bool ks_sim_chain(ks_sim *s, ks_time at, uint32_t kind);
+
 /* Pops the next event into *out and advances the clock to its time.
  * Returns false when the run has ended; s->verdict then says why. */
 bool ks_sim_next(ks_sim *s, ks_event *out);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "sim/rng.h"
@@ -294,6 +295,123 @@ static void test_random_against_reference(void **state)
     ks_sim_free(&s);
 }
 
+/* A small world for ks_sim_chain: SOURCES arrival streams (kind 1, each
+ * scheduling its successor) and timers (kind 2) that arrivals schedule
+ * and sometimes cancel; every handled event is logged. With chain set,
+ * an arrival's successor runs at once whenever ks_sim_chain allows. */
+enum { SOURCES = 2, LOG_MAX = 4000, TIMERS = 64 };
+
+typedef struct chain_log {
+    int64_t at[LOG_MAX];
+    uint64_t what[LOG_MAX];
+    uint32_t n;
+    uint32_t chained;
+} chain_log;
+
+static void log_event(chain_log *l, int64_t at, uint64_t what)
+{
+    if (l->n < LOG_MAX) {
+        l->at[l->n] = at;
+        l->what[l->n] = what;
+    }
+    l->n++;
+}
+
+static void run_chain_world(bool chain, const ks_sim_limits *lim, chain_log *l, ks_sim *s)
+{
+    ks_rng r;
+    ks_rng_stream(&r, 5, "test.sim.chain");
+    ks_handle timers[TIMERS] = {0};
+    ks_sim_init(s, lim);
+    for (uint64_t i = 0; i < SOURCES; i++) {
+        ks_event ev = {.kind = 1, .arg = i};
+        ks_sim_schedule(s, (ks_time)ks_rng_bounded(&r, 20), &ev);
+    }
+    ks_event ev;
+    while (ks_sim_next(s, &ev)) {
+        for (;;) {
+            log_event(l, ks_sim_now(s), ev.kind * 100u + ev.arg);
+            if (ev.kind != 1)
+                break;
+            /* an arrival: a timer or two, a cancellation, its successor */
+            uint32_t k = ks_rng_bounded(&r, TIMERS);
+            ks_event t = {.kind = 2, .arg = k};
+            if (ks_rng_bounded(&r, 3) == 0)
+                ks_sim_cancel(s, timers[k]);
+            else
+                timers[k] = ks_sim_after(s, 2 + (ks_time)ks_rng_bounded(&r, 40), &t);
+            ks_time at = ks_sim_now(s) + (ks_time)ks_rng_bounded(&r, 4);
+            if (l->n > 3000 || !(chain && ks_sim_chain(s, at, 1))) {
+                if (l->n <= 3000)
+                    ks_sim_schedule(s, at, &ev);
+                break;
+            }
+            l->chained++;
+        }
+    }
+}
+
+/* Chaining changes nothing a run computes: the same events at the same
+ * times in the same order, the same counts and verdict, with and without
+ * limits that cut the run short. */
+static void test_chain_same_run(void **state)
+{
+    (void)state;
+    ks_sim_limits limits[] = {{0}, {.max_events = 1234}, {.max_time_ns = 333}, {.max_pending = 30}};
+    for (size_t k = 0; k < sizeof limits / sizeof limits[0]; k++) {
+        static chain_log a, b;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        ks_sim sa, sb;
+        run_chain_world(false, &limits[k], &a, &sa);
+        run_chain_world(true, &limits[k], &b, &sb);
+        assert_true(b.chained > 5); /* the path under test was taken */
+        assert_int_equal(a.chained, 0);
+        assert_int_equal(a.n, b.n);
+        for (uint32_t i = 0; i < a.n && i < LOG_MAX; i++) {
+            assert_int_equal(a.at[i], b.at[i]);
+            assert_int_equal(a.what[i], b.what[i]);
+        }
+        assert_int_equal(sa.verdict, sb.verdict);
+        assert_int_equal(sa.dispatched, sb.dispatched);
+        assert_int_equal(sa.cancelled, sb.cancelled);
+        assert_int_equal(sa.next_seq, sb.next_seq);
+        assert_int_equal(ks_sim_now(&sa), ks_sim_now(&sb));
+        for (uint32_t kind = 0; kind < KS_EVENT_KINDS_MAX; kind++)
+            assert_int_equal(sa.dispatched_by_kind[kind], sb.dispatched_by_kind[kind]);
+        ks_sim_free(&sa);
+        ks_sim_free(&sb);
+    }
+}
+
+/* ks_sim_chain refuses what would not run next: a tie with a pending
+ * event, an earlier one, a time past the limit, a run that has ended. */
+static void test_chain_refuses(void **state)
+{
+    (void)state;
+    ks_sim_limits lim = {.max_time_ns = 100};
+    ks_sim s;
+    ks_sim_init(&s, &lim);
+    ks_event ev = timer(0);
+    ks_sim_schedule(&s, 10, &ev);
+    ks_sim_schedule(&s, 20, &ev);
+    assert_true(ks_sim_next(&s, &ev)); /* now 10; 20 pending */
+    assert_false(ks_sim_chain(&s, 20, 3)); /* a tie: the pending one is older */
+    assert_false(ks_sim_chain(&s, 25, 3));
+    assert_true(ks_sim_chain(&s, 19, 3));
+    assert_int_equal(ks_sim_now(&s), 19);
+    assert_int_equal(s.dispatched, 2);
+    assert_int_equal(s.dispatched_by_kind[3], 2);
+    assert_int_equal(ks_sim_pending(&s), 1);
+    assert_true(ks_sim_next(&s, &ev)); /* the one at 20 */
+    assert_false(ks_sim_chain(&s, 101, 3)); /* past max.time */
+    assert_true(ks_sim_chain(&s, 100, 3)); /* nothing pending: the last instant */
+    ks_sim_stop(&s, KS_SIM_STOPPED);
+    assert_false(ks_sim_chain(&s, 100, 3));
+    assert_int_equal(s.dispatched, 4);
+    ks_sim_free(&s);
+}
+
 /* Two engines are independent: interleaving them changes nothing. */
 static void test_two_engines(void **state)
 {
@@ -416,6 +534,8 @@ int main(void)
         cmocka_unit_test(test_limit_pending),
         cmocka_unit_test(test_stop),
         cmocka_unit_test(test_stop_before_cancelled_and_limit),
+        cmocka_unit_test(test_chain_same_run),
+        cmocka_unit_test(test_chain_refuses),
         cmocka_unit_test(test_random_against_reference),
         cmocka_unit_test(test_two_engines),
         cmocka_unit_test(test_kind_counts),

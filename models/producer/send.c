@@ -462,11 +462,20 @@ void ks_producer_on_produce(ks_producer *p, ks_world *w)
             ks_prod_send_schedule_arrival(p, w, ks_time_add(now, wl->burst_interval_ns));
         return;
     }
-    arrive(p, w, KS_NO_SOURCE, -1);
-    if (p->arrivals < wl->records) {
+    for (;;) {
+        arrive(p, w, KS_NO_SOURCE, -1);
+        if (p->arrivals >= wl->records)
+            return;
         ks_time gap = wl->interval_ns;
         if (wl->arrival == KS_ARRIVAL_POISSON)
             gap = ks_round_i64(ks_rng_exponential(&p->workload_rng, (double)wl->interval_ns));
-        ks_prod_send_schedule_arrival(p, w, ks_time_add(now, gap));
+        ks_time at = ks_time_add(now, gap);
+        /* The next arrival comes before anything else pending: it runs
+         * now, as the dispatch loop would run it next. */
+        if (!w->chain || !ks_sim_chain(&w->sim, at, KS_EV_PRODUCE)) {
+            ks_prod_send_schedule_arrival(p, w, at);
+            return;
+        }
+        now = at;
     }
 }
