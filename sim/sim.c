@@ -362,10 +362,10 @@ bool ks_sim_chain(ks_sim *s, ks_time at, uint32_t kind)
      * taken root is the event running; the pending minimum is then one
      * of its children. */
     const ks_sim_entry *h = s->heap;
-    uint32_t n = s->heap_len, first = s->top_taken ? 1u : 0u;
-    for (uint32_t i = first; i < n && i <= 2u * first; i++)
-        if (h[i].t <= at)
-            return false;
+    uint32_t n = s->heap_len;
+    if (s->top_taken ? (n > 1u && h[1].t <= at) || (n > 2u && h[2].t <= at)
+                     : n > 0u && h[0].t <= at)
+        return false;
     s->next_seq++;
     s->now = at;
     s->dispatched++;
