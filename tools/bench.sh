@@ -48,7 +48,7 @@ models_run() { # RECORDS SCENARIO [env...]: one bench_models line
 }
 
 echo "== engine"
-eng=$("$build/bench_engine" 1000000 5 10000000)
+eng=$("$build/bench_engine" 1000000 9 10000000)
 echo "$eng"
 row "engine / bare heap (M/M/1, same binary)" "$(sed -n 's/.*ratio ksim \/ bare: \([0-9.]*\).*/\1/p' <<< "$eng")" "x" ">=" 0.9
 row "memory per pending event, 10^7 pending" "$(sed -n 's/.*pending: \([0-9.]*\) bytes.*/\1/p' <<< "$eng")" "B" "<=" 48
