@@ -18,8 +18,10 @@
  * does not depend on it. schedule() ends in tail calls to the heap's
  * sifts and to the cold paths (growing, refusing), so that its fast path
  * saves no registers; ks_sim_next tests the run's end, the time limit and
- * the event limit in one branch (ending a run zeroes the event limit). Sifts are Floyd's bottom-up: the hole moves to a
- * leaf along the smaller children, then the element climbs from there.
+ * the event limit in one branch (ending a run zeroes the event limit).
+ * Sifts are Floyd's bottom-up: the hole moves to a leaf along the smaller
+ * children, then the element climbs from there. ks_sim_chain skips the
+ * queue for an event that would run next anyway (see sim.h).
  */
 #include "sim/sim.h"
 
