@@ -123,12 +123,6 @@ static bool entry_less(const ks_sim_entry *a, const ks_sim_entry *b)
     return a->t < b->t || (a->t == b->t && a->key < b->key);
 }
 
-/* (at, key) orders before entry b. */
-static inline bool before(ks_time at, uint64_t key, const ks_sim_entry *b)
-{
-    return at < b->t || (at == b->t && key < b->key);
-}
-
 /* Grows the heap and slot arrays together; the heap can hold every slot
  * (live + tombstoned) at once, so one capacity serves both. */
 static bool grow(ks_sim *s)
@@ -228,9 +222,9 @@ static KS_INLINE ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, u
         uint32_t n = s->heap_len;
         /* Earlier than both children (the usual case for an event due
          * soon): it stays in the root. */
-        if (n <= 1u || (before(at, key, &h[1]) && (n <= 2u || before(at, key, &h[2])))) {
-            h[0].t = at;
-            h[0].key = key;
+        ks_sim_entry e = {at, key};
+        if (n <= 1u || (entry_less(&e, &h[1]) && (n <= 2u || entry_less(&e, &h[2])))) {
+            h[0] = e;
             return key;
         }
         return replace_top(h, n, at, key);
