@@ -32,11 +32,10 @@ typedef int64_t ks_time;
  * limits, instead of wrapping into the past. */
 static inline ks_time ks_time_add(ks_time a, ks_time b)
 {
-    if (b > 0 && a > KS_TIME_MAX - b)
-        return KS_TIME_MAX;
-    if (b < 0 && a < INT64_MIN - b)
-        return INT64_MIN;
-    return a + b;
+    ks_time r; /* one add and a branch on its overflow flag */
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? KS_TIME_MAX : INT64_MIN;
+    return r;
 }
 
 /* A non-negative duration in ms (a Kafka config: a Java long may hold

@@ -178,7 +178,7 @@ void ks_acc_free(ks_acc *a)
 
 /* Bytes of a zig-zag varint ([K] common/utils/ByteUtils.sizeOfVarint and
  * sizeOfVarlong). */
-static uint32_t varint_size(int64_t v)
+static inline uint32_t varint_size(int64_t v)
 {
     uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
     uint32_t n = 1;
@@ -189,26 +189,52 @@ static uint32_t varint_size(int64_t v)
     return n;
 }
 
+/* The part of a record's body that depends on its key and value only:
+ * attributes, key length and key, value length and value, header count. */
+static uint32_t record_fixed(int64_t key_len, uint32_t value_len)
+{
+    return 1u /* attributes */ + varint_size(key_len < 0 ? -1 : key_len) +
+           (key_len < 0 ? 0u : (uint32_t)key_len) + varint_size(value_len) + value_len +
+           varint_size(0) /* header count */;
+}
+
+/* DefaultRecord.sizeInBytes: the body's length varint, then the body. */
+static inline uint32_t record_size(uint32_t fixed, uint32_t offset_delta, int64_t timestamp_delta)
+{
+    uint32_t body = fixed + varint_size(timestamp_delta) + varint_size(offset_delta);
+    return varint_size(body) + body;
+}
+
 uint32_t ks_record_size_v2(int64_t key_len, uint32_t value_len, uint32_t offset_delta,
                            int64_t timestamp_delta)
 {
-    uint32_t body = 1u                               /* attributes */
-                    + varint_size(timestamp_delta)
-                    + varint_size(offset_delta)
-                    + varint_size(key_len < 0 ? -1 : key_len)
-                    + (key_len < 0 ? 0u : (uint32_t)key_len)
-                    + varint_size(value_len) + value_len
-                    + varint_size(0);                /* header count */
-    return varint_size(body) + body;
+    return record_size(record_fixed(key_len, value_len), offset_delta, timestamp_delta);
 }
 
 uint32_t ks_record_upper_bound(int64_t key_len, uint32_t value_len)
 {
     /* MAX_RECORD_OVERHEAD = 21: attributes 1, timestamp delta 10, offset
-     * delta 5, size 5 ([K] DefaultRecord.java). */
-    return KS_BATCH_OVERHEAD + 21u + varint_size(key_len < 0 ? -1 : key_len) +
-           (key_len < 0 ? 0u : (uint32_t)key_len) + varint_size(value_len) + value_len +
-           varint_size(0);
+     * delta 5, size 5 ([K] DefaultRecord.java); record_fixed counts the
+     * attributes' byte already. */
+    return KS_BATCH_OVERHEAD + 20u + record_fixed(key_len, value_len);
+}
+
+/* record_fixed, kept for the last key and value lengths seen: records of
+ * a workload mostly repeat them. */
+static inline uint32_t cached_fixed(ks_acc *a, int64_t key_len, uint32_t value_len)
+{
+    if (!a->size_cached || key_len != a->size_key_len || value_len != a->size_value_len) {
+        a->size_cached = true;
+        a->size_key_len = key_len;
+        a->size_value_len = value_len;
+        a->size_fixed = record_fixed(key_len, value_len);
+    }
+    return a->size_fixed;
+}
+
+uint32_t ks_acc_upper_bound(ks_acc *a, int64_t key_len, uint32_t value_len)
+{
+    return KS_BATCH_OVERHEAD + 20u + cached_fixed(a, key_len, value_len);
 }
 
 void ks_acc_set_compression(ks_acc *a, const ks_compression_conf *c)
@@ -371,7 +397,8 @@ static uint32_t batch_append(ks_acc *a, uint32_t bid, uint64_t record, ks_time s
     int64_t ts_ms = send_ns / KS_NS_PER_MS;
     if (b->records == 0)
         b->base_ts_ms = ts_ms;
-    uint32_t size = ks_record_size_v2(key_len, value_len, b->records, ts_ms - b->base_ts_ms);
+    uint32_t size = record_size(cached_fixed(a, key_len, value_len), b->records,
+                                ts_ms - b->base_ts_ms);
     /* hasRoomFor: the new record counts uncompressed ("be conservative") */
     if (ks_batch_is_full(b) ||
         (b->records > 0 && (uint64_t)b->bytes + size > b->write_limit))

@@ -128,6 +128,9 @@ typedef struct ks_acc {
     ks_ready_index ri;    /* partitions by leader, and their readiness */
     ks_load_index li;     /* queue lengths for the adaptive partitioner
                              (only if ks_acc_track_loads) */
+    bool size_cached;     /* the last key and value lengths sized, and */
+    int64_t size_key_len; /* the part of a record's size they fix */
+    uint32_t size_value_len, size_fixed;
 } ks_acc;
 
 /*
@@ -191,6 +194,8 @@ uint32_t ks_record_size_v2(int64_t key_len, uint32_t value_len, uint32_t offset_
  * estimateSizeInBytesUpperBound for v2): batch header + 21 bytes of
  * worst-case varints + key and value with their lengths + header count. */
 uint32_t ks_record_upper_bound(int64_t key_len, uint32_t value_len);
+/* The same, with the accumulator's cache of the last lengths seen. */
+uint32_t ks_acc_upper_bound(ks_acc *a, int64_t key_len, uint32_t value_len);
 
 typedef enum ks_append_status {
     KS_APPEND_OK,       /* appended to the tail batch */
