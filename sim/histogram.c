@@ -103,19 +103,26 @@ void ks_hist_bucket_range(uint32_t b, int64_t *lo, int64_t *hi)
 #define KS_HIST_INLINE inline
 #endif
 
-/* Counts u (>= 0) in count, min, max and the sum. */
-static KS_HIST_INLINE void count_value(ks_hist *h, uint64_t u)
+/* Counts u (>= 0) in a count, its extremes and its 128-bit sum: a
+ * histogram's own, or a run's. */
+static KS_HIST_INLINE void count_in(uint64_t *count, int64_t *min, int64_t *max,
+                                    uint64_t *sum_hi, uint64_t *sum_lo, uint64_t u)
 {
     int64_t v = (int64_t)u;
-    if (h->count++ == 0) {
-        h->min = h->max = v;
+    if ((*count)++ == 0) {
+        *min = *max = v;
     } else {
-        h->min = v < h->min ? v : h->min;
-        h->max = v > h->max ? v : h->max;
+        *min = v < *min ? v : *min;
+        *max = v > *max ? v : *max;
     }
-    uint64_t lo = h->sum_lo + u;
-    h->sum_hi += lo < u;
-    h->sum_lo = lo;
+    uint64_t lo = *sum_lo + u;
+    *sum_hi += lo < u;
+    *sum_lo = lo;
+}
+
+static KS_HIST_INLINE void count_value(ks_hist *h, uint64_t u)
+{
+    count_in(&h->count, &h->min, &h->max, &h->sum_hi, &h->sum_lo, u);
 }
 
 /* Counts u (>= SUB) in bucket `sub` of octave `shift`. */
@@ -129,12 +136,9 @@ static KS_HIST_INLINE void count_octave(ks_hist *h, uint32_t shift, uint32_t sub
     oct[sub]++;
 }
 
-void ks_hist_add(ks_hist *h, int64_t v)
+/* Counts u (>= 0) in its bucket of h. */
+static KS_HIST_INLINE void count_bucket(ks_hist *h, uint64_t u)
 {
-    /* slot() and ks_hist_bucket() by hand: every record's latency and
-     * every batch come through here */
-    uint64_t u = v < 0 ? 0u : (uint64_t)v;
-    count_value(h, u);
     if (u < KS_HIST_SUB) {
         h->exact[u]++;
         return;
@@ -144,11 +148,9 @@ void ks_hist_add(ks_hist *h, int64_t v)
     count_octave(h, shift, (uint32_t)(u >> shift) & (KS_HIST_SUB - 1u));
 }
 
-void ks_hist_add2(ks_hist *a, ks_hist *b, int64_t v)
+/* Counts u (>= 0) in its bucket of a and of b (the bucket found once). */
+static KS_HIST_INLINE void count_bucket2(ks_hist *a, ks_hist *b, uint64_t u)
 {
-    uint64_t u = v < 0 ? 0u : (uint64_t)v;
-    count_value(a, u);
-    count_value(b, u);
     if (u < KS_HIST_SUB) {
         a->exact[u]++;
         b->exact[u]++;
@@ -160,18 +162,62 @@ void ks_hist_add2(ks_hist *a, ks_hist *b, int64_t v)
     count_octave(b, shift, sub);
 }
 
+void ks_hist_add(ks_hist *h, int64_t v)
+{
+    /* slot() and ks_hist_bucket() by hand: every record's latency and
+     * every batch come through here */
+    uint64_t u = v < 0 ? 0u : (uint64_t)v;
+    count_value(h, u);
+    count_bucket(h, u);
+}
+
+void ks_hist_add2(ks_hist *a, ks_hist *b, int64_t v)
+{
+    uint64_t u = v < 0 ? 0u : (uint64_t)v;
+    count_value(a, u);
+    count_value(b, u);
+    count_bucket2(a, b, u);
+}
+
+static KS_HIST_INLINE void run_value(ks_hist_run *r, uint64_t u)
+{
+    count_in(&r->count, &r->min, &r->max, &r->sum_hi, &r->sum_lo, u);
+}
+
+void ks_hist_run_add(ks_hist *h, ks_hist_run *r, int64_t v)
+{
+    uint64_t u = v < 0 ? 0u : (uint64_t)v;
+    run_value(r, u);
+    count_bucket(h, u);
+}
+
+void ks_hist_run_add2(ks_hist *a, ks_hist *b, ks_hist_run *r, int64_t v)
+{
+    uint64_t u = v < 0 ? 0u : (uint64_t)v;
+    run_value(r, u);
+    count_bucket2(a, b, u);
+}
+
+void ks_hist_run_end(ks_hist *h, const ks_hist_run *r)
+{
+    if (r->count == 0)
+        return;
+    if (h->count == 0 || r->min < h->min)
+        h->min = r->min;
+    if (h->count == 0 || r->max > h->max)
+        h->max = r->max;
+    h->count += r->count;
+    uint64_t lo = h->sum_lo + r->sum_lo;
+    h->sum_hi += r->sum_hi + (lo < h->sum_lo);
+    h->sum_lo = lo;
+}
+
 void ks_hist_merge(ks_hist *dst, const ks_hist *src)
 {
     if (src->count == 0)
         return;
-    if (dst->count == 0 || src->min < dst->min)
-        dst->min = src->min;
-    if (dst->count == 0 || src->max > dst->max)
-        dst->max = src->max;
-    dst->count += src->count;
-    uint64_t lo = dst->sum_lo + src->sum_lo;
-    dst->sum_hi += src->sum_hi + (lo < dst->sum_lo);
-    dst->sum_lo = lo;
+    ks_hist_run all = {src->count, src->sum_hi, src->sum_lo, src->min, src->max};
+    ks_hist_run_end(dst, &all);
     dst->dropped += src->dropped;
     for (uint32_t i = 0; i < KS_HIST_SUB; i++)
         dst->exact[i] += src->exact[i];

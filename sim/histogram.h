@@ -44,6 +44,21 @@ void ks_hist_add(ks_hist *h, int64_t v);
 /* Records v in both a and b (which must differ): ks_hist_add twice, with
  * the bucket found once. */
 void ks_hist_add2(ks_hist *a, ks_hist *b, int64_t v);
+/* A run of values added as their buckets one by one and their count,
+ * extremes and sum once: ks_hist_run_add per value, then ks_hist_run_end.
+ * The result equals ks_hist_add of each value (count, min, max and the
+ * 128-bit sum commute). */
+typedef struct ks_hist_run {
+    uint64_t count, sum_hi, sum_lo;
+    int64_t min, max;
+} ks_hist_run;
+
+/* Counts v's bucket in h, and v in the run. */
+void ks_hist_run_add(ks_hist *h, ks_hist_run *r, int64_t v);
+/* The same for two histograms (which must differ) sharing one run. */
+void ks_hist_run_add2(ks_hist *a, ks_hist *b, ks_hist_run *r, int64_t v);
+/* Adds the run's count, extremes and sum to h. */
+void ks_hist_run_end(ks_hist *h, const ks_hist_run *r);
 /* Adds every count of src into dst. */
 void ks_hist_merge(ks_hist *dst, const ks_hist *src);
 /* The count in bucket b. */

@@ -363,6 +363,47 @@ static void test_add2_equals_two_adds(void **state)
     ks_hist_free(&rb);
 }
 
+/* Runs (buckets per value, the rest once) give what ks_hist_add gives,
+ * into an empty histogram and into one that has values already, with
+ * negative values, exact and octave buckets, and an empty run. */
+static void test_run_equals_adds(void **state)
+{
+    (void)state;
+    ks_hist a, b, ra, rb;
+    ks_hist_init(&a);
+    ks_hist_init(&b);
+    ks_hist_init(&ra);
+    ks_hist_init(&rb);
+    ks_hist_add(&b, 5);
+    ks_hist_add(&rb, 5);
+    ks_hist_run none = {0};
+    ks_hist_run_end(&a, &none);
+    assert_hist_equal(&a, &ra);
+    mix_state = 11;
+    for (int k = 0; k < 400; k++) {
+        ks_hist_run r1 = {0}, r2 = {0};
+        for (int i = 0; i < k % 23; i++) {
+            int64_t v = i == 3 ? -7 : i == 4 ? INT64_MAX : spread_value(50u);
+            ks_hist_run_add(&a, &r1, v);
+            ks_hist_add(&ra, v);
+            ks_hist_run_add2(&a, &b, &r2, v / 3);
+            ks_hist_add(&ra, v / 3);
+            ks_hist_add(&rb, v / 3);
+        }
+        ks_hist_run_end(&a, &r1);
+        ks_hist_run_end(&a, &r2);
+        ks_hist_run_end(&b, &r2);
+    }
+    assert_hist_equal(&a, &ra);
+    assert_hist_equal(&b, &rb);
+    assert_true(a.count > 1000u);
+    assert_true(a.sum_hi > 0u); /* INT64_MAX values carry into the high word */
+    ks_hist_free(&a);
+    ks_hist_free(&b);
+    ks_hist_free(&ra);
+    ks_hist_free(&rb);
+}
+
 static void test_empty(void **state)
 {
     (void)state;
@@ -487,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_min_max_count),
         cmocka_unit_test(test_merge_equals_adding_all),
         cmocka_unit_test(test_add2_equals_two_adds),
+        cmocka_unit_test(test_run_equals_adds),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_negative_recorded_as_zero),
         cmocka_unit_test(test_mean_exact),

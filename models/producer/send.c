@@ -69,14 +69,16 @@ void ks_prod_send_complete(ks_producer *p, ks_world *w, uint64_t record, ks_time
 }
 
 /* ks_prod_send_complete for each record of a batch that succeeded, when
- * no "ack" line is written: the counters move once for the batch, the
- * latency histograms once per record. Fills ids with the record ids in
+ * no "ack" line is written: the counters, and the latency histograms'
+ * counts, extremes and sums, move once for the batch; each record adds
+ * only its latency's bucket. Fills ids with the record ids in
  * order and returns their count. */
 uint32_t ks_prod_send_acked_batch(ks_producer *p, ks_world *w, const ks_batch *b,
                                   int64_t base_offset, uint64_t *ids)
 {
     ks_time now = ks_sim_now(&w->sim);
     bool both = w->metrics.bucket_ns > 0;
+    ks_hist_run run = {0};
     uint64_t bytes = 0;
     uint32_t n = 0;
     for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
@@ -89,10 +91,13 @@ uint32_t ks_prod_send_acked_batch(ks_producer *p, ks_world *w, const ks_batch *b
         ids[n++] = rec->id;
         bytes += rec->bytes;
         if (both)
-            ks_hist_add2(&p->latency, &w->metrics.latency, now - rec->produced_ns);
+            ks_hist_run_add2(&p->latency, &w->metrics.latency, &run, now - rec->produced_ns);
         else
-            ks_hist_add(&p->latency, now - rec->produced_ns);
+            ks_hist_run_add(&p->latency, &run, now - rec->produced_ns);
     }
+    ks_hist_run_end(&p->latency, &run);
+    if (both)
+        ks_hist_run_end(&w->metrics.latency, &run);
     if (n > 0) {
         p->acked += n;
         w->metrics.cur.acked += n;
