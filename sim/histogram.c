@@ -3,6 +3,8 @@
  */
 #include "sim/histogram.h"
 
+#include "sim/compiler.h"
+
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,15 +99,10 @@ void ks_hist_bucket_range(uint32_t b, int64_t *lo, int64_t *hi)
     *hi = top > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)top;
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-#define KS_HIST_INLINE inline __attribute__((always_inline))
-#else
-#define KS_HIST_INLINE inline
-#endif
 
 /* Counts u (>= 0) in a count, its extremes and its 128-bit sum: a
  * histogram's own, or a run's. */
-static KS_HIST_INLINE void count_in(uint64_t *count, int64_t *min, int64_t *max,
+static KS_INLINE void count_in(uint64_t *count, int64_t *min, int64_t *max,
                                     uint64_t *sum_hi, uint64_t *sum_lo, uint64_t u)
 {
     int64_t v = (int64_t)u;
@@ -120,13 +117,13 @@ static KS_HIST_INLINE void count_in(uint64_t *count, int64_t *min, int64_t *max,
     *sum_lo = lo;
 }
 
-static KS_HIST_INLINE void count_value(ks_hist *h, uint64_t u)
+static KS_INLINE void count_value(ks_hist *h, uint64_t u)
 {
     count_in(&h->count, &h->min, &h->max, &h->sum_hi, &h->sum_lo, u);
 }
 
 /* Counts u (>= SUB) in bucket `sub` of octave `shift`. */
-static KS_HIST_INLINE void count_octave(ks_hist *h, uint32_t shift, uint32_t sub)
+static KS_INLINE void count_octave(ks_hist *h, uint32_t shift, uint32_t sub)
 {
     uint64_t *oct = h->octave[shift];
     if (!oct && !(oct = new_octave(h, shift))) {
@@ -137,7 +134,7 @@ static KS_HIST_INLINE void count_octave(ks_hist *h, uint32_t shift, uint32_t sub
 }
 
 /* Counts u (>= 0) in its bucket of h. */
-static KS_HIST_INLINE void count_bucket(ks_hist *h, uint64_t u)
+static KS_INLINE void count_bucket(ks_hist *h, uint64_t u)
 {
     if (u < KS_HIST_SUB) {
         h->exact[u]++;
@@ -149,7 +146,7 @@ static KS_HIST_INLINE void count_bucket(ks_hist *h, uint64_t u)
 }
 
 /* Counts u (>= 0) in its bucket of a and of b (the bucket found once). */
-static KS_HIST_INLINE void count_bucket2(ks_hist *a, ks_hist *b, uint64_t u)
+static KS_INLINE void count_bucket2(ks_hist *a, ks_hist *b, uint64_t u)
 {
     if (u < KS_HIST_SUB) {
         a->exact[u]++;
@@ -179,7 +176,7 @@ void ks_hist_add2(ks_hist *a, ks_hist *b, int64_t v)
     count_bucket2(a, b, u);
 }
 
-static KS_HIST_INLINE void run_value(ks_hist_run *r, uint64_t u)
+static KS_INLINE void run_value(ks_hist_run *r, uint64_t u)
 {
     count_in(&r->count, &r->min, &r->max, &r->sum_hi, &r->sum_lo, u);
 }

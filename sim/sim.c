@@ -25,21 +25,11 @@
  */
 #include "sim/sim.h"
 
+#include "sim/compiler.h"
+
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__GNUC__) || defined(__clang__)
-#define unlikely(x) __builtin_expect(!!(x), 0)
-#define KS_NOINLINE __attribute__((noinline, cold))
-#define KS_OUTLINE __attribute__((noinline))
-#define KS_INLINE inline __attribute__((always_inline))
-#else
-#define unlikely(x) (x)
-#define KS_NOINLINE
-#define KS_OUTLINE
-#define KS_INLINE inline
-#endif
 
 #define SLOT_BITS 24u
 #define SLOT_MASK ((UINT64_C(1) << SLOT_BITS) - 1u)
@@ -157,7 +147,7 @@ static KS_INLINE uint32_t take_slot(ks_sim *s)
         s->free_head = (uint32_t)s->slots[slot].key;
         return slot;
     }
-    if (unlikely(s->slots_used == s->slots_cap))
+    if (ks_unlikely(s->slots_used == s->slots_cap))
         return UINT32_MAX;
     return s->slots_used++;
 }
@@ -168,7 +158,7 @@ static KS_OUTLINE ks_handle replace_top(ks_sim_entry *h, uint32_t n, ks_time at,
 /* Why schedule() refuses an event; ends the run with that verdict
  * (unless it has ended already). Kept out of line: it never happens in
  * a run that goes well. */
-static KS_NOINLINE ks_handle refuse(ks_sim *s, ks_time at)
+static KS_COLD ks_handle refuse(ks_sim *s, ks_time at)
 {
     if (s->verdict != KS_SIM_RUNNING)
         return KS_HANDLE_NONE;
@@ -196,13 +186,13 @@ static KS_INLINE ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, u
     uint64_t seq = s->next_seq;
     /* seq_gate is 0 once the run has ended, so one comparison covers
      * both the verdict and the sequence space. */
-    if (unlikely((seq >= s->seq_gate) | (at < s->now) | (s->live >= s->limits.max_pending)))
+    if (ks_unlikely((seq >= s->seq_gate) | (at < s->now) | (s->live >= s->limits.max_pending)))
         return refuse(s, at);
     /* The event just dispatched lends its slot (no free-list round
      * trip), else a free one. */
     bool top = s->top_taken;
     uint32_t slot = top ? s->taken_slot : take_slot(s);
-    if (unlikely(slot == UINT32_MAX))
+    if (ks_unlikely(slot == UINT32_MAX))
         return grow_and_schedule(s, at, ev, daemon);
     uint64_t key = (seq << SLOT_BITS) | slot;
     s->next_seq = seq + 1u;
@@ -245,7 +235,7 @@ ks_handle ks_sim_schedule_daemon(ks_sim *s, ks_time at, const ks_event *ev)
 /* Every slot is taken: grows the arrays and schedules again, or refuses.
  * A tail call from schedule(), so that its fast path saves no registers
  * for the realloc. */
-static KS_NOINLINE ks_handle grow_and_schedule(ks_sim *s, ks_time at, const ks_event *ev,
+static KS_COLD ks_handle grow_and_schedule(ks_sim *s, ks_time at, const ks_event *ev,
                                                uint32_t daemon)
 {
     if (!grow(s))
@@ -371,7 +361,7 @@ bool ks_sim_chain(ks_sim *s, ks_time at, uint32_t kind)
 
 /* Pops cancelled entries off the top until a live one is there, and
  * returns its slot. Only called while a live event is pending. */
-static KS_NOINLINE uint32_t skip_cancelled(ks_sim *s)
+static KS_COLD uint32_t skip_cancelled(ks_sim *s)
 {
     for (;;) {
         uint32_t slot = (uint32_t)(s->heap[0].key & SLOT_MASK);
@@ -384,7 +374,7 @@ static KS_NOINLINE uint32_t skip_cancelled(ks_sim *s)
 
 /* The next event lies past a limit, or the run has ended (end_run makes
  * event_limit 0 so that this one test also catches that). */
-static KS_NOINLINE bool at_limit(ks_sim *s, ks_time t)
+static KS_COLD bool at_limit(ks_sim *s, ks_time t)
 {
     if (s->verdict != KS_SIM_RUNNING)
         return false;
@@ -405,16 +395,16 @@ bool ks_sim_next(ks_sim *s, ks_event *out)
         free_slot(s, s->taken_slot);
     }
     /* Only daemons left (or nothing): the scenario has run out. */
-    if (unlikely(s->live == s->live_daemon)) {
+    if (ks_unlikely(s->live == s->live_daemon)) {
         end_run(s, KS_SIM_COMPLETE);
         return false;
     }
     uint32_t slot = (uint32_t)(s->heap[0].key & SLOT_MASK);
-    if (unlikely(s->slots[slot].key != s->heap[0].key))
+    if (ks_unlikely(s->slots[slot].key != s->heap[0].key))
         slot = skip_cancelled(s);
     ks_sim_slot *sl = &s->slots[slot];
     ks_time t = s->heap[0].t;
-    if (unlikely((t > s->time_limit) | (s->dispatched >= s->event_limit)))
+    if (ks_unlikely((t > s->time_limit) | (s->dispatched >= s->event_limit)))
         return at_limit(s, t);
     uint32_t kind = sl->ev.kind;
     out->kind = kind & KIND_MASK;

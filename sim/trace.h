@@ -15,6 +15,7 @@
 #ifndef KS_TRACE_H
 #define KS_TRACE_H
 
+#include "sim/compiler.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>
@@ -110,13 +111,8 @@ void ks_trace__str_slow(ks_trace *tr, const char *key, const char *s);
  * constant where the key is a literal. A model's function that writes a
  * line per record is best kept out of line (KS_TRACE_NOINLINE) behind a
  * ks_trace_on test, so that an untraced run pays for the test only. */
-#if defined(__GNUC__) || defined(__clang__)
-#define KS_TRACE_INLINE static inline __attribute__((always_inline))
-#define KS_TRACE_NOINLINE __attribute__((noinline))
-#else
-#define KS_TRACE_INLINE static inline
-#define KS_TRACE_NOINLINE
-#endif
+#define KS_TRACE_INLINE static KS_INLINE
+#define KS_TRACE_NOINLINE KS_OUTLINE
 
 /* ,"key": at p; returns the end. */
 KS_TRACE_INLINE char *ks_trace__key(char *p, const char *key, size_t n)
