@@ -8,6 +8,7 @@
 #include "models/producer/accumulator.h"
 
 #include "models/producer/codec.h"
+#include "sim/compiler.h"
 #include "sim/fsm.h"
 
 #include <assert.h>
@@ -253,8 +254,10 @@ void ks_acc_set_shared_drain_index(ks_acc *a, bool shared)
  * batch was created with (ProducerBatch takes a snapshot). */
 static uint32_t estimated_bytes(const ks_acc *a, const ks_batch *b)
 {
-    double est = !a->compressed ? (double)b->raw
-                                : (double)b->raw * b->est_ratio * 1.05; /* 1.05: ESTIMATION_FACTOR */
+    if (!a->compressed) /* the same sum as the double's below, in integers */
+        return b->raw >= UINT32_MAX - KS_BATCH_OVERHEAD ? UINT32_MAX
+                                                       : (uint32_t)b->raw + KS_BATCH_OVERHEAD;
+    double est = (double)b->raw * b->est_ratio * 1.05; /* 1.05: ESTIMATION_FACTOR */
     est += KS_BATCH_OVERHEAD;
     return est >= 4294967295.0 ? UINT32_MAX : (uint32_t)est;
 }
@@ -390,7 +393,7 @@ static uint32_t alloc_batch(ks_acc *a)
 
 /* Appends a record to batch b if it has room (ProducerBatch.tryAppend,
  * MemoryRecordsBuilder.hasRoomFor). Returns the bytes added, 0 if none. */
-static uint32_t batch_append(ks_acc *a, uint32_t bid, uint64_t record, ks_time send_ns,
+static KS_INLINE uint32_t batch_append(ks_acc *a, uint32_t bid, uint64_t record, ks_time send_ns,
                              int64_t key_len, uint32_t value_len, uint32_t rec_slot)
 {
     ks_batch *b = &a->batches[bid];
