@@ -127,7 +127,7 @@ static void test_lists_and_rebuild(void **state)
     ks_time next = KS_TIME_MAX;
     assert_false(ks_ri_ready(&ri, 2, 100, true, &next)); /* nothing queued */
     ks_ri_set(&ri, 5, 30, INT64_MIN, true);
-    assert_int_equal(ri.queued[2], 1);
+    assert_int_equal(ri.bk[2].queued, 1);
     assert_true(ks_ri_ready(&ri, 2, 0, true, &next));
     assert_false(ks_ri_ready(&ri, 2, 10, false, &next));
     assert_int_equal(next, 30);
@@ -136,10 +136,10 @@ static void test_lists_and_rebuild(void **state)
     assert_true(ks_ri_build(&ri, 8, 3, more));
     assert_int_equal(ks_ri_count(&ri, 2), 0);
     assert_int_equal(ks_ri_next_drainable(&ri, 2, 0, 0), KS_RI_NONE);
-    assert_int_equal(ri.queued[0], 0);
+    assert_int_equal(ri.bk[0].queued, 0);
     assert_true(ks_ri_consistent(&ri));
     /* a tree node that is not its children's minimum is caught */
-    ri.nodes[ri.base[1] + 1].k[0] = 5;
+    ri.nodes[ri.bk[1].base + 1].k[0] = 5;
     assert_false(ks_ri_consistent(&ri));
     ks_ri_free(&ri);
 }

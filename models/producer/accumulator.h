@@ -334,7 +334,7 @@ uint32_t ks_acc_take_unsent(ks_acc *a);
  * batches left queued. */
 uint32_t ks_acc_expired(ks_acc *a, ks_time now, ks_time timeout_ns, ks_time *next);
 /* Does one of the partitions broker b leads have a queued batch? */
-static inline bool ks_acc_has_queued(const ks_acc *a, uint32_t b) { return a->ri.queued[b] > 0; }
+static inline bool ks_acc_has_queued(const ks_acc *a, uint32_t b) { return a->ri.bk[b].queued > 0; }
 /* The records of batches never sent (the application was never told). */
 uint64_t ks_acc_unsent_records(const ks_acc *a);
 

@@ -12,16 +12,7 @@
 
 void ks_ri_free(ks_ready_index *ri)
 {
-    free(ri->start);
-    free(ri->parts);
-    free(ri->broker);
-    free(ri->pos);
-    free(ri->leaves);
-    free(ri->base);
-    free(ri->nodes);
-    free(ri->vals);
-    free(ri->queued);
-    free(ri->has);
+    free(ri->bk); /* the one allocation (see ks_ready_index) */
     memset(ri, 0, sizeof *ri);
 }
 
@@ -33,30 +24,42 @@ static uint32_t pow2_at_least(uint32_t n)
     return w;
 }
 
-/* The partition lists and tree widths of a new index. */
-static bool lay_out(ks_ready_index *ri, const uint32_t *leader, size_t *nodes)
+/* Each broker's slice and tree width, and the trees' total node count. */
+static bool lay_out_brokers(ks_ri_broker *bk, uint32_t nb, uint32_t np, const uint32_t *leader,
+                            size_t *nodes)
 {
-    uint32_t nb = ri->brokers, np = ri->partitions;
     for (uint32_t p = 0; p < np; p++)
-        ri->start[leader[p] + 1]++;
-    for (uint32_t b = 0; b < nb; b++)
-        ri->start[b + 1] += ri->start[b];
-    uint32_t *fill = calloc(nb ? nb : 1u, sizeof *fill);
-    if (!fill)
-        return false;
-    for (uint32_t p = 0; p < np; p++) {
-        uint32_t b = leader[p];
-        ri->broker[p] = b;
-        ri->pos[p] = fill[b];
-        ri->parts[ri->start[b] + fill[b]++] = p;
-    }
-    free(fill);
+        bk[leader[p]].count++;
+    uint32_t at = 0;
     *nodes = 0;
     for (uint32_t b = 0; b < nb; b++) {
-        ri->leaves[b] = pow2_at_least((ks_ri_count(ri, b) + KS_RI_BLOCK - 1) / KS_RI_BLOCK);
-        ri->base[b] = (uint32_t)*nodes;
-        *nodes += 2u * (size_t)ri->leaves[b];
+        bk[b].start = at;
+        at += bk[b].count;
+        bk[b].leaves = pow2_at_least((bk[b].count + KS_RI_BLOCK - 1) / KS_RI_BLOCK);
+        bk[b].base = (uint32_t)*nodes;
+        *nodes += 2u * (size_t)bk[b].leaves;
+        if (*nodes > UINT32_MAX)
+            return false;
     }
+    return true;
+}
+
+/* Carves one allocation into the index's arrays: per-broker parts, the
+ * trees, the places' values (16-byte aligned), then per partition. */
+static bool carve(ks_ready_index *n, size_t nodes)
+{
+    size_t nb = n->brokers ? n->brokers : 1u, np = n->partitions ? n->partitions : 1u;
+    size_t head = (nb * sizeof(ks_ri_broker) + 15u) & ~(size_t)15u;
+    size_t total = head + (nodes ? nodes : 1u) * sizeof(ks_ri_node) + np * sizeof(ks_ri_node) +
+                   np * sizeof(ks_ri_place) + np * sizeof(uint32_t);
+    char *m = calloc(1, total);
+    if (!m)
+        return false;
+    n->bk = (ks_ri_broker *)(void *)m;
+    n->nodes = (ks_ri_node *)(void *)(m + head);
+    n->vals = n->nodes + (nodes ? nodes : 1u);
+    n->at = (ks_ri_place *)(void *)(n->vals + np);
+    n->parts = (uint32_t *)(void *)(n->at + np);
     return true;
 }
 
@@ -64,30 +67,31 @@ bool ks_ri_build(ks_ready_index *ri, uint32_t partitions, uint32_t brokers,
                  const uint32_t *leader)
 {
     ks_ready_index n = {.partitions = partitions, .brokers = brokers};
-    size_t np = partitions ? partitions : 1u, nb = brokers ? brokers : 1u, nodes = 0;
-    n.start = calloc(nb + 1, sizeof *n.start);
-    n.parts = calloc(np, sizeof *n.parts);
-    n.broker = calloc(np, sizeof *n.broker);
-    n.pos = calloc(np, sizeof *n.pos);
-    n.leaves = calloc(nb, sizeof *n.leaves);
-    n.base = calloc(nb, sizeof *n.base);
-    n.queued = calloc(nb, sizeof *n.queued);
-    n.has = calloc(np, sizeof *n.has);
-    bool ok = n.start && n.parts && n.broker && n.pos && n.leaves && n.base && n.queued &&
-              n.has && lay_out(&n, leader, &nodes);
-    if (ok) {
-        n.nodes = malloc((nodes ? nodes : 1u) * sizeof *n.nodes);
-        n.vals = malloc(np * sizeof *n.vals);
-        ok = n.nodes != NULL && n.vals != NULL;
-        for (size_t i = 0; ok && i < nodes; i++)
-            n.nodes[i].k[0] = n.nodes[i].k[1] = KS_TIME_MAX;
-        for (size_t i = 0; ok && i < np; i++)
-            n.vals[i].k[0] = n.vals[i].k[1] = KS_TIME_MAX;
-    }
+    size_t nodes = 0;
+    ks_ri_broker *tmp = calloc(brokers ? brokers : 1u, sizeof *tmp);
+    bool ok = tmp && lay_out_brokers(tmp, brokers, partitions, leader, &nodes) && carve(&n, nodes);
     if (!ok) {
+        free(tmp);
+        return false;
+    }
+    memcpy(n.bk, tmp, (size_t)brokers * sizeof *tmp);
+    free(tmp);
+    uint32_t *fill = calloc(brokers ? brokers : 1u, sizeof *fill);
+    if (!fill) {
         ks_ri_free(&n);
         return false;
     }
+    for (uint32_t p = 0; p < partitions; p++) {
+        uint32_t b = leader[p];
+        n.at[p].broker = b;
+        n.at[p].pos = fill[b];
+        n.parts[n.bk[b].start + fill[b]++] = p;
+    }
+    free(fill);
+    for (size_t i = 0; i < nodes; i++)
+        n.nodes[i].k[0] = n.nodes[i].k[1] = KS_TIME_MAX;
+    for (size_t i = 0; i < partitions; i++)
+        n.vals[i].k[0] = n.vals[i].k[1] = KS_TIME_MAX;
     ks_ri_free(ri);
     *ri = n;
     return true;
@@ -134,16 +138,17 @@ static void tree_set(ks_ri_node *t, uint32_t w, ks_ri_node *vals, uint32_t count
 void ks_ri_set(ks_ready_index *ri, uint32_t p, ks_time ready, ks_time ready_exhausted,
                bool queued)
 {
-    uint32_t b = ri->broker[p];
-    if (ri->has[p] != queued) {
-        ri->has[p] = queued;
+    ks_ri_place *pl = &ri->at[p];
+    ks_ri_broker *bk = &ri->bk[pl->broker];
+    if (pl->has != queued) {
+        pl->has = queued;
         if (queued)
-            ri->queued[b]++;
+            bk->queued++;
         else
-            ri->queued[b]--;
+            bk->queued--;
     }
-    tree_set(ri->nodes + ri->base[b], ri->leaves[b], ri->vals + ri->start[b], ks_ri_count(ri, b),
-             ri->pos[p], ready, ready_exhausted);
+    tree_set(ri->nodes + bk->base, bk->leaves, ri->vals + bk->start, bk->count, pl->pos, ready,
+             ready_exhausted);
 }
 
 /* From node n, whose subtree holds a key <= now, down to the leftmost such
@@ -189,11 +194,12 @@ static uint32_t block_first(const ks_ri_node *vals, uint32_t count, uint32_t j, 
 bool ks_ri_ready(const ks_ready_index *ri, uint32_t b, ks_time now, bool exhausted,
                  ks_time *next)
 {
-    if (ri->queued[b] == 0)
+    const ks_ri_broker *bk = &ri->bk[b];
+    if (bk->queued == 0)
         return false;
-    const ks_ri_node *t = ri->nodes + ri->base[b], *vals = ri->vals + ri->start[b];
+    const ks_ri_node *t = ri->nodes + bk->base, *vals = ri->vals + bk->start;
     int k = exhausted ? 1 : 0;
-    uint32_t w = ri->leaves[b], count = ks_ri_count(ri, b);
+    uint32_t w = bk->leaves, count = bk->count;
     bool ready = t[1].k[k] <= now;
     ks_time m = t[1].k[k]; /* not ready: every place counts */
     if (ready) {
@@ -212,8 +218,9 @@ bool ks_ri_ready(const ks_ready_index *ri, uint32_t b, ks_time now, bool exhaust
 
 uint32_t ks_ri_next_drainable(const ks_ready_index *ri, uint32_t b, uint32_t from, ks_time now)
 {
-    const ks_ri_node *t = ri->nodes + ri->base[b], *vals = ri->vals + ri->start[b];
-    uint32_t w = ri->leaves[b], count = ks_ri_count(ri, b);
+    const ks_ri_broker *bk = &ri->bk[b];
+    const ks_ri_node *t = ri->nodes + bk->base, *vals = ri->vals + bk->start;
+    uint32_t w = bk->leaves, count = bk->count;
     if (from >= count || t[1].k[1] > now)
         return KS_RI_NONE;
     uint32_t found = block_first(vals, count, from / KS_RI_BLOCK, from, 1, now);
@@ -237,8 +244,9 @@ uint32_t ks_ri_next_drainable(const ks_ready_index *ri, uint32_t b, uint32_t fro
  * every leaf the minimum of its block. */
 static bool trees_ordered(const ks_ready_index *ri, uint32_t b)
 {
-    uint32_t w = ri->leaves[b], count = ks_ri_count(ri, b);
-    const ks_ri_node *t = ri->nodes + ri->base[b], *vals = ri->vals + ri->start[b];
+    const ks_ri_broker *bk = &ri->bk[b];
+    uint32_t w = bk->leaves, count = bk->count;
+    const ks_ri_node *t = ri->nodes + bk->base, *vals = ri->vals + bk->start;
     for (uint32_t j = 0; j < w; j++) {
         ks_ri_node m = block_min(vals, count, j);
         if (t[w + j].k[0] != m.k[0] || t[w + j].k[1] != m.k[1])
@@ -254,8 +262,9 @@ static bool trees_ordered(const ks_ready_index *ri, uint32_t b)
 bool ks_ri_holds(const ks_ready_index *ri, uint32_t p, ks_time ready, ks_time ready_exhausted,
                  bool queued)
 {
-    uint32_t b = ri->broker[p], place = ri->start[b] + ri->pos[p];
-    return ri->has[p] == queued && ks_ri_part(ri, b, ri->pos[p]) == p &&
+    const ks_ri_place *pl = &ri->at[p];
+    uint32_t place = ri->bk[pl->broker].start + pl->pos;
+    return pl->has == queued && ks_ri_part(ri, pl->broker, pl->pos) == p &&
            ri->vals[place].k[0] == ready && ri->vals[place].k[1] == ready_exhausted;
 }
 
@@ -264,8 +273,8 @@ bool ks_ri_consistent(const ks_ready_index *ri)
     for (uint32_t b = 0; b < ri->brokers; b++) {
         uint32_t n = 0;
         for (uint32_t i = 0; i < ks_ri_count(ri, b); i++)
-            n += ri->has[ks_ri_part(ri, b, i)];
-        if (n != ri->queued[b] || !trees_ordered(ri, b))
+            n += ri->at[ks_ri_part(ri, b, i)].has;
+        if (n != ri->bk[b].queued || !trees_ordered(ri, b))
             return false;
     }
     return true;

@@ -44,19 +44,34 @@ typedef struct ks_ri_node {
  * partitions 0.8 MB instead of 6.3. A block is scanned whole. */
 #define KS_RI_BLOCK 8u
 
+/* A broker's part of the index: its slice of `parts` and `vals`, its
+ * trees, and how many of its partitions have a queued batch. Kept
+ * together: a sender's run reads them for every broker. */
+typedef struct ks_ri_broker {
+    uint32_t start;      /* its slice of `parts` and `vals` */
+    uint32_t count;      /* partitions it leads */
+    uint32_t leaves;     /* tree width in blocks (a power of two) */
+    uint32_t base;       /* its trees' offset in `nodes` */
+    uint32_t queued;     /* partitions with a queued batch */
+} ks_ri_broker;
+
+/* A partition's part: its leader, its place in the leader's list, and
+ * whether it has a queued batch. */
+typedef struct ks_ri_place {
+    uint32_t broker, pos;
+    bool has;
+} ks_ri_place;
+
 typedef struct ks_ready_index {
     uint32_t partitions, brokers;
-    uint32_t *start;     /* per broker + 1: its slice of `parts` */
-    uint32_t *parts;     /* partitions grouped by broker, ascending */
-    uint32_t *broker;    /* per partition: its leader */
-    uint32_t *pos;       /* per partition: its place in its broker's list */
-    uint32_t *leaves;    /* per broker: tree width in blocks (a power of two) */
-    uint32_t *base;      /* per broker: its trees' offset in `nodes` */
+    /* One allocation holds the arrays below, the per-broker parts first,
+     * so that a small producer's index lies in a few cache lines. */
+    ks_ri_broker *bk;    /* per broker */
     ks_ri_node *nodes;   /* per broker, 2 x leaves: a heap-ordered tree of
                             both minima, over blocks of KS_RI_BLOCK places */
     ks_ri_node *vals;    /* per place of `parts`: its partition's values */
-    uint32_t *queued;    /* per broker: partitions with a queued batch */
-    bool *has;           /* per partition: has a queued batch */
+    ks_ri_place *at;     /* per partition */
+    uint32_t *parts;     /* partitions grouped by broker, ascending */
 } ks_ready_index;
 
 /* (Re)builds the index for `partitions` partitions led by leader[p]; every
@@ -81,11 +96,11 @@ bool ks_ri_consistent(const ks_ready_index *ri);
 /* The partitions broker b leads, and the i-th of them. */
 static inline uint32_t ks_ri_count(const ks_ready_index *ri, uint32_t b)
 {
-    return ri->start[b + 1] - ri->start[b];
+    return ri->bk[b].count;
 }
 static inline uint32_t ks_ri_part(const ks_ready_index *ri, uint32_t b, uint32_t i)
 {
-    return ri->parts[ri->start[b] + i];
+    return ri->parts[ri->bk[b].start + i];
 }
 
 /* Is one of broker b's partitions ready at `now`? Lowers *next to the
