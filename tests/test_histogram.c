@@ -329,38 +329,53 @@ static void test_merge_equals_adding_all(void **state)
     assert_int_equal(ks_hist_mean(&h1), INT64_MAX);
 }
 
+/* Four histograms for the tests that compare two against two. */
+typedef struct hist4 {
+    ks_hist a, b, ra, rb;
+} hist4;
+
+static void hist4_init(hist4 *h)
+{
+    ks_hist_init(&h->a);
+    ks_hist_init(&h->b);
+    ks_hist_init(&h->ra);
+    ks_hist_init(&h->rb);
+}
+
+static void hist4_free(hist4 *h)
+{
+    ks_hist_free(&h->a);
+    ks_hist_free(&h->b);
+    ks_hist_free(&h->ra);
+    ks_hist_free(&h->rb);
+}
+
 /* ks_hist_add2 is ks_hist_add on each of the two: exact buckets,
  * octaves (new ones too), negative values, and histograms that already
  * differ. */
 static void test_add2_equals_two_adds(void **state)
 {
     (void)state;
-    ks_hist a, b, ra, rb;
-    ks_hist_init(&a);
-    ks_hist_init(&b);
-    ks_hist_init(&ra);
-    ks_hist_init(&rb);
-    ks_hist_add(&b, 77);
-    ks_hist_add(&rb, 77);
-    ks_hist_add(&a, INT64_C(1) << 40);
-    ks_hist_add(&ra, INT64_C(1) << 40);
+    hist4 h;
+    hist4_init(&h);
+    ks_hist_add(&h.b, 77);
+    ks_hist_add(&h.rb, 77);
+    ks_hist_add(&h.a, INT64_C(1) << 40);
+    ks_hist_add(&h.ra, INT64_C(1) << 40);
     mix_state = 7;
     for (int i = 0; i < 20000; i++) {
         int64_t v = i % 97 == 0 ? -(int64_t)i : spread_value(50u);
-        ks_hist_add2(&a, &b, v);
-        ks_hist_add(&ra, v);
-        ks_hist_add(&rb, v);
+        ks_hist_add2(&h.a, &h.b, v);
+        ks_hist_add(&h.ra, v);
+        ks_hist_add(&h.rb, v);
     }
-    ks_hist_add2(&a, &b, INT64_MAX);
-    ks_hist_add(&ra, INT64_MAX);
-    ks_hist_add(&rb, INT64_MAX);
-    assert_hist_equal(&a, &ra);
-    assert_hist_equal(&b, &rb);
-    assert_int_equal(a.count, 20002);
-    ks_hist_free(&a);
-    ks_hist_free(&b);
-    ks_hist_free(&ra);
-    ks_hist_free(&rb);
+    ks_hist_add2(&h.a, &h.b, INT64_MAX);
+    ks_hist_add(&h.ra, INT64_MAX);
+    ks_hist_add(&h.rb, INT64_MAX);
+    assert_hist_equal(&h.a, &h.ra);
+    assert_hist_equal(&h.b, &h.rb);
+    assert_int_equal(h.a.count, 20002);
+    hist4_free(&h);
 }
 
 /* Runs (buckets per value, the rest once) give what ks_hist_add gives,
@@ -369,39 +384,33 @@ static void test_add2_equals_two_adds(void **state)
 static void test_run_equals_adds(void **state)
 {
     (void)state;
-    ks_hist a, b, ra, rb;
-    ks_hist_init(&a);
-    ks_hist_init(&b);
-    ks_hist_init(&ra);
-    ks_hist_init(&rb);
-    ks_hist_add(&b, 5);
-    ks_hist_add(&rb, 5);
+    hist4 h;
+    hist4_init(&h);
+    ks_hist_add(&h.b, 5);
+    ks_hist_add(&h.rb, 5);
     ks_hist_run none = {0};
-    ks_hist_run_end(&a, &none);
-    assert_hist_equal(&a, &ra);
+    ks_hist_run_end(&h.a, &none);
+    assert_hist_equal(&h.a, &h.ra);
     mix_state = 11;
     for (int k = 0; k < 400; k++) {
         ks_hist_run r1 = {0}, r2 = {0};
         for (int i = 0; i < k % 23; i++) {
             int64_t v = i == 3 ? -7 : i == 4 ? INT64_MAX : spread_value(50u);
-            ks_hist_run_add(&a, &r1, v);
-            ks_hist_add(&ra, v);
-            ks_hist_run_add2(&a, &b, &r2, v / 3);
-            ks_hist_add(&ra, v / 3);
-            ks_hist_add(&rb, v / 3);
+            ks_hist_run_add(&h.a, &r1, v);
+            ks_hist_add(&h.ra, v);
+            ks_hist_run_add2(&h.a, &h.b, &r2, v / 3);
+            ks_hist_add(&h.ra, v / 3);
+            ks_hist_add(&h.rb, v / 3);
         }
-        ks_hist_run_end(&a, &r1);
-        ks_hist_run_end(&a, &r2);
-        ks_hist_run_end(&b, &r2);
+        ks_hist_run_end(&h.a, &r1);
+        ks_hist_run_end(&h.a, &r2);
+        ks_hist_run_end(&h.b, &r2);
     }
-    assert_hist_equal(&a, &ra);
-    assert_hist_equal(&b, &rb);
-    assert_true(a.count > 1000u);
-    assert_true(a.sum_hi > 0u); /* INT64_MAX values carry into the high word */
-    ks_hist_free(&a);
-    ks_hist_free(&b);
-    ks_hist_free(&ra);
-    ks_hist_free(&rb);
+    assert_hist_equal(&h.a, &h.ra);
+    assert_hist_equal(&h.b, &h.rb);
+    assert_true(h.a.count > 1000u);
+    assert_true(h.a.sum_hi > 0u); /* INT64_MAX values carry into the high word */
+    hist4_free(&h);
 }
 
 static void test_empty(void **state)
