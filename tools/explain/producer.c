@@ -139,8 +139,8 @@ static void txn_event(explain *e, ks_tline *j, int64_t t, size_t p, const char *
                                                      strcmp(what, "aborted") == 0;
     if (commit || strcmp(what, "abort") == 0) {
         pr->committing = commit;
-        snprintf(text, sizeof text, "the application calls %sTransaction() for transaction %"
-                 PRId64 "%s%s", commit ? "commit" : "abort", n, error ? ": " : "",
+        snprintf(text, sizeof text, "%s's application calls %sTransaction() for transaction %"
+                 PRId64 "%s%s", pr->id, commit ? "commit" : "abort", n, error ? ": " : "",
                  error ? error : "");
         snprintf(lane_text, sizeof lane_text, "%sTransaction()", commit ? "commit" : "abort");
     } else if (ended) {
