@@ -455,6 +455,37 @@ static void test_levels_do_not_change_results(void **state)
     run_free(&d);
 }
 
+/* A batch's success is counted once per batch when no "ack" line is
+ * written (summary and batch level), record by record when one is
+ * (record and debug level): both give the same summary, for scenarios
+ * with retries and failures, acks=0, transactions and a fenced producer,
+ * forwarded records, two producers and a buffer that runs out. */
+static void test_levels_same_summary_in_scenarios(void **state)
+{
+    (void)state;
+    static const char *const names[] = {
+        "lost-ack-storm", "acks0-silent-loss", "seed-transaction-commit",
+        "seed-zombie-fencing", "consume-transform-produce", "tuning-heavy-load",
+        "size-limits", "batching-defaults"};
+    const char *src = getenv("KSIM_SOURCE_DIR");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/scenarios/%s.json", src ? src : "..", names[i]);
+        char *text = read_whole(path);
+        assert_non_null(text);
+        run lean = run_text(text, NULL, 0, KS_TL_BATCH);
+        run full = run_text(text, NULL, 0, KS_TL_RECORD);
+        if (strcmp(lean.summary_text, full.summary_text) != 0)
+            print_error("%s: the summary differs between batch and record level\n", names[i]);
+        assert_string_equal(lean.summary_text, full.summary_text);
+        assert_true(count_ev(&full, "ack") > 0);
+        assert_int_equal(count_ev(&lean, "ack"), 0);
+        run_free(&lean);
+        run_free(&full);
+        free(text);
+    }
+}
+
 /* What this version cannot simulate is refused with a clear message. */
 static void test_unsupported(void **state)
 {
@@ -626,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_run_invariants),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_levels_do_not_change_results),
+        cmocka_unit_test(test_levels_same_summary_in_scenarios),
         cmocka_unit_test(test_unsupported),
         cmocka_unit_test(test_lean_summary_same_bytes),
         cmocka_unit_test(test_idempotence_costs),
