@@ -105,6 +105,8 @@ static void test_against_the_walk(void **state)
             m.key[1][p] = m.has[p] ? random_key(&s) : KS_TIME_MAX;
             ks_ri_set(&ri, p, m.key[0][p], m.key[1][p], m.has[p]);
             assert_true(ks_ri_holds(&ri, p, m.key[0][p], m.key[1][p], m.has[p]));
+            /* every block's and node's minimum, after each change */
+            assert_true(ks_ri_consistent(&ri));
             if (step % 10 == 0)
                 check_queries(&ri, &m, &s);
         }

@@ -109,18 +109,37 @@ static ks_ri_node block_min(const ks_ri_node *vals, uint32_t count, uint32_t j)
     return m;
 }
 
+/* A block's new minimum for one key after a place in it went from old to
+ * v, its old minimum being `min`: v if v is no later, `min` if the place
+ * was not the minimum (so a later v leaves it), else unknown (`rescan`). */
+static ks_time block_key(ks_time min, ks_time old, ks_time v, bool *rescan)
+{
+    if (v <= min)
+        return v;
+    if (old > min)
+        return min;
+    *rescan = true;
+    return min;
+}
+
 /* Sets place i of a list (its values `vals`, `count` places, its tree t of
  * width w) to (v0, v1) and mends the path to the root, stopping where a
- * node's minima do not change. */
+ * node's minima do not change. The block is scanned only when the place
+ * held its minimum and moved later. */
 static void tree_set(ks_ri_node *t, uint32_t w, ks_ri_node *vals, uint32_t count, uint32_t i,
                      ks_time v0, ks_time v1)
 {
-    if (vals[i].k[0] == v0 && vals[i].k[1] == v1)
+    ks_ri_node old = vals[i];
+    if (old.k[0] == v0 && old.k[1] == v1)
         return;
     vals[i].k[0] = v0;
     vals[i].k[1] = v1;
     uint32_t n = w + i / KS_RI_BLOCK;
-    ks_ri_node m = block_min(vals, count, i / KS_RI_BLOCK);
+    bool rescan = false;
+    ks_ri_node m = {{block_key(t[n].k[0], old.k[0], v0, &rescan),
+                     block_key(t[n].k[1], old.k[1], v1, &rescan)}};
+    if (rescan)
+        m = block_min(vals, count, i / KS_RI_BLOCK);
     if (t[n].k[0] == m.k[0] && t[n].k[1] == m.k[1])
         return;
     t[n] = m;
