@@ -16,6 +16,7 @@
 #include "sim/sim.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,26 +244,30 @@ static bool map_resize(ks_checker *c, map *m, size_t cap, bool needed)
     return true;
 }
 
-static slot *map_find(const map *m, uint32_t producer, uint64_t key)
+/* The key's slot, or NULL; *empty gets the free slot where the probe
+ * ended, where the key would be inserted while the table keeps its size. */
+static slot *map_probe(const map *m, uint32_t producer, uint64_t key, size_t *empty)
 {
     for (size_t i = home_of(m, producer, key);; i = (i + 1u) & (m->cap - 1u)) {
         slot *s = &m->slots[i];
-        if (!s->used)
+        if (!s->used) {
+            *empty = i;
             return NULL;
+        }
         if (s->key == key && s->producer == producer)
             return s;
     }
 }
 
-/* A new zeroed slot for a key not in the table; NULL without memory. The
- * pointer is valid until the table is next changed. */
-static slot *map_insert(ks_checker *c, map *m, uint32_t producer, uint64_t key)
+static slot *map_find(const map *m, uint32_t producer, uint64_t key)
 {
-    if ((m->count + 1u) * 10u > m->cap * 7u && !map_resize(c, m, m->cap * 2u, true))
-        return NULL;
-    size_t i = home_of(m, producer, key);
-    while (m->slots[i].used)
-        i = (i + 1u) & (m->cap - 1u);
+    size_t empty;
+    return map_probe(m, producer, key, &empty);
+}
+
+/* Takes free slot i for the key, zeroed. */
+static slot *claim(map *m, size_t i, uint32_t producer, uint64_t key)
+{
     slot *s = &m->slots[i];
     memset(s, 0, sizeof *s);
     s->used = true;
@@ -270,6 +275,28 @@ static slot *map_insert(ks_checker *c, map *m, uint32_t producer, uint64_t key)
     s->producer = producer;
     m->count++;
     return s;
+}
+
+/* A new zeroed slot for a key not in the table; NULL without memory. */
+static slot *map_insert(ks_checker *c, map *m, uint32_t producer, uint64_t key)
+{
+    if ((m->count + 1u) * 10u > m->cap * 7u && !map_resize(c, m, m->cap * 2u, true))
+        return NULL;
+    size_t i = home_of(m, producer, key);
+    while (m->slots[i].used)
+        i = (i + 1u) & (m->cap - 1u);
+    return claim(m, i, producer, key);
+}
+
+/* A new zeroed slot for a key not in the table, at `empty` (from
+ * map_probe, the table unchanged since) unless the table must grow
+ * first; NULL without memory. The pointer is valid until the table is
+ * next changed. */
+static slot *map_insert_at(ks_checker *c, map *m, uint32_t producer, uint64_t key, size_t empty)
+{
+    if ((m->count + 1u) * 10u > m->cap * 7u)
+        return map_insert(c, m, producer, key); /* grows, then looks again */
+    return claim(m, empty, producer, key);
 }
 
 /* Deletes by shifting back the slots of the probe run that follows, so
@@ -643,9 +670,10 @@ static void judge(ks_checker *c, const entry *e, const uint64_t *ids, uint32_t n
 /* Counts one more entry listing the request, creating its record. */
 static bool request_ref(ks_checker *c, uint32_t producer, uint64_t request)
 {
-    slot *s = map_find(&c->requests, producer, request);
+    size_t empty;
+    slot *s = map_probe(&c->requests, producer, request, &empty);
     if (!s) {
-        s = map_insert(c, &c->requests, producer, request);
+        s = map_insert_at(c, &c->requests, producer, request, empty);
         if (!s)
             return false;
         s->v.r.fate = KS_FATE_PENDING;
@@ -685,7 +713,9 @@ static entry *entry_alloc(ks_checker *c)
     if (c->nspare == 0)
         return ck_alloc(c, sizeof(entry), true);
     entry *e = c->spare[--c->nspare];
-    memset(e, 0, sizeof *e);
+    /* copies[] and carriers[] are read only below ncopies and ncarriers,
+     * and each is written whole when added */
+    memset(e, 0, offsetof(entry, copies));
     c->bytes += sizeof *e;
     return e;
 }
@@ -706,13 +736,23 @@ static entry *ledger_find(const ks_checker *c, uint32_t producer, uint64_t batch
     return s ? s->v.e : NULL;
 }
 
+/* ledger_find, with where an entry for it would go (entry_open). */
+static entry *ledger_probe(const ks_checker *c, uint32_t producer, uint64_t batch,
+                           size_t *empty)
+{
+    const slot *s = map_probe(&c->ledger, producer, batch, empty);
+    return s ? s->v.e : NULL;
+}
+
+/* A new entry for a batch the ledger does not hold; `empty` is where
+ * the ledger's probe for it ended (ledger_probe). */
 static entry *entry_open(ks_checker *c, uint32_t producer, uint64_t batch,
-                         uint32_t partition, uint32_t records)
+                         uint32_t partition, uint32_t records, size_t empty)
 {
     entry *e = entry_alloc(c);
     if (!e)
         return NULL;
-    slot *s = map_insert(c, &c->ledger, producer, batch);
+    slot *s = map_insert_at(c, &c->ledger, producer, batch, empty);
     if (!s) {
         ck_free(c, e, sizeof *e);
         return NULL;
@@ -816,9 +856,10 @@ void ks_checker_sent(ks_checker *c, uint32_t producer, uint64_t batch, uint32_t 
     if (!c || producer >= c->producers || partition >= c->partitions ||
         batch == KS_CHECK_NO_BATCH)
         return;
-    entry *e = ledger_find(c, producer, batch);
+    size_t empty;
+    entry *e = ledger_probe(c, producer, batch, &empty);
     if (!e)
-        e = entry_open(c, producer, batch, partition, records);
+        e = entry_open(c, producer, batch, partition, records, empty);
     if (!e)
         return;
     e->unresolved++;
@@ -829,6 +870,7 @@ void ks_checker_sent(ks_checker *c, uint32_t producer, uint64_t batch, uint32_t 
         k->request = request;
         k->attempt = attempt;
         k->outcome = OUT_PENDING;
+        k->why = 0;
         k->counted = request_ref(c, producer, request);
     }
     if (e->ncarriers < UINT32_MAX)
@@ -885,9 +927,10 @@ void ks_checker_split(ks_checker *c, uint32_t producer, uint64_t batch, uint64_t
     if (!c || producer >= c->producers || partition >= c->partitions)
         return;
     entry *old = ledger_find(c, producer, batch);
-    entry *e = ledger_find(c, producer, into);
+    size_t empty;
+    entry *e = ledger_probe(c, producer, into, &empty);
     if (!e)
-        e = entry_open(c, producer, into, partition, records);
+        e = entry_open(c, producer, into, partition, records, empty);
     if (e) /* the split batch keeps the place of the one it came from */
         e->order = old ? old->order : batch;
     if (!old)
