@@ -68,6 +68,8 @@ bool ks_ri_build(ks_ready_index *ri, uint32_t partitions, uint32_t brokers,
 {
     ks_ready_index n = {.partitions = partitions, .brokers = brokers};
     size_t nodes = 0;
+    if (partitions > 0x7fffffffu) /* a place is 31 bits (ks_ri_place) */
+        return false;
     ks_ri_broker *tmp = calloc(brokers ? brokers : 1u, sizeof *tmp);
     bool ok = tmp && lay_out_brokers(tmp, brokers, partitions, leader, &nodes) && carve(&n, nodes);
     if (!ok) {
@@ -84,7 +86,7 @@ bool ks_ri_build(ks_ready_index *ri, uint32_t partitions, uint32_t brokers,
     for (uint32_t p = 0; p < partitions; p++) {
         uint32_t b = leader[p];
         n.at[p].broker = b;
-        n.at[p].pos = fill[b];
+        n.at[p].pos = fill[b] & 0x7fffffffu; /* < partitions < 2^31 */
         n.parts[n.bk[b].start + fill[b]++] = p;
     }
     free(fill);
@@ -160,7 +162,7 @@ void ks_ri_set(ks_ready_index *ri, uint32_t p, ks_time ready, ks_time ready_exha
     ks_ri_place *pl = &ri->at[p];
     ks_ri_broker *bk = &ri->bk[pl->broker];
     if (pl->has != queued) {
-        pl->has = queued;
+        pl->has = queued ? 1u : 0u;
         if (queued)
             bk->queued++;
         else

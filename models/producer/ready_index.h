@@ -56,10 +56,12 @@ typedef struct ks_ri_broker {
 } ks_ri_broker;
 
 /* A partition's part: its leader, its place in the leader's list, and
- * whether it has a queued batch. */
+ * whether it has a queued batch (8 bytes: an index holds fewer than 2^31
+ * partitions). */
 typedef struct ks_ri_place {
-    uint32_t broker, pos;
-    bool has;
+    uint32_t broker;
+    unsigned pos : 31;
+    unsigned has : 1;
 } ks_ri_place;
 
 typedef struct ks_ready_index {
