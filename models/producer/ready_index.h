@@ -77,8 +77,8 @@ typedef struct ks_ready_index {
 } ks_ready_index;
 
 /* (Re)builds the index for `partitions` partitions led by leader[p]; every
- * partition starts with nothing to send. False when memory ran out (the
- * old index is kept). */
+ * partition starts with nothing to send. False when memory ran out, or
+ * for 2^31 partitions or more (the old index is kept). */
 bool ks_ri_build(ks_ready_index *ri, uint32_t partitions, uint32_t brokers,
                  const uint32_t *leader);
 void ks_ri_free(ks_ready_index *ri);
