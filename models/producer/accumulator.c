@@ -339,14 +339,20 @@ void ks_acc_mute(ks_acc *a, uint32_t partition, bool muted)
     refresh(a, partition);
 }
 
+/* A pool's next capacity: double, from `first`; 0 when it cannot grow
+ * (past KS_NONE, which marks the end of a free list). */
+static uint32_t doubled(uint32_t cap, uint32_t first)
+{
+    uint32_t next = cap ? cap * 2u : first;
+    return next <= cap || next == KS_NONE ? 0u : next;
+}
+
 /* Doubles the record slots, threading the new ones onto the free list;
  * false when they cannot grow. Out of line: alloc_rec runs per record. */
-static __attribute__((noinline)) bool grow_recs(ks_acc *a)
+static KS_OUTLINE bool grow_recs(ks_acc *a)
 {
-    uint32_t cap = a->rec_cap ? a->rec_cap * 2u : 256u;
-    if (cap <= a->rec_cap || cap == KS_NONE)
-        return false;
-    ks_rec *r = realloc(a->recs, (size_t)cap * sizeof *r);
+    uint32_t cap = doubled(a->rec_cap, 256u);
+    ks_rec *r = cap ? realloc(a->recs, (size_t)cap * sizeof *r) : NULL;
     if (!r)
         return false;
     for (uint32_t i = cap; i-- > a->rec_cap;) {
@@ -367,24 +373,28 @@ static uint32_t alloc_rec(ks_acc *a)
     return id;
 }
 
+/* The same for batches, which start zeroed and FREE. */
+static KS_OUTLINE bool grow_batches(ks_acc *a)
+{
+    uint32_t cap = doubled(a->batch_cap, 64u);
+    ks_batch *b = cap ? realloc(a->batches, (size_t)cap * sizeof *b) : NULL;
+    if (!b)
+        return false;
+    memset(b + a->batch_cap, 0, (size_t)(cap - a->batch_cap) * sizeof *b);
+    for (uint32_t i = cap; i-- > a->batch_cap;) {
+        b[i].state = KS_BATCH_FREE;
+        b[i].next = a->batch_free;
+        a->batch_free = i;
+    }
+    a->batches = b;
+    a->batch_cap = cap;
+    return true;
+}
+
 static uint32_t alloc_batch(ks_acc *a)
 {
-    if (a->batch_free == KS_NONE) {
-        uint32_t cap = a->batch_cap ? a->batch_cap * 2u : 64u;
-        if (cap <= a->batch_cap || cap == KS_NONE)
-            return KS_NONE;
-        ks_batch *b = realloc(a->batches, (size_t)cap * sizeof *b);
-        if (!b)
-            return KS_NONE;
-        memset(b + a->batch_cap, 0, (size_t)(cap - a->batch_cap) * sizeof *b);
-        for (uint32_t i = cap; i-- > a->batch_cap;) {
-            b[i].state = KS_BATCH_FREE;
-            b[i].next = a->batch_free;
-            a->batch_free = i;
-        }
-        a->batches = b;
-        a->batch_cap = cap;
-    }
+    if (a->batch_free == KS_NONE && !grow_batches(a))
+        return KS_NONE;
     uint32_t id = a->batch_free;
     a->batch_free = a->batches[id].next;
     a->batches_live++;
