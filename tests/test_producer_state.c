@@ -270,6 +270,28 @@ static void test_retain_two(void **state)
     ks_ps_free(&s);
 }
 
+/* Kafka's 5 and a retain above it: with 40 producer ids the entries'
+ * array grows and moves, and each id keeps its `retain` newest batches as
+ * duplicates while the one before them has left. */
+static void test_retain_above_default_many_pids(void **state)
+{
+    (void)state;
+    for (uint32_t retain = KS_PS_BATCHES_DEFAULT; retain <= 8u; retain += 3u) {
+        ks_producer_state s;
+        ks_ps_init(&s, retain, false);
+        for (int32_t p = 0; p < 40; p++)
+            append_tens(&s, 500 + p, 1, (int32_t)retain + 1);
+        for (int32_t p = 0; p < 40; p++) {
+            assert_int_equal(ks_ps_find(&s, 500 + p)->count, retain);
+            for (int32_t i = 1; i <= (int32_t)retain; i++)
+                assert_dup(&s, 500 + p, 1, 10 * i, 10 * i + 9, 100 + 10 * i);
+            assert_int_equal(check(&s, 500 + p, 1, 0, 9), KS_PS_OUT_OF_ORDER_SEQUENCE_NUMBER);
+            assert_int_equal(ks_ps_last_seq(ks_ps_find(&s, 500 + p)), 10 * (int32_t)retain + 9);
+        }
+        ks_ps_free(&s);
+    }
+}
+
 /* Producer ids keep their own epochs, sequences and caches, and entries
  * are kept in order of first append. */
 static void test_pids_independent(void **state)
@@ -412,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_entry_without_batches),
         cmocka_unit_test(test_retain_one),
         cmocka_unit_test(test_retain_two),
+        cmocka_unit_test(test_retain_above_default_many_pids),
         cmocka_unit_test(test_pids_independent),
         cmocka_unit_test(test_many_pids_and_free),
         cmocka_unit_test(test_update_other_epoch_replaces),
