@@ -56,108 +56,118 @@ struct ks_world;
 #define KS_OFFSET_UNTOLD (-3)
 
 typedef struct ks_producer {
+    /* Hot: the fields every record or batch reads or writes, packed into
+     * the struct's first six cache lines, each under the module that owns
+     * it. With 1000 producers a producer's state has left the cache by
+     * the time its turn comes again, so every line touched is a miss. */
     uint32_t index;
     const ks_producer_conf *conf;
-    ks_producer_settings set; /* what KafkaProducer's constructor made of the configs */
     char *client_id;
-    ks_rng retry_rng;         /* backoff jitter (3.7+) */
-    ks_rng workload_rng;
-    ks_rng partitioner_rng;
-    ks_rng keys_rng;          /* drawn keys */
-    ks_rng values_rng;        /* drawn value sizes */
-    uint32_t topic;           /* scenario topic index */
-    uint32_t first_partition; /* the world's index of partition 0 */
-    uint32_t partitions;      /* partitions it knows of (its metadata) */
-    uint32_t max_partitions;  /* the most the topic will have */
-
+    /* send.c */
+    bool blocked;             /* inside send(), waiting for buffer memory */
+    bool forward_target;      /* a consumer forwards to this producer */
+    uint32_t key_at, value_at; /* the workload's next key and value size, in turn */
+    uint32_t last_partition;  /* where the last send() went (-1 as UINT32_MAX) */
+    uint64_t backlog;         /* arrivals waiting while send() blocks or
+                                 the application thread is busy */
+    uint64_t arrivals;        /* arrivals so far */
+    ks_time app_free_ns;      /* the application thread's CPU is busy until */
+    /* sender.c */
+    ks_handle wake;
+    ks_time wake_ns;
+    ks_time sender_free_ns;   /* its CPU is busy until */
+    bool *node_ready;
+    uint64_t *scratch_ids;    /* record ids of one batch, for the checker */
+    uint32_t scratch_cap;
+    ks_handle expiry_timer;   /* delivery.timeout.ms check (a daemon) */
+    ks_time expiry_ns;
+    /* network_client.c */
+    uint32_t *leader;         /* per partition: broker */
+    uint32_t brokers;
+    ks_prod_node *nodes;
     /* resolved configuration */
     int acks;                 /* -1 (all), 0, 1 */
     uint32_t max_in_flight;
     uint32_t max_request_size;
-    ks_time max_block_ns;
     bool ignore_keys;         /* partitioner.ignore.keys with uniform_sticky */
     bool abort_on_new_batch;  /* 2.4-3.2 sticky: onNewBatch before a new batch */
-    ks_time availability_timeout_ns;
     bool adaptive;
-
+    uint32_t topic;           /* scenario topic index */
+    uint32_t first_partition; /* the world's index of partition 0 */
+    uint32_t partitions;      /* partitions it knows of (its metadata) */
+    uint32_t max_partitions;  /* the most the topic will have */
     /* idempotence.c: the producer id and epoch, and per partition its
      * sequence numbers (idempotent producers only) */
     int64_t producer_id;      /* -1 until InitProducerId answers */
     int16_t epoch;
-    ks_seq_state *seq;
-    uint32_t unresolved;      /* partitions whose seq[] is unresolved */
     bool bump_required;       /* a local epoch bump is due (KIP-360) */
+    uint32_t unresolved;      /* partitions whose seq[] is unresolved */
+    ks_seq_state *seq;
+    /* results */
+    uint32_t first_count;
+    uint64_t first_last_id;  /* first_ids[first_count - 1], kept with the hot fields */
+    uint64_t produced, acked;
+    uint64_t requests, responses, batches;
+    uint64_t record_bytes;    /* key + value bytes handed to send() */
+    ks_time sender_busy_ns;   /* CPU time of the sender thread */
+    ks_time app_busy_ns;      /* ... and of send() on the application thread
+                                 (record.us, compression) */
+    ks_time first_produce_ns, last_ack_ns;
+    /* producer.c: the random streams drawn per record and per batch */
+    ks_rng workload_rng;
+    ks_rng partitioner_rng;
+
+    /* producer.c */
+    ks_producer_settings set; /* what KafkaProducer's constructor made of the configs */
+    ks_rng retry_rng;         /* backoff jitter (3.7+) */
+    ks_rng keys_rng;          /* drawn keys */
+    ks_rng values_rng;        /* drawn value sizes */
+
+    /* accumulator.c and partitioner.c (each with its hot fields first) */
+    ks_acc acc;
+    ks_partitioner part;
 
     /* txn_manager.c: InitProducerId, and transactions (transactional.id
      * set) */
     ks_txn_manager tm;
 
-    /* accumulator.c and partitioner.c */
-    ks_acc acc;
-    ks_partitioner part;
+    /* resolved configuration, seldom read */
+    ks_time max_block_ns;
+    ks_time availability_timeout_ns;
 
     /* send.c: the application thread */
-    bool blocked;             /* inside send(), waiting for buffer memory */
     ks_send_rec blocked_rec;
     ks_time blocked_since_ns;
     uint32_t blocked_alloc;
     ks_handle block_timer;
-    uint64_t backlog;         /* arrivals waiting while send() blocks or
-                                 the application thread is busy */
-    uint64_t arrivals;        /* arrivals so far */
-    uint32_t key_at, value_at; /* the workload's next key and value size, in turn */
     double *zipf_cdf;         /* Zipf keys: cumulative weights by rank */
-    uint32_t last_partition;  /* where the last send() went (-1 as UINT32_MAX) */
     /* a consumer forwards to this producer: each arrival's source record
      * and consumer wait here, in arrival order, until its send() */
-    bool forward_target;
     uint64_t *fwd_src;
     int32_t *fwd_via;
     size_t fwd_head, fwd_len, fwd_cap;
-    ks_time app_free_ns;      /* the application thread's CPU is busy until */
     ks_handle app_timer;
 
     /* sender.c: the sender thread */
-    ks_handle wake;
-    ks_time wake_ns;
-    ks_time sender_free_ns;   /* its CPU is busy until */
-    bool *node_ready;
     uint32_t *queue, *queue_ids;
-    uint64_t *scratch_ids;    /* record ids of one batch, for the checker */
-    uint32_t scratch_cap;
-    ks_handle expiry_timer;   /* delivery.timeout.ms check (a daemon) */
-    ks_time expiry_ns;
 
     /* network_client.c: connections and metadata */
-    uint32_t *leader;         /* per partition: broker */
-    uint32_t brokers;
-    ks_prod_node *nodes;
     ks_time metadata_max_age_ns;
     ks_handle metadata_timer;
     uint64_t api_requests[KS_API__COUNT]; /* requests sent, per API */
 
     /* results */
-    uint32_t first_count;
-    uint64_t first_last_id;  /* first_ids[first_count - 1], kept with the hot fields */
-    uint64_t produced, acked, failed;
+    uint64_t failed;
     uint64_t retries, expired, connection_closes, epoch_bumps;
     uint64_t splits;         /* batches split after MESSAGE_TOO_LARGE */
-    uint64_t requests, responses, batches;
-    uint64_t record_bytes;    /* key + value bytes handed to send() */
     uint64_t blocked_count;
-    ks_time sender_busy_ns;   /* CPU time of the sender thread */
-    ks_time app_busy_ns;      /* ... and of send() on the application thread
-                                 (record.us, compression) */
     ks_time blocked_ns_total;
-    ks_time first_produce_ns, last_ack_ns;
     ks_hist latency;          /* send() to outcome, ns */
     ks_hist batch_records;    /* records per batch sent */
     ks_hist batch_bytes;      /* bytes per batch sent */
     ks_hist request_batches;  /* batches per request */
 
-    /* Large and seldom read: kept after the fields every record touches,
-     * so that those share fewer cache lines (1000 producers' state does
-     * not fit in the cache). */
+    /* Large and seldom read */
     char config_error[512];   /* the exception the constructor threw, or "" */
     char key_buf[128];        /* the drawn key of the record in send() */
     uint32_t first_partitions[KS_FIRST_RECORDS]; /* where the first records went */
