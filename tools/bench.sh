@@ -79,6 +79,7 @@ scaling() {
       nbs+=("$(ns_batch "$l")")
     done
     ns=$(printf '%s\n' "${nss[@]}" | sort -g | sed -n 2p)
+    last_ns=$ns
     echo "$s, $v $what: $ns ns/event, $(printf '%s\n' "${nbs[@]}" | sort -g | sed -n 2p) ns/batch (medians of 3)"
     [ -z "$base" ] && { base=$ns; first=$v; continue; }
     row "$s: ns/event, $v / $first $what" "$(awk -v a="$ns" -v b="$base" 'BEGIN { printf "%.2f", a / b }')" "x" "<=" 2
@@ -100,6 +101,19 @@ row "100 000 partitions: peak memory" "$(awk '{ for (i = 2; i <= NF; i++) if ($i
 
 echo "== producers: ns per engine event ($mid records, the load split between them)"
 scaling rr-vs-sticky-sticky producers KSIM_BENCH_PRODUCERS "%s" 1 10 100 1000
+# The rows above split one load, so 1000 producers send batches of about
+# one record and their events are heavier ones (requests, responses) than
+# one producer's; against one producer carrying what each of the 1000
+# does, the batches and the mix of events are alike and only the state
+# held differs.
+ns1000=$last_ns nss=()
+for i in 1 2 3; do
+  l=$(models_run "$mid" rr-vs-sticky-sticky KSIM_BENCH_PRODUCERS=1 KSIM_BENCH_SHARE=1000)
+  nss+=("$(ns_event "$l")")
+done
+ns_alike=$(printf '%s\n' "${nss[@]}" | sort -g | sed -n 2p)
+echo "rr-vs-sticky-sticky, 1 producer with the load of one of 1000: $ns_alike ns/event (median of 3)"
+row "rr-vs-sticky-sticky: ns/event, 1000 / 1, each's load" "$(awk -v a="$ns1000" -v b="$ns_alike" 'BEGIN { printf "%.2f", a / b }')" "x" "<=" 2
 row "replicated run (acks=all, 3 replicas)" "n/a" "" ">=" "-"
 
 echo "== tracing and trace reading ($tr records, rr-vs-sticky-sticky)"

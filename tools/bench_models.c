@@ -12,7 +12,11 @@
  * every run (e.g. "topics.clicks.partitions=12000" to scale a topology);
  * KSIM_BENCH_PRODUCERS=N replaces the first producer by N copies of it
  * (ids p1..pN), each with 1/N of its records and of its rate, so the load
- * stays the same and only the number of producers grows.
+ * stays the same and only the number of producers grows;
+ * KSIM_BENCH_SHARE=M (with KSIM_BENCH_PRODUCERS) divides each copy's rate
+ * by M instead: KSIM_BENCH_PRODUCERS=1 KSIM_BENCH_SHARE=1000 runs one
+ * producer with the load each of 1000 carries, so its batches and its mix
+ * of events are theirs, and only the state the run holds differs.
  *
  * Prints, per run: simulated records per wall-clock second, engine events
  * per second and nanoseconds per event, the time to build the world and
@@ -65,9 +69,10 @@ static size_t bench_sets(ks_override *o, char *buf, size_t cap)
     return n;
 }
 
-/* The scenario's text with producers[0] cloned n times (see above);
- * NULL on error. The caller frees it. */
-static char *clone_producers(const char *file, unsigned n, unsigned long long records)
+/* The scenario's text with producers[0] cloned n times, each at 1/share
+ * of its rate (see above); NULL on error. The caller frees it. */
+static char *clone_producers(const char *file, unsigned n, unsigned share,
+                             unsigned long long records)
 {
     json_error_t err;
     json_t *root = json_load_file(file, 0, &err);
@@ -89,7 +94,7 @@ static char *clone_producers(const char *file, unsigned n, unsigned long long re
         json_t *cw = json_object_get(c, "workload");
         json_object_set_new(cw, "records", json_integer((json_int_t)(records / n)));
         if (rate > 0)
-            json_object_set_new(cw, "rate.per.sec", json_real(rate / n));
+            json_object_set_new(cw, "rate.per.sec", json_real(rate / share));
         json_array_append_new(copies, c);
     }
     json_object_set_new(root, "producers", copies);
@@ -110,7 +115,9 @@ static int run_one(const char *file, const char *records)
     const char *np = getenv("KSIM_BENCH_PRODUCERS");
     ks_scenario *sc;
     if (np && atoi(np) > 0) {
-        char *text = clone_producers(file, (unsigned)atoi(np), strtoull(records, NULL, 10));
+        const char *sh = getenv("KSIM_BENCH_SHARE");
+        unsigned n = (unsigned)atoi(np), share = sh && atoi(sh) > 0 ? (unsigned)atoi(sh) : n;
+        char *text = clone_producers(file, n, share, strtoull(records, NULL, 10));
         if (!text)
             return 2;
         sc = ks_scenario_parse(file, text, o + 1, no - 1, false, 0, d);
