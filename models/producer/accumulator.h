@@ -116,7 +116,7 @@ typedef struct ks_acc {
     int64_t batch_size;   /* batch.size */
     ks_time linger_ns;    /* linger.ms */
     uint64_t memory_total;/* buffer.memory */
-    uint64_t memory_used;
+    uint64_t memory_used, memory_used_max;
     bool compressed;      /* compression.type is not none */
     double est_ratio;     /* Kafka's running estimate, from 1.0 */
     uint32_t *drain_index;/* per broker */
@@ -131,7 +131,6 @@ typedef struct ks_acc {
                              (only if ks_acc_track_loads) */
     /* compression and the summary's figures */
     ks_compression_conf codec; /* the codec's size model (models/producer/codec.h) */
-    uint64_t memory_used_max;
     uint64_t compressed_batches;   /* batches closed compressed (summary) */
     uint64_t compressed_raw_bytes; /* ... their records uncompressed */
     uint64_t compressed_bytes;     /* ... their sizes, headers included */

@@ -117,15 +117,15 @@ typedef struct ks_producer {
     ks_rng workload_rng;
     ks_rng partitioner_rng;
 
+    /* accumulator.c and partitioner.c (each with its hot fields first) */
+    ks_acc acc;
+    ks_partitioner part;
+
     /* producer.c */
     ks_producer_settings set; /* what KafkaProducer's constructor made of the configs */
     ks_rng retry_rng;         /* backoff jitter (3.7+) */
     ks_rng keys_rng;          /* drawn keys */
     ks_rng values_rng;        /* drawn value sizes */
-
-    /* accumulator.c and partitioner.c (each with its hot fields first) */
-    ks_acc acc;
-    ks_partitioner part;
 
     /* txn_manager.c: InitProducerId, and transactions (transactional.id
      * set) */
