@@ -76,6 +76,7 @@ void ks_sim_init(ks_sim *s, const ks_sim_limits *limits)
     memset(s, 0, sizeof *s);
     s->next_seq = 1; /* so that no key, and no handle, is 0 */
     s->free_head = UINT32_MAX;
+    s->taken_slot = UINT32_MAX;
     if (limits)
         s->limits = *limits;
     if (s->limits.max_pending == 0 || s->limits.max_pending > KS_SIM_PENDING_MAX)
@@ -194,8 +195,10 @@ static KS_INLINE ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, u
         return refuse(s, at);
     /* The event just dispatched lends its slot (no free-list round
      * trip), else a free one. */
-    bool top = s->top_taken;
-    uint32_t slot = top ? s->taken_slot : take_slot(s);
+    uint32_t slot = s->taken_slot;
+    bool top = slot != UINT32_MAX;
+    if (!top)
+        slot = take_slot(s);
     if (ks_unlikely(slot == UINT32_MAX))
         return grow_and_schedule(s, at, ev, daemon);
     uint64_t key = (seq << SLOT_BITS) | slot;
@@ -211,7 +214,7 @@ static KS_INLINE ks_handle schedule(ks_sim *s, ks_time at, const ks_event *ev, u
     sl->ev.tag = ev->tag;
     sl->ev.arg = ev->arg;
     if (top) { /* the event just dispatched leaves its place to this one */
-        s->top_taken = false;
+        s->taken_slot = UINT32_MAX;
         ks_sim_entry *h = s->heap;
         uint32_t n = s->heap_len;
         /* Earlier than both children (the usual case for an event due
@@ -360,7 +363,7 @@ bool ks_sim_chain(ks_sim *s, ks_time at, uint32_t kind)
      * of its children. */
     const ks_sim_entry *h = s->heap;
     uint32_t n = s->heap_len;
-    if (s->top_taken ? (n > 1u && h[1].t <= at) || (n > 2u && h[2].t <= at)
+    if (s->taken_slot != UINT32_MAX ? (n > 1u && h[1].t <= at) || (n > 2u && h[2].t <= at)
                      : n > 0u && h[0].t <= at)
         return false;
     s->next_seq++;
@@ -400,10 +403,10 @@ static KS_COLD bool at_limit(ks_sim *s, ks_time t)
 
 bool ks_sim_next(ks_sim *s, ks_event *out)
 {
-    if (s->top_taken) { /* nothing took its place: pop it now */
-        s->top_taken = false;
+    if (s->taken_slot != UINT32_MAX) { /* nothing took its place: pop it now */
         heap_pop(s);
         free_slot(s, s->taken_slot);
+        s->taken_slot = UINT32_MAX;
     }
     /* Only daemons left (or nothing): the scenario has run out. */
     if (ks_unlikely(s->live == s->live_daemon)) {
@@ -422,10 +425,10 @@ bool ks_sim_next(ks_sim *s, ks_event *out)
     out->owner = sl->ev.owner;
     out->tag = sl->ev.tag;
     out->arg = sl->ev.arg;
-    s->live_daemon -= kind >> DAEMON_SHIFT;
+    if (ks_unlikely(kind >> DAEMON_SHIFT))
+        s->live_daemon--;
     /* Popped lazily: the next schedule() takes its place and its slot,
      * else the next ks_sim_next pops it. */
-    s->top_taken = true;
     s->taken_slot = slot;
     sl->key = FREE_BIT; /* no handle matches it any more */
     s->now = t;

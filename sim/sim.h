@@ -98,8 +98,8 @@ typedef struct ks_sim {
 
     ks_sim_entry *heap; /* binary min-heap of (time, seq|slot) */
     uint32_t heap_len, heap_cap;
-    bool top_taken;     /* heap[0] was dispatched and awaits removal */
-    uint32_t taken_slot; /* ... and its slot, not yet freed */
+    uint32_t taken_slot; /* heap[0] was dispatched and awaits removal: its
+                            slot, not yet freed; UINT32_MAX: none */
     ks_sim_slot *slots; /* event payloads, indexed by slot */
     uint32_t slots_cap;
     uint32_t slots_used; /* slots from here on were never used (free) */
