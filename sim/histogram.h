@@ -37,7 +37,9 @@ typedef struct ks_hist {
 void ks_hist_init(ks_hist *h);
 /* Releases the octaves; the histogram is then empty. */
 void ks_hist_free(ks_hist *h);
-/* Empties the histogram, keeping its octaves for reuse. */
+/* Empties the histogram, keeping its octaves for reuse. Like
+ * ks_hist_quantile, it counts on every bucket's count lying between
+ * min's bucket and max's, which holds once every run has ended. */
 void ks_hist_reset(ks_hist *h);
 /* Records v (negative values are recorded as 0). */
 void ks_hist_add(ks_hist *h, int64_t v);
@@ -57,7 +59,8 @@ typedef struct ks_hist_run {
 void ks_hist_run_add(ks_hist *h, ks_hist_run *r, int64_t v);
 /* The same for two histograms (which must differ) sharing one run. */
 void ks_hist_run_add2(ks_hist *a, ks_hist *b, ks_hist_run *r, int64_t v);
-/* Adds the run's count, extremes and sum to h. */
+/* Adds the run's count, extremes and sum to h; a run's values count in
+ * h's quantiles and resets only once it has ended. */
 void ks_hist_run_end(ks_hist *h, const ks_hist_run *r);
 /* Adds every count of src into dst. */
 void ks_hist_merge(ks_hist *dst, const ks_hist *src);
