@@ -105,10 +105,13 @@ scaling rr-vs-sticky-sticky producers KSIM_BENCH_PRODUCERS "%s" 1 10 100 1000
 # one record and their events are heavier ones (requests, responses) than
 # one producer's; against one producer carrying what each of the 1000
 # does, the batches and the mix of events are alike and only the state
-# held differs.
+# held differs. That producer's run covers 1000 times the virtual time,
+# so its metrics windows are made 1000 times longer too (100 s), to keep
+# their share of the events the same.
 ns1000=$last_ns nss=()
 for i in 1 2 3; do
-  l=$(models_run "$mid" rr-vs-sticky-sticky KSIM_BENCH_PRODUCERS=1 KSIM_BENCH_SHARE=1000)
+  l=$(models_run "$mid" rr-vs-sticky-sticky KSIM_BENCH_PRODUCERS=1 KSIM_BENCH_SHARE=1000 \
+        KSIM_BENCH_SET="metrics.bucket.ms=100000")
   nss+=("$(ns_event "$l")")
 done
 ns_alike=$(printf '%s\n' "${nss[@]}" | sort -g | sed -n 2p)
