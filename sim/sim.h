@@ -145,6 +145,12 @@ bool ks_sim_next(ks_sim *s, ks_event *out);
 void ks_sim_stop(ks_sim *s, ks_sim_verdict v);
 
 static inline ks_time ks_sim_now(const ks_sim *s) { return s->now; }
+/* `at`, or now if that has passed: for a deadline counted from an earlier
+ * moment (a request's send plus a timeout) that may already lie behind. */
+static inline ks_time ks_sim_not_before_now(const ks_sim *s, ks_time at)
+{
+    return at > s->now ? at : s->now;
+}
 /* Events scheduled and neither run nor cancelled. */
 static inline uint32_t ks_sim_pending(const ks_sim *s) { return s->live; }
 

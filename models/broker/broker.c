@@ -530,12 +530,14 @@ void ks_broker_lost(ks_world *w, uint32_t id)
     if (q->api == KS_API_WRITE_TXN_MARKERS) {
         ks_coord_markers_lost(w, id);
     } else if (q->api == KS_API_ADD_PARTITIONS_TO_TXN) {
-        /* the verification times out after request.timeout.ms */
+        /* the verification times out after request.timeout.ms (now, if
+         * the trip so far took longer, as for the markers) */
         q->refs++; /* the timeout's hold */
-        ks_time timeout = w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i * KS_NS_PER_MS;
+        ks_time timeout = ks_time_from_ms(w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i);
         ks_event ev = {.kind = KS_EV_BROKER, .owner = q->client, .tag = KS_BROKER_VERIFY_TIMEOUT,
                        .arg = id};
-        ks_sim_schedule(&w->sim, ks_time_add(q->sent_ns, timeout), &ev);
+        ks_sim_schedule(&w->sim, ks_sim_not_before_now(&w->sim, ks_time_add(q->sent_ns, timeout)),
+                        &ev);
     }
     ks_request_unref(&w->reqs, id); /* the sender gives it up */
 }

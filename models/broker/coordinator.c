@@ -474,13 +474,17 @@ void ks_coord_markers_answered(ks_world *w, uint32_t req)
 }
 
 /* A marker request or its answer was lost: after the broker's
- * request.timeout.ms the same markers go again, in a new request. */
+ * request.timeout.ms the same markers go again, in a new request. With a
+ * timeout shorter than the trip so far (an answer lost on its way back,
+ * request.timeout.ms 1), that deadline has passed: they go now, not in
+ * the past (found by fuzz_run; the engine's assert fired). */
 void ks_coord_markers_lost(ks_world *w, uint32_t req)
 {
     ks_request *q = ks_req(&w->reqs, req);
     q->refs++; /* the retry's hold */
-    ks_time timeout = w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i * KS_NS_PER_MS;
-    schedule(w, q->owner, KS_COORD_MARKER_RETRY, req, ks_time_add(q->sent_ns, timeout));
+    ks_time timeout = ks_time_from_ms(w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i);
+    ks_time at = ks_sim_not_before_now(&w->sim, ks_time_add(q->sent_ns, timeout));
+    schedule(w, q->owner, KS_COORD_MARKER_RETRY, req, at);
 }
 
 static void resend_markers(ks_world *w, uint32_t req)

@@ -256,7 +256,10 @@ void ks_consumer_lost(ks_consumer *c, ks_world *w, uint32_t id)
     ks_request *q = ks_req(&w->reqs, id);
     q->refs++; /* the timer's hold */
     ks_event ev = {.kind = KS_EV_CONSUMER, .owner = c->index, .tag = KS_CONSUMER_LOST, .arg = id};
-    ks_sim_schedule(&w->sim, ks_time_add(q->sent_ns, REQUEST_TIMEOUT_NS), &ev);
+    /* (now, if the trip so far took longer than the timeout) */
+    ks_sim_schedule(&w->sim,
+                    ks_sim_not_before_now(&w->sim, ks_time_add(q->sent_ns, REQUEST_TIMEOUT_NS)),
+                    &ev);
 }
 
 /* The first broker for a request any broker can answer (FindCoordinator):

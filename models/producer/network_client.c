@@ -344,8 +344,7 @@ void ks_producer_lost(ks_producer *p, ks_world *w, uint32_t req)
      * past (found by fuzz_run: request.timeout.ms 0 and a dropped
      * response hit the engine's assert). */
     ks_time at = ks_time_add(q->sent_ns, p->set.request_timeout_ns);
-    ks_time now = ks_sim_now(&w->sim);
-    ks_sim_schedule(&w->sim, at > now ? at : now, &ev);
+    ks_sim_schedule(&w->sim, ks_sim_not_before_now(&w->sim, at), &ev);
 }
 
 static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool timed_out);
