@@ -333,9 +333,11 @@ static void trace_header(ks_world *w)
     if (!tr || !ks_trace_begin(tr, 0, KS_TR_HEADER))
         return;
     json_t *resolved = ks_scenario_to_json(w->sc);
-    char *text = json_dumps(resolved, JSON_COMPACT | JSON_ENSURE_ASCII);
+    char *text = json_dumps(resolved, JSON_COMPACT | JSON_ENSURE_ASCII |
+                                          ks_conf_reals_exact(resolved));
     json_t *derived = derived_json(w);
-    char *dtext = json_dumps(derived, JSON_COMPACT | JSON_ENSURE_ASCII);
+    char *dtext = json_dumps(derived, JSON_COMPACT | JSON_ENSURE_ASCII |
+                                          ks_conf_reals_exact(derived));
     ks_trace_u64(tr, "format", KS_TRACE_FORMAT);
     ks_trace_str(tr, "ksim", KS_VERSION);
     ks_trace_str(tr, "scenario", w->sc->name);

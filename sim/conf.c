@@ -510,6 +510,44 @@ json_t *ks_conf_ms_json(ks_time ns)
     return json_real((double)ns / 1e6);
 }
 
+/* The significant digits (15..17) at which %g of d reads back as d. */
+static int digits_exact(double d)
+{
+    char buf[40];
+    for (int p = 15; p < 17; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, d);
+        if (strtod(buf, NULL) == d)
+            return p;
+    }
+    return 17;
+}
+
+static int reals_digits(const json_t *v)
+{
+    int most = 15;
+    if (json_is_real(v))
+        return digits_exact(json_real_value(v));
+    if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            int d = reals_digits(json_array_get(v, i));
+            most = d > most ? d : most;
+        }
+    } else if (json_is_object(v)) {
+        const char *key;
+        json_t *m;
+        json_object_foreach((json_t *)v, key, m) {
+            int d = reals_digits(m);
+            most = d > most ? d : most;
+        }
+    }
+    return most;
+}
+
+size_t ks_conf_reals_exact(const json_t *v)
+{
+    return (size_t)JSON_REAL_PRECISION(reals_digits(v));
+}
+
 json_t *ks_conf_number_json(double d)
 {
     if (d == (double)(json_int_t)d && d < 9e15 && d > -9e15)

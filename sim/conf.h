@@ -134,5 +134,10 @@ int32_t ks_conf_find_id(ks_conf *L, const char *what, const char *id, char *cons
  * integer when whole, else a real; a number as an integer when whole. */
 json_t *ks_conf_ms_json(ks_time ns);
 json_t *ks_conf_number_json(double d);
+/* json_dumps flags for v's reals written exactly but no longer than
+ * needed: the fewest significant digits (15, 16 or 17) at which every
+ * real in v reads back as itself. jansson's default, 17, writes the 0.3
+ * a user gave as 0.29999999999999999; a real that needs 17 keeps them. */
+size_t ks_conf_reals_exact(const json_t *v);
 
 #endif

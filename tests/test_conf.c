@@ -264,6 +264,35 @@ static void test_written_back(void **state)
     json_decref(d);
 }
 
+/* Reals are written with as few digits as read back exactly: 0.3 as
+ * 0.3 (17 digits give 0.29999999999999999), 0.1 + 0.2 with all 17. */
+static void test_reals_exact(void **state)
+{
+    (void)state;
+    json_t *v = json_pack("{s:f, s:[i, f], s:{s:f}}", "a", 0.3, "b", 7, 1.5, "c", "d", 0.45);
+    assert_int_equal(ks_conf_reals_exact(v), JSON_REAL_PRECISION(15));
+    char *s = json_dumps(v, JSON_COMPACT | ks_conf_reals_exact(v));
+    assert_string_equal(s, "{\"a\":0.3,\"b\":[7,1.5],\"c\":{\"d\":0.45}}");
+    free(s);
+    json_t *w = json_pack("[f, {s:[f]}]", 0.3, "x", 0.1 + 0.2);
+    assert_int_equal(ks_conf_reals_exact(w), JSON_REAL_PRECISION(17));
+    s = json_dumps(w, JSON_COMPACT | ks_conf_reals_exact(w));
+    json_t *back = json_loads(s, 0, NULL);
+    assert_true(json_real_value(json_array_get(back, 0)) == 0.3);
+    assert_true(json_real_value(json_array_get(json_object_get(json_array_get(back, 1), "x"), 0)) ==
+                0.1 + 0.2);
+    free(s);
+    json_decref(back);
+    json_t *x = json_pack("[f]", 1.0 / 3.0); /* 16 digits are exact for it */
+    assert_int_equal(ks_conf_reals_exact(x), JSON_REAL_PRECISION(16));
+    json_t *none = json_pack("{s:i, s:s}", "n", 1, "s", "t");
+    assert_int_equal(ks_conf_reals_exact(none), JSON_REAL_PRECISION(15));
+    json_decref(v);
+    json_decref(w);
+    json_decref(x);
+    json_decref(none);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +306,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_set_plain_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_set_json_values, setup, teardown),
         cmocka_unit_test(test_written_back),
+        cmocka_unit_test(test_reals_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

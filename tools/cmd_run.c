@@ -784,7 +784,7 @@ static bool validate_one(const validate_opts *o, const char *file)
     ks_status_diag("validate", &diag);
     if (w && o->resolved) {
         json_t *j = ks_scenario_to_json(sc);
-        json_dumpf(j, stdout, JSON_INDENT(2));
+        json_dumpf(j, stdout, JSON_INDENT(2) | ks_conf_reals_exact(j));
         fputc('\n', stdout);
         json_decref(j);
     } else if (w) {
