@@ -38,7 +38,9 @@ void ks_trace_init(ks_trace *tr, FILE *f, ks_trace_level level)
     tr->io_errno = 0;
     tr->in_line = false;
     tr->lines = 0;
+    tr->passed = 0;
     memset(tr->lines_by_kind, 0, sizeof tr->lines_by_kind);
+    memset(tr->on, 0, sizeof tr->on);
     tr->len = 0;
     tr->schema = NULL;
 }
@@ -47,10 +49,15 @@ void ks_trace_use_schema(ks_trace *tr, const ks_trace_schema *schema)
 {
     assert(schema->count <= KS_TRACE_KINDS_MAX);
     tr->schema = schema;
+    memset(tr->ev_text, 0, sizeof tr->ev_text);
     for (unsigned k = 0; k < schema->count; k++) {
         size_t n = strlen(schema->names[k]);
-        assert(n <= 64u);
-        tr->name_len[k] = (unsigned char)n;
+        assert(n + 8u <= KS_TRACE_EV_TEXT);
+        tr->on[k] = tr->f != NULL && schema->levels[k] <= (unsigned char)tr->level;
+        memcpy(tr->ev_text[k], ",\"ev\":\"", 7);
+        memcpy(tr->ev_text[k] + 7, schema->names[k], n);
+        tr->ev_text[k][7 + n] = '"';
+        tr->ev_len[k] = (unsigned char)(n + 8u);
     }
 }
 
@@ -71,6 +78,10 @@ const char ks_trace__pairs[200] =
     "6061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+#define ONES8 1, 1, 1, 1, 1, 1, 1, 1
+const unsigned char ks_trace__stop[256] = {ONES8, ONES8, ONES8, ONES8, ['"'] = 1, ['\\'] = 1};
+#undef ONES8
+
 /* Writes n bytes to the stream unless a write failed before. */
 static void write_out(ks_trace *tr, const char *s, size_t n)
 {
@@ -88,6 +99,7 @@ bool ks_trace_flush(ks_trace *tr)
     if (!tr->f)
         return true;
     write_out(tr, tr->buf, tr->len);
+    tr->passed += tr->len;
     tr->len = 0;
     errno = 0;
     if (!tr->io_error && fflush(tr->f) != 0) {
@@ -101,9 +113,11 @@ static void put(ks_trace *tr, const char *s, size_t n)
 {
     if (tr->len + n > sizeof tr->buf) {
         write_out(tr, tr->buf, tr->len);
+        tr->passed += tr->len;
         tr->len = 0;
         if (n > sizeof tr->buf) {
             write_out(tr, s, n);
+            tr->passed += n;
             return;
         }
     }
@@ -170,7 +184,8 @@ static void put_escaped(ks_trace *tr, const char *s)
     put(tr, "\"", 1);
 }
 
-bool ks_trace_begin(ks_trace *tr, ks_time t, unsigned k)
+/* A line of kind k starts, when that kind is written. */
+static bool line_starts(ks_trace *tr, unsigned k)
 {
     assert(!tr->in_line);
     if (!ks_trace_on(tr, k))
@@ -178,23 +193,26 @@ bool ks_trace_begin(ks_trace *tr, ks_time t, unsigned k)
     tr->in_line = true;
     tr->lines++;
     tr->lines_by_kind[k]++;
-    size_t n = tr->name_len[k];
-    if (t >= 0 && tr->len + n + 40 <= sizeof tr->buf) {
-        /* {"t":<t>,"ev":"<name>" straight into the buffer */
+    return true;
+}
+
+bool ks_trace_begin(ks_trace *tr, ks_time t, unsigned k)
+{
+    if (!line_starts(tr, k))
+        return false;
+    if (t >= 0 && tr->len + 5u + 20u + KS_TRACE_EV_TEXT <= sizeof tr->buf) {
+        /* {"t":<t>,"ev":"<name>" straight into the buffer; the kind's
+         * text is copied whole (a fixed size), its length kept */
         char *p = tr->buf + tr->len;
         memcpy(p, "{\"t\":", 5);
         p = ks_trace__u64(p + 5, (uint64_t)t);
-        memcpy(p, ",\"ev\":\"", 7);
-        memcpy(p + 7, tr->schema->names[k], n);
-        p[7 + n] = '"';
-        tr->len = (size_t)(p + 8 + n - tr->buf);
+        memcpy(p, tr->ev_text[k], KS_TRACE_EV_TEXT);
+        tr->len = (size_t)(p + tr->ev_len[k] - tr->buf);
         return true;
     }
     put(tr, "{\"t\":", 5);
     put_i64(tr, t);
-    put(tr, ",\"ev\":\"", 7);
-    put(tr, tr->schema->names[k], n);
-    put(tr, "\"", 1);
+    put(tr, tr->ev_text[k], tr->ev_len[k]);
     return true;
 }
 
@@ -249,4 +267,28 @@ void ks_trace_end(ks_trace *tr)
         return;
     put(tr, "}\n", 2);
     tr->in_line = false;
+}
+
+size_t ks_trace_copy_since(const ks_trace *tr, uint64_t mark, char *out, size_t cap)
+{
+    assert(tr->in_line && mark <= ks_trace_mark(tr));
+    if (mark < tr->passed || ks_trace_mark(tr) - mark > cap)
+        return 0;
+    size_t from = (size_t)(mark - tr->passed), n = tr->len - from;
+    memcpy(out, tr->buf + from, n);
+    return n;
+}
+
+bool ks_trace_begin_text(ks_trace *tr, unsigned k, const char *text, size_t n)
+{
+    if (!line_starts(tr, k))
+        return false;
+    put(tr, text, n);
+    return true;
+}
+
+void ks_trace_text(ks_trace *tr, const char *text, size_t n)
+{
+    if (tr->in_line)
+        put(tr, text, n);
 }

@@ -53,6 +53,8 @@ typedef struct ks_trace_schema {
 #define KS_TRACE_KINDS_MAX 64u
 
 #define KS_TRACE_BUF 65536
+/* The room for each kind's ,"ev":"<name>" (names are at most 24 bytes). */
+#define KS_TRACE_EV_TEXT 32u
 
 typedef struct ks_trace {
     FILE *f;              /* NULL: tracing off */
@@ -61,17 +63,21 @@ typedef struct ks_trace {
     int io_errno;         /* the OS error of the first failed write */
     bool in_line;
     uint64_t lines;
+    uint64_t passed;      /* bytes that left the buffer (see ks_trace_mark) */
     uint64_t lines_by_kind[KS_TRACE_KINDS_MAX];
     const ks_trace_schema *schema; /* NULL until the models set theirs */
-    unsigned char name_len[KS_TRACE_KINDS_MAX]; /* strlen of each kind's name */
+    unsigned char on[KS_TRACE_KINDS_MAX]; /* 1: kind k is written */
+    unsigned char ev_len[KS_TRACE_KINDS_MAX]; /* strlen of each kind's ev_text */
+    char ev_text[KS_TRACE_KINDS_MAX][KS_TRACE_EV_TEXT]; /* ,"ev":"<name>" */
     size_t len;
     char buf[KS_TRACE_BUF];
 } ks_trace;
 
-/* f may be NULL (no trace). The writer does not own f. */
+/* f may be NULL (no trace). The writer does not own f. f and level stay
+ * as given for the trace's life. */
 void ks_trace_init(ks_trace *tr, FILE *f, ks_trace_level level);
 /* The kinds this trace's records are of (the models set it before the
- * first record). */
+ * first record); a kind's name has at most 24 bytes. */
 void ks_trace_use_schema(ks_trace *tr, const ks_trace_schema *schema);
 /* Writes out what is buffered. Returns false if any write failed (then
  * io_errno says why). After a failed write nothing more is written. */
@@ -81,7 +87,7 @@ bool ks_trace_flush(ks_trace *tr);
  * anything only the trace needs. */
 static inline bool ks_trace_on(const ks_trace *tr, unsigned k)
 {
-    return tr->f != NULL && tr->schema != NULL && tr->schema->levels[k] <= (unsigned char)tr->level;
+    return tr->on[k] != 0; /* f, schema and level, decided in ks_trace_use_schema */
 }
 
 /* Starts a line: {"t":<t>,"ev":"<name>". Returns false (and writes
@@ -98,6 +104,23 @@ void ks_trace_raw(ks_trace *tr, const char *key, const char *json);
 void ks_trace_null(ks_trace *tr, const char *key);
 /* Ends the line. */
 void ks_trace_end(ks_trace *tr);
+
+/* Lines that repeat: a model writing many lines that share runs of
+ * fields (the "ack" lines of one batch share their time, producer, topic
+ * and partition) writes the first with the calls above, keeps those runs
+ * as text, and starts the next lines from it. The bytes are the same.
+ *
+ * A place in the trace, for ks_trace_copy_since. */
+static inline uint64_t ks_trace_mark(const ks_trace *tr) { return tr->passed + tr->len; }
+/* What the line being written holds from `mark` (taken in this line) on,
+ * copied to out; 0 (nothing copied) when it is more than cap bytes or
+ * has left the buffer. */
+size_t ks_trace_copy_since(const ks_trace *tr, uint64_t mark, char *out, size_t cap);
+/* ks_trace_begin for a line whose start, from its "{" on, is `text` (the
+ * copy of an earlier line's start, its "t" included). */
+bool ks_trace_begin_text(ks_trace *tr, unsigned k, const char *text, size_t n);
+/* Copied text of fields, within a line. */
+void ks_trace_text(ks_trace *tr, const char *text, size_t n);
 
 /* The field writers are inline so that a key's length is known where it
  * is written (keys are literals); a field that does not fit in what is
@@ -148,11 +171,10 @@ KS_TRACE_INLINE unsigned ks_trace__digits(uint64_t v)
 #endif
 }
 
-/* Two digits of d < 100 at q. */
+/* Two digits of d < 100 at q (one 16-bit load and store). */
 KS_TRACE_INLINE void ks_trace__pair(char *q, unsigned d)
 {
-    q[0] = ks_trace__pairs[2u * d];
-    q[1] = ks_trace__pairs[2u * d + 1u];
+    memcpy(q, ks_trace__pairs + 2u * d, 2);
 }
 
 /* v in decimal at p, written from its last digit back, four at a time
@@ -213,17 +235,17 @@ KS_TRACE_INLINE void ks_trace_i64(ks_trace *tr, const char *key, int64_t v)
     tr->len = (size_t)(p - tr->buf);
 }
 
+/* 1 for the bytes that end a string's plain run: NUL, the controls
+ * below 0x20, '"' and '\\'. */
+extern const unsigned char ks_trace__stop[256];
+
 KS_TRACE_INLINE void ks_trace_str(ks_trace *tr, const char *key, const char *s)
 {
     if (!tr->in_line)
         return;
-    size_t n = strlen(key), m = 0;
-    if (s)
-        for (; s[m]; m++)
-            if ((unsigned char)s[m] < 0x20 || s[m] == '"' || s[m] == '\\')
-                break;
-    if ((s && s[m]) || tr->len + n + m + 8 > KS_TRACE_BUF) {
-        ks_trace__str_slow(tr, key, s); /* escapes, or no room */
+    size_t n = strlen(key);
+    if (tr->len + n + 8 > KS_TRACE_BUF) {
+        ks_trace__str_slow(tr, key, s); /* no room */
         return;
     }
     char *p = ks_trace__key(tr->buf + tr->len, key, n);
@@ -233,10 +255,18 @@ KS_TRACE_INLINE void ks_trace_str(ks_trace *tr, const char *key, const char *s)
         return;
     }
     *p++ = '"';
-    memcpy(p, s, m);
-    p += m;
-    *p++ = '"';
-    tr->len = (size_t)(p - tr->buf);
+    /* Copied as it is scanned, while it needs no escape and fits; else
+     * the slow path writes the field again from its start. */
+    size_t room = KS_TRACE_BUF - tr->len - n - 8, m = 0;
+    unsigned char c;
+    while (!ks_trace__stop[c = (unsigned char)s[m]] && m < room)
+        p[m++] = (char)c;
+    if (c != 0 || m == room) {
+        ks_trace__str_slow(tr, key, s); /* escapes, or no room */
+        return;
+    }
+    p[m] = '"';
+    tr->len = (size_t)(p + m + 1 - tr->buf);
 }
 
 #endif

@@ -247,6 +247,128 @@ static void test_large_output(void **state)
     check_stream(tr, f, &e);
 }
 
+/* Strings of every length from 0 to 200 at every place relative to the
+ * buffer's end (the fast path copies while it scans and must stop at
+ * the room left), some with an escape at their end, one longer than the
+ * buffer: against printf. */
+static void test_strings_at_buffer_end(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    ks_trace *tr = malloc(sizeof *tr);
+    init(tr, f, KS_TL_RECORD);
+    char *big = malloc(KS_TRACE_BUF + 100);
+    memset(big, 'x', KS_TRACE_BUF + 99);
+    big[KS_TRACE_BUF + 99] = '\0';
+    char s[202];
+    expected e = {0};
+    for (int i = 0; i < 3000; i++) {
+        size_t m = (size_t)(i * 7) % 201u;
+        memset(s, 'a' + i % 26, m);
+        s[m] = '\0';
+        if (i % 5 == 4 && m > 0)
+            s[m - 1] = '"';
+        ks_trace_begin(tr, i, T_ACK);
+        ks_trace_str(tr, "k", s);
+        ks_trace_end(tr);
+        char want[300], *q = want;
+        q += sprintf(q, "{\"t\":%d,\"ev\":\"ack\",\"k\":\"", i);
+        memcpy(q, s, m);
+        q += m;
+        if (i % 5 == 4 && m > 0)
+            q[-1] = '\\', *q++ = '"';
+        *q = '\0';
+        expect_line(&e, "%s\"}\n", want);
+        if (i == 1500) { /* a string longer than the whole buffer */
+            ks_trace_begin(tr, 0, T_ACK);
+            ks_trace_str(tr, "big", big);
+            ks_trace_end(tr);
+            expect_line(&e, "{\"t\":0,\"ev\":\"ack\",\"big\":\"");
+            for (size_t k = 0; k < KS_TRACE_BUF + 99; k += 99)
+                expect_line(&e, "%.*s", (int)(KS_TRACE_BUF + 99 - k < 99 ? KS_TRACE_BUF + 99 - k : 99),
+                            big);
+            expect_line(&e, "\"}\n");
+        }
+    }
+    free(big);
+    check_stream(tr, f, &e);
+}
+
+/* Lines started from an earlier line's copied text give the same bytes
+ * as lines written field by field, across many buffer flushes; a copy of
+ * text that has left the buffer, or that is larger than its room, is
+ * refused (0) and the line is still whole. */
+static void test_repeated_lines(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    ks_trace *tr = malloc(sizeof *tr);
+    init(tr, f, KS_TL_RECORD);
+    expected e = {0};
+    char head[64], mid[64];
+    size_t hn = 0, mn = 0, refused = 0;
+    for (uint64_t i = 0; i < 6000; i++) {
+        int64_t t = 1000000 + (int64_t)(i / 7u);
+        if (i % 7u == 0) { /* a group's first line, field by field */
+            uint64_t m = ks_trace_mark(tr);
+            assert_true(ks_trace_begin(tr, t, T_ACK));
+            ks_trace_str(tr, "producer", "p\"1");
+            hn = ks_trace_copy_since(tr, m, head, sizeof head);
+            ks_trace_u64(tr, "record", i);
+            m = ks_trace_mark(tr);
+            ks_trace_str(tr, "topic", "clicks");
+            mn = ks_trace_copy_since(tr, m, mid, sizeof mid);
+            refused += hn == 0 || mn == 0;
+            ks_trace_end(tr);
+        } else if (hn > 0 && mn > 0) {
+            assert_true(ks_trace_begin_text(tr, T_ACK, head, hn));
+            ks_trace_u64(tr, "record", i);
+            ks_trace_text(tr, mid, mn);
+            ks_trace_end(tr);
+        } else {
+            continue;
+        }
+        expect_line(&e,
+                    "{\"t\":%lld,\"ev\":\"ack\",\"producer\":\"p\\\"1\",\"record\":%llu,"
+                    "\"topic\":\"clicks\"}\n",
+                    (long long)t, (unsigned long long)i);
+    }
+    assert_true(refused < 20);
+    /* a line that starts 8 bytes before the buffer's end: its start
+     * leaves the buffer while it is written, and cannot be copied */
+    while (KS_TRACE_BUF - tr->len > 200) {
+        ks_trace_begin(tr, 0, T_ACK);
+        ks_trace_end(tr);
+        expect_line(&e, "{\"t\":0,\"ev\":\"ack\"}\n");
+    }
+    char pad[200];
+    size_t pn = KS_TRACE_BUF - tr->len - 8u - 26u; /* the line is 26 bytes and the pad */
+    memset(pad, 'y', pn);
+    pad[pn] = '\0';
+    ks_trace_begin(tr, 0, T_ACK);
+    ks_trace_str(tr, "k", pad);
+    ks_trace_end(tr);
+    expect_line(&e, "{\"t\":0,\"ev\":\"ack\",\"k\":\"%s\"}\n", pad);
+    assert_int_equal(KS_TRACE_BUF - tr->len, 8);
+    uint64_t m = ks_trace_mark(tr);
+    assert_true(ks_trace_begin(tr, 7, T_ACK));
+    ks_trace_str(tr, "producer", "p1");
+    assert_int_equal(ks_trace_copy_since(tr, m, head, sizeof head), 0);
+    ks_trace_end(tr);
+    expect_line(&e, "{\"t\":7,\"ev\":\"ack\",\"producer\":\"p1\"}\n");
+    /* text larger than the room given */
+    m = ks_trace_mark(tr);
+    assert_true(ks_trace_begin(tr, 5, T_ACK));
+    assert_int_equal(ks_trace_copy_since(tr, m, head, 4), 0);
+    assert_int_equal(ks_trace_copy_since(tr, m, head, sizeof head), 17);
+    assert_memory_equal(head, "{\"t\":5,\"ev\":\"ack\"", 17);
+    ks_trace_end(tr);
+    expect_line(&e, "{\"t\":5,\"ev\":\"ack\"}\n");
+    assert_false(ks_trace_begin_text(tr, T_EVENT, head, 17)); /* debug: not written */
+    ks_trace_text(tr, mid, mn); /* no line open: nothing */
+    check_stream(tr, f, &e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_levels),        cmocka_unit_test(test_no_stream),
         cmocka_unit_test(test_level_names),   cmocka_unit_test(test_large_output),
         cmocka_unit_test(test_no_schema_writes_nothing), cmocka_unit_test(test_number_digits),
+        cmocka_unit_test(test_strings_at_buffer_end), cmocka_unit_test(test_repeated_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

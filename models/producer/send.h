@@ -49,10 +49,14 @@ void ks_prod_send_complete(struct ks_producer *p, struct ks_world *w, uint64_t r
                            ks_time produced_ns, uint32_t partition, int64_t offset,
                            uint32_t bytes, const char *error);
 /* The same for every record of batch b, a success at base_offset (-1
- * unknown), when no "ack" line is to be written (ks_trace_on is false for
- * it): ids gets the records' ids in order; returns their count. */
+ * unknown), but for the "ack" lines: ids gets the records' ids in order;
+ * returns their count. */
 uint32_t ks_prod_send_acked_batch(struct ks_producer *p, struct ks_world *w,
                                   const struct ks_batch *b, int64_t base_offset, uint64_t *ids);
+/* ... and the "ack" lines it leaves out, one per record in order, when
+ * they are traced: the same lines ks_prod_send_complete writes. */
+void ks_prod_send_trace_acks(struct ks_producer *p, struct ks_world *w, const struct ks_batch *b,
+                             int64_t base_offset);
 /* Runs send() for the arrivals that waited, as far as the application
  * thread can go now. */
 void ks_prod_send_drain_backlog(struct ks_producer *p, struct ks_world *w);

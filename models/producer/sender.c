@@ -132,19 +132,19 @@ void ks_prod_sender_finish_batch(ks_producer *p, ks_world *w, uint32_t bid, int6
         return;
     ks_told told = error ? KS_TOLD_FAILED
                          : base_offset >= 0 ? KS_TOLD_ACKED : KS_TOLD_ACKED_NO_OFFSET;
-    int64_t offset = base_offset;
     uint32_t n = 0;
-    if (!error && !(w->trace && ks_trace_on(w->trace, KS_TR_ACK)))
+    if (!error) {
         n = ks_prod_send_acked_batch(p, w, b, base_offset, p->scratch_ids);
-    else
+        if (w->trace && ks_trace_on(w->trace, KS_TR_ACK))
+            ks_prod_send_trace_acks(p, w, b, base_offset);
+    } else {
         for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
             const ks_rec *rec = &p->acc.recs[r];
             p->scratch_ids[n++] = rec->id;
-            ks_prod_send_complete(p, w, rec->id, rec->produced_ns, b->partition,
-                                  error ? -1 : offset, rec->bytes, error);
-            if (offset >= 0)
-                offset++;
+            ks_prod_send_complete(p, w, rec->id, rec->produced_ns, b->partition, -1,
+                                  rec->bytes, error);
         }
+    }
     ks_obs_told(&w->obs, p->index, ks_batch_was_sent(b) ? b->id : KS_OBS_NO_BATCH,
                     p->first_partition + b->partition, told, error, base_offset, p->scratch_ids, n);
     ks_acc_release(&p->acc, bid);
