@@ -185,7 +185,7 @@ static void put_escaped(ks_trace *tr, const char *s)
 }
 
 /* A line of kind k starts, when that kind is written. */
-static bool line_starts(ks_trace *tr, unsigned k)
+bool ks_trace__line_starts(ks_trace *tr, unsigned k)
 {
     assert(!tr->in_line);
     if (!ks_trace_on(tr, k))
@@ -198,7 +198,7 @@ static bool line_starts(ks_trace *tr, unsigned k)
 
 bool ks_trace_begin(ks_trace *tr, ks_time t, unsigned k)
 {
-    if (!line_starts(tr, k))
+    if (!ks_trace__line_starts(tr, k))
         return false;
     if (t >= 0 && tr->len + 5u + 20u + KS_TRACE_EV_TEXT <= sizeof tr->buf) {
         /* {"t":<t>,"ev":"<name>" straight into the buffer; the kind's
@@ -269,26 +269,21 @@ void ks_trace_end(ks_trace *tr)
     tr->in_line = false;
 }
 
-size_t ks_trace_copy_since(const ks_trace *tr, uint64_t mark, char *out, size_t cap)
+bool ks_trace_keep(const ks_trace *tr, uint64_t mark, ks_trace_run *run)
 {
     assert(tr->in_line && mark <= ks_trace_mark(tr));
-    if (mark < tr->passed || ks_trace_mark(tr) - mark > cap)
-        return 0;
-    size_t from = (size_t)(mark - tr->passed), n = tr->len - from;
-    memcpy(out, tr->buf + from, n);
-    return n;
-}
-
-bool ks_trace_begin_text(ks_trace *tr, unsigned k, const char *text, size_t n)
-{
-    if (!line_starts(tr, k))
+    _Static_assert(KS_TRACE_RUN_MAX % 16u == 0, "runs are copied 16 bytes at a time");
+    run->len = 0;
+    if (mark < tr->passed || ks_trace_mark(tr) - mark > KS_TRACE_RUN_MAX)
         return false;
-    put(tr, text, n);
+    size_t from = (size_t)(mark - tr->passed), n = tr->len - from;
+    memcpy(run->text, tr->buf + from, n);
+    memset(run->text + n, 0, KS_TRACE_RUN_MAX - n);
+    run->len = (uint32_t)n;
     return true;
 }
 
-void ks_trace_text(ks_trace *tr, const char *text, size_t n)
+void ks_trace__put_slow(ks_trace *tr, const char *s, size_t n)
 {
-    if (tr->in_line)
-        put(tr, text, n);
+    put(tr, s, n);
 }

@@ -105,23 +105,6 @@ void ks_trace_null(ks_trace *tr, const char *key);
 /* Ends the line. */
 void ks_trace_end(ks_trace *tr);
 
-/* Lines that repeat: a model writing many lines that share runs of
- * fields (the "ack" lines of one batch share their time, producer, topic
- * and partition) writes the first with the calls above, keeps those runs
- * as text, and starts the next lines from it. The bytes are the same.
- *
- * A place in the trace, for ks_trace_copy_since. */
-static inline uint64_t ks_trace_mark(const ks_trace *tr) { return tr->passed + tr->len; }
-/* What the line being written holds from `mark` (taken in this line) on,
- * copied to out; 0 (nothing copied) when it is more than cap bytes or
- * has left the buffer. */
-size_t ks_trace_copy_since(const ks_trace *tr, uint64_t mark, char *out, size_t cap);
-/* ks_trace_begin for a line whose start, from its "{" on, is `text` (the
- * copy of an earlier line's start, its "t" included). */
-bool ks_trace_begin_text(ks_trace *tr, unsigned k, const char *text, size_t n);
-/* Copied text of fields, within a line. */
-void ks_trace_text(ks_trace *tr, const char *text, size_t n);
-
 /* The field writers are inline so that a key's length is known where it
  * is written (keys are literals); a field that does not fit in what is
  * left of the buffer, or a string that needs escapes, takes the slow path
@@ -267,6 +250,54 @@ KS_TRACE_INLINE void ks_trace_str(ks_trace *tr, const char *key, const char *s)
     }
     p[m] = '"';
     tr->len = (size_t)(p + m + 1 - tr->buf);
+}
+
+/* Lines that repeat: a model writing many lines that share runs of
+ * fields (the "ack" lines of one batch share their time, producer, topic
+ * and partition) writes the first with the calls above, keeps those runs
+ * and starts the next lines from them. The bytes are the same.
+ *
+ * A place in the trace, for ks_trace_keep. */
+static inline uint64_t ks_trace_mark(const ks_trace *tr) { return tr->passed + tr->len; }
+
+/* A kept run of a line's text, copied in 16-byte steps. */
+#define KS_TRACE_RUN_MAX 160u
+typedef struct ks_trace_run {
+    uint32_t len; /* 0: none kept */
+    char text[KS_TRACE_RUN_MAX];
+} ks_trace_run;
+
+/* Keeps what the line being written holds from `mark` (taken in this
+ * line) on; false (run->len 0) when that is more than KS_TRACE_RUN_MAX
+ * bytes or has left the buffer. */
+bool ks_trace_keep(const ks_trace *tr, uint64_t mark, ks_trace_run *run);
+void ks_trace__put_slow(ks_trace *tr, const char *s, size_t n);
+bool ks_trace__line_starts(ks_trace *tr, unsigned k);
+
+/* A kept run into the line, 16 bytes at a time (a run's text is zeroed
+ * past its length, and the buffer has the room). */
+KS_TRACE_INLINE void ks_trace_put_run(ks_trace *tr, const ks_trace_run *run)
+{
+    if (!tr->in_line)
+        return;
+    if (tr->len + KS_TRACE_RUN_MAX > KS_TRACE_BUF) {
+        ks_trace__put_slow(tr, run->text, run->len);
+        return;
+    }
+    char *p = tr->buf + tr->len;
+    for (uint32_t i = 0; i < run->len; i += 16u)
+        memcpy(p + i, run->text + i, 16);
+    tr->len += run->len;
+}
+
+/* ks_trace_begin for a line whose start, from its "{" on, is a run kept
+ * from an earlier line (its "t" included). */
+KS_TRACE_INLINE bool ks_trace_begin_run(ks_trace *tr, unsigned k, const ks_trace_run *run)
+{
+    if (!ks_trace__line_starts(tr, k))
+        return false;
+    ks_trace_put_run(tr, run);
+    return true;
 }
 
 #endif

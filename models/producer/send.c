@@ -48,35 +48,35 @@ void ks_prod_send_trace_acks(ks_producer *p, ks_world *w, const ks_batch *b, int
 {
     ks_trace *tr = w->trace;
     ks_time now = ks_sim_now(&w->sim);
-    char head[192], mid[192], tail[32];
-    size_t hn = 0, mn = 0, tn = 0;
+    ks_trace_run head, mid, tail;
+    bool kept = false;
     int64_t offset = base_offset;
     for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
         const ks_rec *rec = &p->acc.recs[r];
-        if (hn > 0 && mn > 0 && tn > 0) {
-            ks_trace_begin_text(tr, KS_TR_ACK, head, hn);
+        if (kept) {
+            ks_trace_begin_run(tr, KS_TR_ACK, &head);
             ks_trace_u64(tr, "record", rec->id);
-            ks_trace_text(tr, mid, mn);
+            ks_trace_put_run(tr, &mid);
             ks_trace_i64(tr, "offset", offset);
             ks_trace_i64(tr, "latency_ns", now - rec->produced_ns);
-            ks_trace_text(tr, tail, tn);
+            ks_trace_put_run(tr, &tail);
             ks_trace_end(tr);
         } else {
             uint64_t m = ks_trace_mark(tr);
             if (!ks_trace_begin(tr, now, KS_TR_ACK))
                 return;
             ks_trace_str(tr, "producer", p->conf->id);
-            hn = ks_trace_copy_since(tr, m, head, sizeof head);
+            kept = ks_trace_keep(tr, m, &head);
             ks_trace_u64(tr, "record", rec->id);
             m = ks_trace_mark(tr);
             ks_trace_str(tr, "topic", ks_prod_topic_name(w, p));
             ks_trace_i64(tr, "partition", (int64_t)b->partition);
-            mn = ks_trace_copy_since(tr, m, mid, sizeof mid);
+            kept &= ks_trace_keep(tr, m, &mid);
             ks_trace_i64(tr, "offset", offset);
             ks_trace_i64(tr, "latency_ns", now - rec->produced_ns);
             m = ks_trace_mark(tr);
             ks_trace_str(tr, "error", "NONE");
-            tn = ks_trace_copy_since(tr, m, tail, sizeof tail);
+            kept &= ks_trace_keep(tr, m, &tail);
             ks_trace_end(tr);
         }
         if (offset >= 0)
