@@ -243,6 +243,8 @@ void ks_producer_free(ks_producer *p)
     p->client_id = NULL;
     free(p->zipf_cdf);
     p->zipf_cdf = NULL;
+    free(p->produce_runs);
+    p->produce_runs = NULL;
     ks_hist_free(&p->latency);
     ks_hist_free(&p->batch_records);
     ks_hist_free(&p->batch_bytes);

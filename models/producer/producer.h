@@ -141,6 +141,8 @@ typedef struct ks_producer {
     uint32_t blocked_alloc;
     ks_handle block_timer;
     double *zipf_cdf;         /* Zipf keys: cumulative weights by rank */
+    struct ks_prod_line_runs *produce_runs; /* its "produce" lines' fixed runs,
+                                               once one was written */
     /* a consumer forwards to this producer: each arrival's source record
      * and consumer wait here, in arrival order, until its send() */
     uint64_t *fwd_src;

@@ -174,20 +174,43 @@ static void forwarded(ks_producer *p, ks_world *w, const ks_send_rec *r)
     ks_trace_end(tr);
 }
 
+/* A producer's "producer" and "topic" fields, the same in each of its
+ * "produce" lines: kept from one line, put into the next. */
+typedef struct ks_prod_line_runs {
+    ks_trace_run producer, topic;
+} ks_prod_line_runs;
+
 /* The "produce" line, out of line: untraced runs only test for it. */
 static KS_TRACE_NOINLINE void write_produce_line(ks_producer *p, ks_world *w,
                                                  const ks_send_rec *r, int64_t partition)
 {
     ks_trace *tr = w->trace;
-    if (ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_PRODUCE)) {
-        ks_trace_str(tr, "producer", p->conf->id);
+    if (!ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_PRODUCE))
+        return;
+    ks_prod_line_runs *k = p->produce_runs;
+    if (k && k->producer.len > 0 && k->topic.len > 0) {
+        ks_trace_put_run(tr, &k->producer);
         ks_trace_u64(tr, "record", r->id);
+        ks_trace_put_run(tr, &k->topic);
+    } else {
+        /* field by field, keeping the runs (without memory for them,
+         * every line is written so) */
+        if (!k)
+            k = p->produce_runs = calloc(1, sizeof *k);
+        uint64_t m = ks_trace_mark(tr);
+        ks_trace_str(tr, "producer", p->conf->id);
+        if (k)
+            ks_trace_keep(tr, m, &k->producer);
+        ks_trace_u64(tr, "record", r->id);
+        m = ks_trace_mark(tr);
         ks_trace_str(tr, "topic", ks_prod_topic_name(w, p));
-        ks_trace_i64(tr, "partition", partition);
-        ks_trace_str(tr, "key", r->key);
-        ks_trace_u64(tr, "value_bytes", r->value_bytes);
-        ks_trace_end(tr);
+        if (k)
+            ks_trace_keep(tr, m, &k->topic);
     }
+    ks_trace_i64(tr, "partition", partition);
+    ks_trace_str(tr, "key", r->key);
+    ks_trace_u64(tr, "value_bytes", r->value_bytes);
+    ks_trace_end(tr);
 }
 
 static inline void trace_produce(ks_producer *p, ks_world *w, const ks_send_rec *r,
