@@ -52,8 +52,10 @@ void ks_trace_use_schema(ks_trace *tr, const ks_trace_schema *schema)
     memset(tr->ev_text, 0, sizeof tr->ev_text);
     for (unsigned k = 0; k < schema->count; k++) {
         size_t n = strlen(schema->names[k]);
-        assert(n + 8u <= KS_TRACE_EV_TEXT);
         tr->on[k] = tr->f != NULL && schema->levels[k] <= (unsigned char)tr->level;
+        tr->ev_len[k] = 0; /* a name too long for ev_text is written as it is */
+        if (n + 8u > KS_TRACE_EV_TEXT)
+            continue;
         memcpy(tr->ev_text[k], ",\"ev\":\"", 7);
         memcpy(tr->ev_text[k] + 7, schema->names[k], n);
         tr->ev_text[k][7 + n] = '"';
@@ -200,7 +202,7 @@ bool ks_trace_begin(ks_trace *tr, ks_time t, unsigned k)
 {
     if (!ks_trace__line_starts(tr, k))
         return false;
-    if (t >= 0 && tr->len + 5u + 20u + KS_TRACE_EV_TEXT <= sizeof tr->buf) {
+    if (t >= 0 && tr->ev_len[k] > 0 && tr->len + 5u + 20u + KS_TRACE_EV_TEXT <= sizeof tr->buf) {
         /* {"t":<t>,"ev":"<name>" straight into the buffer; the kind's
          * text is copied whole (a fixed size), its length kept */
         char *p = tr->buf + tr->len;
@@ -212,7 +214,13 @@ bool ks_trace_begin(ks_trace *tr, ks_time t, unsigned k)
     }
     put(tr, "{\"t\":", 5);
     put_i64(tr, t);
-    put(tr, tr->ev_text[k], tr->ev_len[k]);
+    if (tr->ev_len[k] > 0) {
+        put(tr, tr->ev_text[k], tr->ev_len[k]);
+    } else {
+        put(tr, ",\"ev\":\"", 7);
+        put_cstr(tr, tr->schema->names[k]);
+        put(tr, "\"", 1);
+    }
     return true;
 }
 

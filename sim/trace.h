@@ -53,7 +53,8 @@ typedef struct ks_trace_schema {
 #define KS_TRACE_KINDS_MAX 64u
 
 #define KS_TRACE_BUF 65536
-/* The room for each kind's ,"ev":"<name>" (names are at most 24 bytes). */
+/* The room for each kind's ,"ev":"<name>", rendered once (a longer name
+ * is written as it is, each time). */
 #define KS_TRACE_EV_TEXT 32u
 
 typedef struct ks_trace {
@@ -67,7 +68,8 @@ typedef struct ks_trace {
     uint64_t lines_by_kind[KS_TRACE_KINDS_MAX];
     const ks_trace_schema *schema; /* NULL until the models set theirs */
     unsigned char on[KS_TRACE_KINDS_MAX]; /* 1: kind k is written */
-    unsigned char ev_len[KS_TRACE_KINDS_MAX]; /* strlen of each kind's ev_text */
+    unsigned char ev_len[KS_TRACE_KINDS_MAX]; /* strlen of each kind's ev_text; 0:
+                                                 its name is too long for it */
     char ev_text[KS_TRACE_KINDS_MAX][KS_TRACE_EV_TEXT]; /* ,"ev":"<name>" */
     size_t len;
     char buf[KS_TRACE_BUF];
@@ -77,7 +79,7 @@ typedef struct ks_trace {
  * as given for the trace's life. */
 void ks_trace_init(ks_trace *tr, FILE *f, ks_trace_level level);
 /* The kinds this trace's records are of (the models set it before the
- * first record); a kind's name has at most 24 bytes. */
+ * first record). */
 void ks_trace_use_schema(ks_trace *tr, const ks_trace_schema *schema);
 /* Writes out what is buffered. Returns false if any write failed (then
  * io_errno says why). After a failed write nothing more is written. */

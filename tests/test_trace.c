@@ -385,6 +385,28 @@ static void test_repeated_lines(void **state)
     check_stream(tr, f, &e);
 }
 
+/* A kind's name longer than the room for its rendered text is written
+ * as it is, with the same bytes. */
+static void test_long_kind_name(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"a_kind_whose_name_is_rather_long_indeed", "short"};
+    static const unsigned char levels[] = {KS_TL_SUMMARY, KS_TL_SUMMARY};
+    static const ks_trace_schema long_schema = {2, names, levels};
+    FILE *f = tmpfile();
+    ks_trace *tr = malloc(sizeof *tr);
+    ks_trace_init(tr, f, KS_TL_SUMMARY);
+    ks_trace_use_schema(tr, &long_schema);
+    expected e = {0};
+    for (int i = 0; i < 3000; i++) { /* across flushes */
+        ks_trace_begin(tr, i, (unsigned)(i % 2));
+        ks_trace_u64(tr, "n", (uint64_t)i);
+        ks_trace_end(tr);
+        expect_line(&e, "{\"t\":%d,\"ev\":\"%s\",\"n\":%d}\n", i, names[i % 2], i);
+    }
+    check_stream(tr, f, &e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -393,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_level_names),   cmocka_unit_test(test_large_output),
         cmocka_unit_test(test_no_schema_writes_nothing), cmocka_unit_test(test_number_digits),
         cmocka_unit_test(test_strings_at_buffer_end), cmocka_unit_test(test_repeated_lines),
+        cmocka_unit_test(test_long_kind_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
