@@ -21,64 +21,70 @@ void ks_prod_send_schedule_arrival(ks_producer *p, ks_world *w, ks_time at)
     ks_sim_schedule(&w->sim, at, &ev);
 }
 
-/* The "ack" line, out of line: untraced runs only test for it. */
-static KS_TRACE_NOINLINE void trace_ack(ks_producer *p, ks_world *w, uint64_t record,
-                                        uint32_t partition, int64_t offset, ks_time latency,
-                                        const char *error)
+/* The runs of fields an "ack" line shares with the others of its batch:
+ * all but its record, offset and latency. */
+typedef struct ack_runs {
+    bool kept;
+    ks_trace_run head, mid, tail; /* up to "record", to "offset", the rest */
+} ack_runs;
+
+/* An "ack" line from kept runs: the fields trace_ack writes between
+ * them (keep the two alike). */
+static KS_INLINE void ack_from_runs(ks_trace *tr, const ack_runs *k, uint64_t record,
+                                    int64_t offset, ks_time latency)
 {
-    ks_trace *tr = w->trace;
-    if (ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_ACK)) {
-        ks_trace_str(tr, "producer", p->conf->id);
-        ks_trace_u64(tr, "record", record);
-        ks_trace_str(tr, "topic", ks_prod_topic_name(w, p));
-        ks_trace_i64(tr, "partition", partition == KS_NONE ? -1 : (int64_t)partition);
-        ks_trace_i64(tr, "offset", offset);
-        ks_trace_i64(tr, "latency_ns", latency);
-        ks_trace_str(tr, "error", error);
-        ks_trace_end(tr);
-    }
+    ks_trace_begin_run(tr, KS_TR_ACK, &k->head);
+    ks_trace_u64(tr, "record", record);
+    ks_trace_put_run(tr, &k->mid);
+    ks_trace_i64(tr, "offset", offset);
+    ks_trace_i64(tr, "latency_ns", latency);
+    ks_trace_put_run(tr, &k->tail);
+    ks_trace_end(tr);
 }
 
-/* The "ack" lines of a batch that succeeded, in record order. They
- * differ only in their record, offset and latency, so the first is
- * written field by field and the runs of fields around those three are
- * kept as text for the others: the same bytes as trace_ack's, for a
- * third of the work. */
-void ks_prod_send_trace_acks(ks_producer *p, ks_world *w, const ks_batch *b, int64_t base_offset)
+/* The "ack" line, out of line: untraced runs only test for it. When k
+ * is given, the runs of it that the batch's next lines share are kept
+ * there (k->kept), for ack_from_runs. */
+static KS_TRACE_NOINLINE void trace_ack(ks_producer *p, ks_world *w, uint64_t record,
+                                        uint32_t partition, int64_t offset, ks_time latency,
+                                        const char *error, ack_runs *k)
 {
     ks_trace *tr = w->trace;
+    uint64_t m = ks_trace_mark(tr);
+    if (!ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_ACK))
+        return;
+    ks_trace_str(tr, "producer", p->conf->id);
+    bool kept = k && ks_trace_keep(tr, m, &k->head);
+    ks_trace_u64(tr, "record", record);
+    m = ks_trace_mark(tr);
+    ks_trace_str(tr, "topic", ks_prod_topic_name(w, p));
+    ks_trace_i64(tr, "partition", partition == KS_NONE ? -1 : (int64_t)partition);
+    kept = kept && ks_trace_keep(tr, m, &k->mid);
+    ks_trace_i64(tr, "offset", offset);
+    ks_trace_i64(tr, "latency_ns", latency);
+    m = ks_trace_mark(tr);
+    ks_trace_str(tr, "error", error);
+    kept = kept && ks_trace_keep(tr, m, &k->tail);
+    ks_trace_end(tr);
+    if (k)
+        k->kept = kept;
+}
+
+/* The "ack" lines of a batch that succeeded, in record order: the first
+ * keeps the runs the others share (trace_ack), for a third of the work
+ * and the same bytes. */
+void ks_prod_send_trace_acks(ks_producer *p, ks_world *w, const ks_batch *b, int64_t base_offset)
+{
     ks_time now = ks_sim_now(&w->sim);
-    ks_trace_run head, mid, tail;
-    bool kept = false;
+    ack_runs k;
+    k.kept = false;
     int64_t offset = base_offset;
     for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
         const ks_rec *rec = &p->acc.recs[r];
-        if (kept) {
-            ks_trace_begin_run(tr, KS_TR_ACK, &head);
-            ks_trace_u64(tr, "record", rec->id);
-            ks_trace_put_run(tr, &mid);
-            ks_trace_i64(tr, "offset", offset);
-            ks_trace_i64(tr, "latency_ns", now - rec->produced_ns);
-            ks_trace_put_run(tr, &tail);
-            ks_trace_end(tr);
-        } else {
-            uint64_t m = ks_trace_mark(tr);
-            if (!ks_trace_begin(tr, now, KS_TR_ACK))
-                return;
-            ks_trace_str(tr, "producer", p->conf->id);
-            kept = ks_trace_keep(tr, m, &head);
-            ks_trace_u64(tr, "record", rec->id);
-            m = ks_trace_mark(tr);
-            ks_trace_str(tr, "topic", ks_prod_topic_name(w, p));
-            ks_trace_i64(tr, "partition", (int64_t)b->partition);
-            kept &= ks_trace_keep(tr, m, &mid);
-            ks_trace_i64(tr, "offset", offset);
-            ks_trace_i64(tr, "latency_ns", now - rec->produced_ns);
-            m = ks_trace_mark(tr);
-            ks_trace_str(tr, "error", "NONE");
-            kept &= ks_trace_keep(tr, m, &tail);
-            ks_trace_end(tr);
-        }
+        if (k.kept)
+            ack_from_runs(w->trace, &k, rec->id, offset, now - rec->produced_ns);
+        else
+            trace_ack(p, w, rec->id, b->partition, offset, now - rec->produced_ns, "NONE", &k);
         if (offset >= 0)
             offset++;
     }
@@ -110,7 +116,7 @@ void ks_prod_send_complete(ks_producer *p, ks_world *w, uint64_t record, ks_time
     else
         ks_hist_add(&p->latency, latency);
     if (w->trace && ks_trace_on(w->trace, KS_TR_ACK))
-        trace_ack(p, w, record, partition, offset, latency, error ? error : "NONE");
+        trace_ack(p, w, record, partition, offset, latency, error ? error : "NONE", NULL);
 }
 
 /* ks_prod_send_complete for each record of a batch that succeeded, when
