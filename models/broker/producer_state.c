@@ -3,7 +3,8 @@
  * checks a produce batch passes and the recording of an appended batch
  * (see producer_state.h for the rules and their Kafka sources).
  *
- * Each entry's ring keeps `retain` slots. While it holds fewer than
+ * Each entry's ring keeps `retain` slots, in the entry itself up to
+ * KS_PS_INLINE and on the heap beyond (ks_ps_ring). While it holds fewer than
  * `retain` batches its head stays at 0 and the batches sit in slots
  * 0..count-1; once full, count == retain. Either way the newest batch is
  * at (head + count - 1) % count, which lets ks_ps_last_seq work from the
@@ -33,7 +34,8 @@ void ks_ps_free(ks_producer_state *s)
 {
     free(s->index);
     for (uint32_t i = 0; i < s->count; i++)
-        free(s->entries[i].ring);
+        if (s->entries[i].on_heap)
+            free(s->entries[i].ring.heap);
     free(s->entries);
     memset(s, 0, sizeof *s);
 }
@@ -93,7 +95,7 @@ int32_t ks_ps_last_seq(const ks_ps_entry *e)
 {
     if (e->count == 0)
         return KS_NO_SEQUENCE;
-    return e->ring[(e->head + e->count - 1u) % e->count].last_seq;
+    return ks_ps_ring_c(e)[(e->head + e->count - 1u) % e->count].last_seq;
 }
 
 /* The cached batch with exactly this sequence range at the entry's epoch,
@@ -104,9 +106,10 @@ static const ks_ps_batch *find_duplicate(const ks_ps_entry *e, int16_t epoch,
 {
     if (epoch != e->epoch)
         return NULL;
+    const ks_ps_batch *ring = ks_ps_ring_c(e);
     for (uint32_t i = 0; i < e->count; i++)
-        if (e->ring[i].first_seq == first_seq && e->ring[i].last_seq == last_seq)
-            return &e->ring[i];
+        if (ring[i].first_seq == first_seq && ring[i].last_seq == last_seq)
+            return &ring[i];
     return NULL;
 }
 
@@ -188,11 +191,11 @@ static ks_ps_entry *add_entry(ks_producer_state *s, int64_t pid, int16_t epoch)
             return NULL;
         }
     }
-    ks_ps_batch *ring = calloc(s->retain, sizeof *ring);
-    if (!ring)
+    ks_ps_entry fresh = {.producer_id = pid, .epoch = epoch, .on_heap = s->retain > KS_PS_INLINE};
+    if (fresh.on_heap && !(fresh.ring.heap = calloc(s->retain, sizeof *fresh.ring.heap)))
         return NULL;
     ks_ps_entry *e = &s->entries[s->count++];
-    *e = (ks_ps_entry){.producer_id = pid, .epoch = epoch, .ring = ring};
+    *e = fresh;
     if (s->index)
         index_put(s, s->count - 1u);
     return e;
@@ -202,12 +205,13 @@ static ks_ps_entry *add_entry(ks_producer_state *s, int64_t pid, int16_t epoch)
  * ([K] ProducerStateEntry.addBatchMetadata). */
 static void push_batch(ks_ps_entry *e, uint32_t retain, ks_ps_batch b)
 {
+    ks_ps_batch *ring = ks_ps_ring(e);
     if (e->count < retain) {
-        e->ring[e->count++] = b;
+        ring[e->count++] = b;
         return;
     }
-    e->ring[e->head] = b;
-    e->head = (e->head + 1u) % retain;
+    ring[e->head] = b;
+    e->head = (uint8_t)((e->head + 1u) % retain);
 }
 
 bool ks_ps_update(ks_producer_state *s, int64_t pid, int16_t epoch, int32_t first_seq,

@@ -51,13 +51,33 @@ typedef struct ks_ps_batch {
     int64_t offset;                      /* base offset */
 } ks_ps_batch;
 
+/* Rings of up to this many batches (Kafka's 5) lie in the entry itself:
+ * with many producers an entry and its batches are not in the cache when
+ * a batch of its producer comes, and a ring of its own would be one more
+ * miss, after the entry's, before the duplicate check can start. */
+#define KS_PS_INLINE KS_PS_BATCHES_DEFAULT
+
 typedef struct ks_ps_entry {
     int64_t producer_id;
     int16_t epoch;
-    uint32_t count;                      /* cached batches, <= retain */
-    uint32_t head;                       /* ring index of the oldest */
-    ks_ps_batch *ring;                   /* `retain` slots */
+    uint8_t count;                       /* cached batches, <= retain */
+    uint8_t head;                        /* ring index of the oldest */
+    bool on_heap;                        /* retain > KS_PS_INLINE: ring.heap */
+    union {
+        ks_ps_batch in[KS_PS_INLINE];
+        ks_ps_batch *heap;
+    } ring;                              /* `retain` slots: see ks_ps_ring */
 } ks_ps_entry;
+
+/* An entry's ring. */
+static inline ks_ps_batch *ks_ps_ring(ks_ps_entry *e)
+{
+    return e->on_heap ? e->ring.heap : e->ring.in;
+}
+static inline const ks_ps_batch *ks_ps_ring_c(const ks_ps_entry *e)
+{
+    return e->on_heap ? e->ring.heap : e->ring.in;
+}
 
 typedef struct ks_producer_state {
     ks_ps_entry *entries;                /* in order of first append */
