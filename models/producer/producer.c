@@ -198,6 +198,7 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
     p->conf = pc;
     if (!init_client_id(p, pc->config, index) || !init_workload(p, w, pc))
         return false;
+    ks_prod_send_init(p);
     p->topic = pc->topic;
     p->first_partition = w->topic_first_partition[pc->topic];
     p->partitions = w->topic_partitions[pc->topic];

@@ -72,6 +72,7 @@ typedef struct ks_producer {
                                  the application thread is busy */
     uint64_t arrivals;        /* arrivals so far */
     ks_time app_free_ns;      /* the application thread's CPU is busy until */
+    ks_send_hot send_hot;     /* the workload and costs each record reads */
     /* sender.c */
     ks_handle wake;
     ks_time wake_ns;

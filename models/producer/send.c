@@ -15,6 +15,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+void ks_prod_send_init(ks_producer *p)
+{
+    const ks_producer_conf *pc = p->conf;
+    const ks_workload_conf *wl = &pc->workload;
+    p->send_hot = (ks_send_hot){
+        .records = wl->records,
+        .interval_ns = wl->interval_ns,
+        .record_ns = pc->cost.record_ns,
+        .compress_ps = pc->compression.compress_ps,
+        .keys = wl->keys,
+        .value_bytes = wl->value_bytes,
+        .key_count = wl->key_count,
+        .value_count = wl->value_count,
+        .value1 = wl->value_count > 0 ? wl->value_bytes[0] : 0,
+        .arrival = (uint8_t)wl->arrival,
+        .key_pick = (uint8_t)wl->key_pick,
+        .value_pick = (uint8_t)wl->value_pick,
+        .keyless = wl->key_pick == KS_PICK_CYCLE && wl->key_count == 1 && !wl->keys[0],
+    };
+}
+
 void ks_prod_send_schedule_arrival(ks_producer *p, ks_world *w, ks_time at)
 {
     ks_event ev = {.kind = KS_EV_PRODUCE, .owner = p->index};
@@ -307,16 +328,20 @@ static void start_blocking(ks_producer *p, ks_world *w, const ks_send_rec *r, ui
 }
 
 /* The next record's key and value size: in turn from the workload's
- * lists, or drawn from the producer's keys and values streams. */
+ * lists, or drawn from the producer's keys and values streams (a list of
+ * one, the usual case, without reaching it). */
 static void pick_record(ks_producer *p, ks_send_rec *r)
 {
-    const ks_workload_conf *wl = &p->conf->workload;
-    if (wl->key_pick == KS_PICK_CYCLE) {
+    const ks_send_hot *h = &p->send_hot;
+    if (h->keyless) {
+        r->key = NULL;
+    } else if (h->key_pick == KS_PICK_CYCLE) {
         /* record n (p->produced) gets keys[n % key_count]: a cursor
          * instead of the division, which cost a tenth of a record's time */
-        r->key = wl->keys[p->key_at];
-        p->key_at = p->key_at + 1u == wl->key_count ? 0 : p->key_at + 1u;
+        r->key = h->keys[p->key_at];
+        p->key_at = p->key_at + 1u == h->key_count ? 0 : p->key_at + 1u;
     } else {
+        const ks_workload_conf *wl = &p->conf->workload;
         uint32_t k;
         if (wl->key_pick == KS_PICK_UNIFORM) {
             k = ks_rng_bounded(&p->keys_rng, wl->key_space);
@@ -337,12 +362,15 @@ static void pick_record(ks_producer *p, ks_send_rec *r)
         r->key = p->key_buf;
     }
     r->key_len = r->key ? (int64_t)strlen(r->key) : -1;
-    if (wl->value_pick == KS_PICK_UNIFORM)
+    if (h->value_pick == KS_PICK_UNIFORM) {
+        const ks_workload_conf *wl = &p->conf->workload;
         r->value_bytes = wl->value_min +
                          ks_rng_bounded(&p->values_rng, wl->value_max - wl->value_min + 1u);
-    else {
-        r->value_bytes = wl->value_bytes[p->value_at];
-        p->value_at = p->value_at + 1u == wl->value_count ? 0 : p->value_at + 1u;
+    } else if (h->value_count == 1) {
+        r->value_bytes = h->value1;
+    } else {
+        r->value_bytes = h->value_bytes[p->value_at];
+        p->value_at = p->value_at + 1u == h->value_count ? 0 : p->value_at + 1u;
     }
     r->keyed = r->key != NULL && !p->ignore_keys;
 }
@@ -427,7 +455,7 @@ static void do_send(ks_producer *p, ks_world *w, ks_send_rec *r)
 static void app_send(ks_producer *p, ks_world *w)
 {
     ks_send_rec r = {.source = KS_NO_SOURCE, .via = -1};
-    if (p->fwd_len > 0) {
+    if (p->forward_target && p->fwd_len > 0) { /* (only a target queues) */
         r.source = p->fwd_src[p->fwd_head];
         r.via = p->fwd_via[p->fwd_head];
         p->fwd_head = (p->fwd_head + 1u) % p->fwd_cap;
@@ -441,9 +469,9 @@ static void app_send(ks_producer *p, ks_world *w)
         ks_prod_tm_after_send(p, w);
     /* Records are compressed as they are appended (the batch's
      * compression stream), on the application thread. */
-    uint64_t ps = (uint64_t)p->conf->compression.compress_ps;
+    uint64_t ps = (uint64_t)p->send_hot.compress_ps;
     ks_time compress = ps == 0 ? 0 : (ks_time)((bytes * ps + 500u) / 1000u);
-    ks_time cpu = p->conf->cost.record_ns + compress;
+    ks_time cpu = p->send_hot.record_ns + compress;
     p->app_busy_ns = ks_time_add(p->app_busy_ns, cpu);
     p->app_free_ns = ks_time_add(ks_sim_now(&w->sim), cpu);
 }
@@ -566,9 +594,10 @@ void ks_producer_forward(ks_producer *p, ks_world *w, uint64_t source, uint32_t 
 
 void ks_producer_on_produce(ks_producer *p, ks_world *w)
 {
-    const ks_workload_conf *wl = &p->conf->workload;
+    const ks_send_hot *h = &p->send_hot;
     ks_time now = ks_sim_now(&w->sim);
-    if (wl->arrival == KS_ARRIVAL_BURST) {
+    if (h->arrival == KS_ARRIVAL_BURST) {
+        const ks_workload_conf *wl = &p->conf->workload;
         for (uint32_t i = 0; i < wl->burst_records && p->arrivals < wl->records; i++)
             arrive(p, w, KS_NO_SOURCE, -1);
         if (p->arrivals < wl->records)
@@ -577,11 +606,11 @@ void ks_producer_on_produce(ks_producer *p, ks_world *w)
     }
     for (;;) {
         arrive(p, w, KS_NO_SOURCE, -1);
-        if (p->arrivals >= wl->records)
+        if (p->arrivals >= h->records)
             return;
-        ks_time gap = wl->interval_ns;
-        if (wl->arrival == KS_ARRIVAL_POISSON)
-            gap = ks_round_i64(ks_rng_exponential(&p->workload_rng, (double)wl->interval_ns));
+        ks_time gap = h->interval_ns;
+        if (h->arrival == KS_ARRIVAL_POISSON)
+            gap = ks_round_i64(ks_rng_exponential(&p->workload_rng, (double)h->interval_ns));
         ks_time at = ks_time_add(now, gap);
         /* The next arrival comes before anything else pending: it runs
          * now, as the dispatch loop would run it next. */

@@ -41,6 +41,28 @@ typedef struct ks_send_rec {
 } ks_send_rec;
 #define KS_NO_SOURCE UINT64_MAX
 
+/* What every send() reads of the producer's workload and costs, copied
+ * from its conf when the producer is made (ks_prod_send_init): with many
+ * producers the conf is not in the cache when a record comes, and each
+ * line of it reached through the producer's conf pointer, then the key
+ * and value lists through the conf, is a miss after the one before. One
+ * cache line. */
+typedef struct ks_send_hot {
+    uint64_t records;            /* workload.records */
+    ks_time interval_ns;         /* workload.interval_ns */
+    ks_time record_ns;           /* cost.record_ns */
+    int64_t compress_ps;         /* compression.compress_ps (0: none) */
+    char *const *keys;           /* workload.keys, key_count of them */
+    const uint32_t *value_bytes; /* workload.value_bytes, value_count */
+    uint32_t key_count, value_count;
+    uint32_t value1;             /* value_bytes[0] */
+    uint8_t arrival;             /* ks_arrival */
+    uint8_t key_pick, value_pick; /* ks_pick */
+    bool keyless;                /* keys cycle through one NULL key */
+} ks_send_hot;
+
+/* Fills p->send_hot from its conf. */
+void ks_prod_send_init(struct ks_producer *p);
 /* Schedules the workload's next arrival at `at`. */
 void ks_prod_send_schedule_arrival(struct ks_producer *p, struct ks_world *w, ks_time at);
 /* The application learns a record's outcome now: error NULL is success
