@@ -103,14 +103,14 @@ static json_t *producers_json(const ks_world *w, ks_hist *all)
         json_object_set_new(j, "buffer_used_max", json_integer((json_int_t)p->acc.memory_used_max));
         json_object_set_new(j, "sender_busy_ns", json_integer(p->sender_busy_ns));
         json_object_set_new(j, "app_busy_ns", json_integer(p->app_busy_ns));
-        json_object_set_new(j, "latency_ns", hist_json(&p->latency));
-        json_object_set_new(j, "batch_records", hist_json(&p->batch_records));
-        json_object_set_new(j, "batch_bytes", hist_json(&p->batch_bytes));
+        json_object_set_new(j, "latency_ns", hist_json(&p->hist[KS_PH_LATENCY]));
+        json_object_set_new(j, "batch_records", hist_json(&p->hist[KS_PH_BATCH_RECORDS]));
+        json_object_set_new(j, "batch_bytes", hist_json(&p->hist[KS_PH_BATCH_BYTES]));
         if (p->acc.compressed) /* only then: uncompressed runs' summaries read as they did */
             json_object_set_new(j, "compression", compression_json(&p->acc));
-        json_object_set_new(j, "request_batches", hist_json(&p->request_batches));
+        json_object_set_new(j, "request_batches", hist_json(&p->hist[KS_PH_REQUEST_BATCHES]));
         json_object_set_new(o, p->conf->id, j);
-        ks_hist_merge(all, &p->latency);
+        ks_hist_merge(all, &p->hist[KS_PH_LATENCY]);
     }
     return o;
 }

@@ -199,6 +199,21 @@ static KS_INLINE void run_value(ks_hist_run *r, uint64_t u)
     count_in(&r->count, &r->min, &r->max, &r->sum_hi, &r->sum_lo, u);
 }
 
+void ks_hist_defer_flush(ks_hist_defer *d, ks_hist *hists)
+{
+    /* each histogram's count, extremes and sum once, as a run */
+    ks_hist_run run[4] = {{0}};
+    for (uint32_t i = 0; i < d->n; i++) {
+        unsigned k = (unsigned)(d->v[i] & 3u);
+        uint64_t u = d->v[i] >> 2;
+        run_value(&run[k], u);
+        count_bucket(&hists[k], u);
+    }
+    for (unsigned k = 0; k < 4; k++)
+        ks_hist_run_end(&hists[k], &run[k]);
+    d->n = 0;
+}
+
 void ks_hist_run_add(ks_hist *h, ks_hist_run *r, int64_t v)
 {
     uint64_t u = v < 0 ? 0u : (uint64_t)v;

@@ -62,6 +62,36 @@ void ks_hist_run_add2(ks_hist *a, ks_hist *b, ks_hist_run *r, int64_t v);
 /* Adds the run's count, extremes and sum to h; a run's values count in
  * h's quantiles and resets only once it has ended. */
 void ks_hist_run_end(ks_hist *h, const ks_hist_run *r);
+/* Values for up to four histograms of one owner (an array of them),
+ * counted later. With many owners, an owner's histograms have left the
+ * cache (and the TLB) by its next value, and counting a value touches
+ * three of their lines; kept here, in one place near the owner's other
+ * state, values are counted KS_HIST_DEFER at a time. Counting commutes,
+ * so once flushed the histograms hold exactly what ks_hist_add of each
+ * value would have made of them: whoever reads them flushes first. */
+#define KS_HIST_DEFER 63u
+typedef struct ks_hist_defer {
+    uint32_t n;
+    bool on;                   /* false: values are counted at once */
+    uint64_t v[KS_HIST_DEFER]; /* a value (>= 0, < 2^62) << 2 | its histogram */
+} ks_hist_defer;
+
+/* Counts every value kept into hists[its index]; d is then empty. */
+void ks_hist_defer_flush(ks_hist_defer *d, ks_hist *hists);
+/* Keeps v for hists[which] (which < 4), flushing when d is full; counts
+ * it at once when d is off, or for a value of 2^62 or more. */
+static inline void ks_hist_defer_add(ks_hist_defer *d, ks_hist *hists, unsigned which, int64_t v)
+{
+    uint64_t u = v < 0 ? 0u : (uint64_t)v;
+    if (!d->on || (u >> 62)) {
+        ks_hist_add(&hists[which], v);
+        return;
+    }
+    if (d->n == KS_HIST_DEFER)
+        ks_hist_defer_flush(d, hists);
+    d->v[d->n++] = u << 2 | (which & 3u);
+}
+
 /* Adds every count of src into dst. */
 void ks_hist_merge(ks_hist *dst, const ks_hist *src);
 /* The count in bucket b. */

@@ -1,8 +1,8 @@
 /*
  * test_histogram.c - tests sim/histogram.c: exact buckets below 128,
  * contiguous covering bucket ranges, bucket lookup, quantile accuracy
- * (within 1/256), exact min/max/count/mean, merging, the empty histogram
- * and negative values.
+ * (within 1/256), exact min/max/count/mean, merging, runs, values kept
+ * for later (ks_hist_defer), the empty histogram and negative values.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -413,6 +413,47 @@ static void test_run_equals_adds(void **state)
     hist4_free(&h);
 }
 
+/* Values kept in a ks_hist_defer for four histograms, in any mix,
+ * flushed when it fills and at the end, make the same four histograms
+ * as ks_hist_add of each value in order: negative values, values of
+ * 2^62 and more (counted at once), and a defer that is off. */
+static ks_hist kept[4], direct[4];
+
+static void test_defer_equals_adds(void **state)
+{
+    (void)state;
+    for (int on = 0; on < 2; on++) {
+        for (int i = 0; i < 4; i++) {
+            ks_hist_init(&kept[i]);
+            ks_hist_init(&direct[i]);
+        }
+        ks_hist_defer d;
+        memset(&d, 0, sizeof d);
+        d.on = on != 0;
+        mix_state = 29;
+        for (int k = 0; k < 5000; k++) {
+            unsigned which = (unsigned)(mix_next() % 4u);
+            int64_t v = k % 97 == 3 ? -5 : k % 89 == 4 ? INT64_MAX
+                      : k % 83 == 5 ? (int64_t)(UINT64_C(1) << 62) : spread_value(61u);
+            ks_hist_defer_add(&d, kept, which, v);
+            ks_hist_add(&direct[which], v);
+            assert_true(d.n <= KS_HIST_DEFER);
+            if (!on)
+                assert_int_equal(d.n, 0);
+        }
+        if (on)
+            assert_true(d.n > 0); /* some are still kept */
+        ks_hist_defer_flush(&d, kept);
+        assert_int_equal(d.n, 0);
+        for (int i = 0; i < 4; i++) {
+            assert_hist_equal(&kept[i], &direct[i]);
+            assert_true(kept[i].count > 1000u);
+            ks_hist_free(&kept[i]);
+            ks_hist_free(&direct[i]);
+        }
+    }
+}
+
 static void test_empty(void **state)
 {
     (void)state;
@@ -597,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_merge_equals_adding_all),
         cmocka_unit_test(test_add2_equals_two_adds),
         cmocka_unit_test(test_run_equals_adds),
+        cmocka_unit_test(test_defer_equals_adds),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_negative_recorded_as_zero),
         cmocka_unit_test(test_mean_exact),

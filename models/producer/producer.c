@@ -216,10 +216,11 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
     p->wake = KS_HANDLE_NONE;
     p->block_timer = KS_HANDLE_NONE;
     p->app_timer = KS_HANDLE_NONE;
-    ks_hist_init(&p->latency);
-    ks_hist_init(&p->batch_records);
-    ks_hist_init(&p->batch_bytes);
-    ks_hist_init(&p->request_batches);
+    for (int h = 0; h < KS_PH__COUNT; h++)
+        ks_hist_init(&p->hist[h]);
+    /* With a few producers their histograms stay in the cache, and
+     * keeping values costs more than it saves (ks_hist_defer). */
+    p->hist_defer.on = w->sc->producer_count >= KS_PROD_HIST_DEFER_FROM;
     return true;
 }
 
@@ -246,10 +247,9 @@ void ks_producer_free(ks_producer *p)
     p->zipf_cdf = NULL;
     free(p->produce_runs);
     p->produce_runs = NULL;
-    ks_hist_free(&p->latency);
-    ks_hist_free(&p->batch_records);
-    ks_hist_free(&p->batch_bytes);
-    ks_hist_free(&p->request_batches);
+    for (int h = 0; h < KS_PH__COUNT; h++)
+        ks_hist_free(&p->hist[h]);
+    p->hist_defer.n = 0;
     ks_acc_free(&p->acc);
     ks_partitioner_free(&p->part);
 }
@@ -300,6 +300,7 @@ void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_ti
 
 void ks_producer_finish(ks_producer *p, ks_world *w)
 {
+    ks_prod_hist_flush(p);
     uint64_t untold = (p->blocked ? 1u : 0u) + ks_acc_unsent_records(&p->acc);
     if (untold > 0)
         ks_obs_untold(&w->obs, p->index, untold);

@@ -55,6 +55,18 @@ struct ks_world;
 #define KS_OFFSET_FAILED (-2)
 #define KS_OFFSET_UNTOLD (-3)
 
+/* A producer's histograms (ks_producer.hist), counted through
+ * ks_prod_hist_add: at once in a run of fewer than
+ * KS_PROD_HIST_DEFER_FROM producers, else later (ks_hist_defer). */
+#define KS_PROD_HIST_DEFER_FROM 256u
+typedef enum ks_prod_hist {
+    KS_PH_LATENCY,         /* send() to outcome, ns */
+    KS_PH_BATCH_RECORDS,   /* records per batch sent */
+    KS_PH_BATCH_BYTES,     /* bytes per batch sent */
+    KS_PH_REQUEST_BATCHES, /* batches per request */
+    KS_PH__COUNT
+} ks_prod_hist;
+
 typedef struct ks_producer {
     /* Hot: the fields every record or batch reads or writes, packed into
      * the struct's first six cache lines, each under the module that owns
@@ -114,6 +126,9 @@ typedef struct ks_producer {
     ks_time app_busy_ns;      /* ... and of send() on the application thread
                                  (record.us, compression) */
     ks_time first_produce_ns, last_ack_ns;
+    /* the values of hist[] not counted yet (send.c, sender.c): every
+     * record adds one, every batch two, every request one */
+    ks_hist_defer hist_defer;
     /* producer.c: the random streams drawn per record and per batch */
     ks_rng workload_rng;
     ks_rng partitioner_rng;
@@ -165,10 +180,8 @@ typedef struct ks_producer {
     uint64_t splits;         /* batches split after MESSAGE_TOO_LARGE */
     uint64_t blocked_count;
     ks_time blocked_ns_total;
-    ks_hist latency;          /* send() to outcome, ns */
-    ks_hist batch_records;    /* records per batch sent */
-    ks_hist batch_bytes;      /* bytes per batch sent */
-    ks_hist request_batches;  /* batches per request */
+    ks_hist hist[KS_PH__COUNT]; /* see ks_prod_hist; up to date once
+                                   ks_prod_hist_flush ran */
 
     /* Large and seldom read */
     char config_error[512];   /* the exception the constructor threw, or "" */
@@ -215,8 +228,21 @@ void ks_producer_forward(ks_producer *p, struct ks_world *w, uint64_t source, ui
 void ks_producer_send_offsets(ks_producer *p, struct ks_world *w, uint32_t consumer,
                               const char *group_id, const char *member_id, const uint32_t *parts,
                               const int64_t *offsets, uint32_t n);
-/* At the end: tells the observer about records never sent. */
+/* At the end: tells the observer about records never sent, and counts
+ * what its histograms have still to count. */
 void ks_producer_finish(ks_producer *p, struct ks_world *w);
+
+/* Counts v in histogram `which` of p, at once or later (ks_hist_defer:
+ * with many producers, a producer's histograms are not in the cache when
+ * its next value comes); ks_prod_hist_flush counts what is kept. */
+static inline void ks_prod_hist_add(ks_producer *p, ks_prod_hist which, int64_t v)
+{
+    ks_hist_defer_add(&p->hist_defer, p->hist, (unsigned)which, v);
+}
+static inline void ks_prod_hist_flush(ks_producer *p)
+{
+    ks_hist_defer_flush(&p->hist_defer, p->hist);
+}
 
 /* The keyless partitioner a producer uses: the scenario's choice, or the
  * built-in one of its Kafka version (round_robin before 2.4, sticky

@@ -133,25 +133,23 @@ void ks_prod_send_complete(ks_producer *p, ks_world *w, uint64_t record, ks_time
                 p->first_offsets[k] = error ? KS_OFFSET_FAILED : offset;
     }
     if (w->metrics.bucket_ns > 0)
-        ks_hist_add2(&p->latency, &w->metrics.latency, latency);
-    else
-        ks_hist_add(&p->latency, latency);
+        ks_hist_add(&w->metrics.latency, latency);
+    ks_prod_hist_add(p, KS_PH_LATENCY, latency);
     if (w->trace && ks_trace_on(w->trace, KS_TR_ACK))
         trace_ack(p, w, record, partition, offset, latency, error ? error : "NONE", NULL);
 }
 
-/* ks_prod_send_complete for each record of a batch that succeeded, when
- * no "ack" line is written: the counters, and the latency histograms'
- * counts, extremes and sums, move once for the batch; each record adds
- * only its latency's bucket. Fills ids with the record ids in
- * order and returns their count. */
-uint32_t ks_prod_send_acked_batch(ks_producer *p, ks_world *w, const ks_batch *b,
-                                  int64_t base_offset, uint64_t *ids)
+/* The records of a batch that succeeded, in order: their ids into ids,
+ * their bytes into *bytes, and their latencies into the run (metrics
+ * and keep fixed by the caller, so that each case is a loop of its own):
+ * the producer's histogram's buckets (or, when keep, the values kept for
+ * it, ks_prod_hist_add) and, when metrics, the metrics window's too. */
+static KS_INLINE uint32_t acked_records(ks_producer *p, ks_world *w, const ks_batch *b,
+                                        int64_t base_offset, uint64_t *ids, ks_hist_run *run,
+                                        uint64_t *bytes, bool metrics, bool keep)
 {
     ks_time now = ks_sim_now(&w->sim);
-    bool both = w->metrics.bucket_ns > 0;
-    ks_hist_run run = {0};
-    uint64_t bytes = 0;
+    ks_hist *mine = &p->hist[KS_PH_LATENCY];
     uint32_t n = 0;
     for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
         const ks_rec *rec = &p->acc.recs[r];
@@ -161,20 +159,48 @@ uint32_t ks_prod_send_acked_batch(ks_producer *p, ks_world *w, const ks_batch *b
                     p->first_offsets[k] = base_offset >= 0 ? base_offset + n : -1;
         }
         ids[n++] = rec->id;
-        bytes += rec->bytes;
-        if (both)
-            ks_hist_run_add2(&p->latency, &w->metrics.latency, &run, now - rec->produced_ns);
-        else
-            ks_hist_run_add(&p->latency, &run, now - rec->produced_ns);
+        *bytes += rec->bytes;
+        ks_time latency = now - rec->produced_ns;
+        if (keep)
+            ks_prod_hist_add(p, KS_PH_LATENCY, latency);
+        if (keep && metrics)
+            ks_hist_run_add(&w->metrics.latency, run, latency);
+        else if (metrics)
+            ks_hist_run_add2(mine, &w->metrics.latency, run, latency);
+        else if (!keep)
+            ks_hist_run_add(mine, run, latency);
     }
-    ks_hist_run_end(&p->latency, &run);
-    if (both)
+    return n;
+}
+
+/* ks_prod_send_complete for each record of a batch that succeeded, when
+ * no "ack" line is written: the counters, and the latency histograms'
+ * counts, extremes and sums, move once for the batch; each record adds
+ * only its latency's bucket (or, with many producers, keeps its latency
+ * for the producer's histogram: ks_prod_hist_add). Fills ids with the
+ * record ids in order and returns their count. */
+uint32_t ks_prod_send_acked_batch(ks_producer *p, ks_world *w, const ks_batch *b,
+                                  int64_t base_offset, uint64_t *ids)
+{
+    bool metrics = w->metrics.bucket_ns > 0, keep = p->hist_defer.on;
+    ks_hist_run run = {0};
+    uint64_t bytes = 0;
+    uint32_t n;
+    if (keep)
+        n = metrics ? acked_records(p, w, b, base_offset, ids, &run, &bytes, true, true)
+                    : acked_records(p, w, b, base_offset, ids, &run, &bytes, false, true);
+    else
+        n = metrics ? acked_records(p, w, b, base_offset, ids, &run, &bytes, true, false)
+                    : acked_records(p, w, b, base_offset, ids, &run, &bytes, false, false);
+    if (!keep)
+        ks_hist_run_end(&p->hist[KS_PH_LATENCY], &run);
+    if (metrics)
         ks_hist_run_end(&w->metrics.latency, &run);
     if (n > 0) {
         p->acked += n;
         w->metrics.cur.acked += n;
         w->metrics.cur.bytes += bytes;
-        p->last_ack_ns = now;
+        p->last_ack_ns = ks_sim_now(&w->sim);
     }
     return n;
 }

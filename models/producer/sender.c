@@ -450,8 +450,8 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
         fill_entry(p, w, ks_req_entry(&w->reqs, e), bid);
         q->records += b->records;
         batch_bytes += b->bytes;
-        ks_hist_add(&p->batch_records, b->records);
-        ks_hist_add(&p->batch_bytes, b->bytes);
+        ks_prod_hist_add(p, KS_PH_BATCH_RECORDS, b->records);
+        ks_prod_hist_add(p, KS_PH_BATCH_BYTES, b->bytes);
         if (p->max_in_flight == 1)
             ks_acc_mute(&p->acc, b->partition, true); /* guaranteeMessageOrder */
         trace_drain(p, w, broker, q->correlation_id, b,
@@ -463,7 +463,7 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
     p->batches += q->batches;
     w->metrics.cur.requests++;
     w->metrics.cur.batches += q->batches;
-    ks_hist_add(&p->request_batches, q->batches);
+    ks_prod_hist_add(p, KS_PH_REQUEST_BATCHES, q->batches);
     ks_prod_sender_cost(p, q, now);
     if (p->acks == 0) {
         send_unacknowledged(p, w, broker, id, chain, now);
