@@ -8,6 +8,7 @@
 
 #include "ks_version.h"
 #include "models/net/wire.h"
+#include "sim/hugeheap.h"
 #include "sim/str.h"
 
 #include <inttypes.h>
@@ -482,6 +483,12 @@ static bool defer_if_paused(ks_world *w, const ks_event *ev)
     return true;
 }
 
+/* Memory malloc holds once a world is built from which the rest of the
+ * run's allocations come from huge pages, and the room set aside for
+ * them (reserved address space; memory only as malloc uses it). */
+#define KS_WORLD_HUGE_FROM ((size_t)8 << 20)
+#define KS_WORLD_HUGE_ROOM ((size_t)256 << 20)
+
 static void dispatch(ks_world *w, const ks_event *ev)
 {
     if (w->faults.n > 0 && defer_if_paused(w, ev)) /* no call without faults */
@@ -557,6 +564,10 @@ static void dispatch(ks_world *w, const ks_event *ev)
 
 void ks_world_run(ks_world *w)
 {
+    /* A world whose state has outgrown what the TLB reaches in 4 KiB
+     * pages grows the rest in huge ones (sim/hugeheap.h). */
+    if (ks_hugeheap_in_use() >= KS_WORLD_HUGE_FROM)
+        (void)ks_hugeheap_grow(KS_WORLD_HUGE_ROOM);
     trace_header(w);
     ks_metrics_start(w);
     for (uint32_t i = 0; i < w->sc->admin_count; i++) {
