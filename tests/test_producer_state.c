@@ -230,9 +230,10 @@ static void test_entry_without_batches(void **state)
     ks_producer_state s;
     ks_ps_init(&s, KS_PS_BATCHES_DEFAULT, false);
     append_tens(&s, PID, 2, 3);
-    s.entries[0].count = 0;
-    s.entries[0].head = 0;
-    assert_int_equal(ks_ps_last_seq(&s.entries[0]), KS_NO_SEQUENCE);
+    ks_ps_entry *e = (ks_ps_entry *)ks_ps_find(&s, PID);
+    e->count = 0;
+    e->head = 0;
+    assert_int_equal(ks_ps_last_seq(e), KS_NO_SEQUENCE);
     assert_int_equal(check(&s, PID, 2, 0, 9), KS_PS_APPEND);
     assert_int_equal(check(&s, PID, 2, 30, 39), KS_PS_OUT_OF_ORDER_SEQUENCE_NUMBER);
     assert_int_equal(check(&s, PID, 2, 10, 19), KS_PS_OUT_OF_ORDER_SEQUENCE_NUMBER);
@@ -292,8 +293,7 @@ static void test_retain_above_default_many_pids(void **state)
     }
 }
 
-/* Producer ids keep their own epochs, sequences and caches, and entries
- * are kept in order of first append. */
+/* Producer ids keep their own epochs, sequences and caches. */
 static void test_pids_independent(void **state)
 {
     (void)state;
@@ -303,8 +303,10 @@ static void test_pids_independent(void **state)
     append_tens(&s, 3, 4, 1);
     assert_true(ks_ps_update(&s, 7, 0, 20, 29, 500));
     assert_int_equal(s.count, 2);
-    assert_int_equal(s.entries[0].producer_id, 7);
-    assert_int_equal(s.entries[1].producer_id, 3);
+    assert_int_equal(ks_ps_find(&s, 7)->producer_id, 7);
+    assert_int_equal(ks_ps_find(&s, 3)->producer_id, 3);
+    assert_int_equal(ks_ps_find(&s, 7)->epoch, 0);
+    assert_int_equal(ks_ps_find(&s, 3)->epoch, 4);
     assert_int_equal(check(&s, 7, 0, 30, 39), KS_PS_APPEND);
     assert_int_equal(check(&s, 3, 4, 10, 19), KS_PS_APPEND);
     assert_int_equal(check(&s, 3, 4, 30, 39), KS_PS_OUT_OF_ORDER_SEQUENCE_NUMBER);
@@ -320,9 +322,10 @@ static void test_pids_independent(void **state)
     ks_ps_free(&s);
 }
 
-/* Many producer ids grow the entry array (and, past 16, its index); each
- * stays findable with its own batch, in order of first append, and
- * ks_ps_free leaves the struct zeroed and reusable. */
+/* Many producer ids grow the table (doubling, at most half full), and
+ * each stays findable with its own batch as its entry moves; a table
+ * grown from two slots tells forty more ids apart, probing past the
+ * taken slots; ks_ps_free leaves the struct zeroed and reusable. */
 static void test_many_pids_and_free(void **state)
 {
     (void)state;
@@ -331,12 +334,11 @@ static void test_many_pids_and_free(void **state)
     for (int32_t p = 0; p < 100; p++)
         assert_true(ks_ps_update(&s, 1000 + p, (int16_t)(p % 7), p, p + 1, 10 * p));
     assert_int_equal(s.count, 100);
-    assert_true(s.cap >= 100);
-    assert_non_null(s.index); /* found through the index from here on */
+    assert_int_equal(s.cap, 256);
     for (int32_t p = 0; p < 100; p++) {
         const ks_ps_entry *e = ks_ps_find(&s, 1000 + p);
         assert_non_null(e);
-        assert_ptr_equal(e, &s.entries[p]);
+        assert_int_equal(e->producer_id, 1000 + p);
         assert_int_equal(e->epoch, p % 7);
         assert_dup(&s, 1000 + p, (int16_t)(p % 7), p, p + 1, 10 * p);
     }
@@ -346,9 +348,17 @@ static void test_many_pids_and_free(void **state)
     memset(&zero, 0, sizeof zero);
     assert_memory_equal(&s, &zero, sizeof s);
     ks_ps_init(&s, 2, false);
+    assert_null(ks_ps_find(&s, PID)); /* an empty table */
     assert_true(ks_ps_update(&s, PID, 0, 0, 0, 0));
     assert_int_equal(s.count, 1);
-    assert_null(s.index); /* few entries: scanned */
+    assert_int_equal(s.cap, 2); /* one producer id, two slots */
+    for (int64_t id = 1; id <= 40; id++)
+        assert_true(ks_ps_update(&s, PID + id * 1024, 1, (int32_t)id, (int32_t)id, id));
+    for (int64_t id = 1; id <= 40; id++) {
+        assert_int_equal(ks_ps_last_seq(ks_ps_find(&s, PID + id * 1024)), (int32_t)id);
+        assert_dup(&s, PID + id * 1024, 1, (int32_t)id, (int32_t)id, id);
+    }
+    assert_int_equal(ks_ps_last_seq(ks_ps_find(&s, PID)), 0);
     ks_ps_free(&s);
 }
 

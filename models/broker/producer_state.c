@@ -10,9 +10,10 @@
  * at (head + count - 1) % count, which lets ks_ps_last_seq work from the
  * entry alone (the entry does not record its ring's size).
  *
- * With many producers an entry is found through an open-addressing index
- * of 2 x cap slots (entry index + 1, 0 empty), built once the entries'
- * array reaches INDEX_FROM; below that a scan is cheaper.
+ * The entries are an open-addressing table keyed by producer id (linear
+ * probing, at most half full, doubling), so that finding a producer's
+ * entry is one probe into the table and not an index's slot first and
+ * then the entry: with many producers each is a miss of its own.
  */
 #include "models/broker/producer_state.h"
 
@@ -28,15 +29,16 @@ void ks_ps_init(ks_producer_state *s, uint32_t retain, bool legacy)
     s->legacy = legacy;
 }
 
-#define INDEX_FROM 16u
+/* The first table holds two slots: one producer id, the usual case with
+ * many partitions, costs two entries' room. */
+#define FIRST_CAP 2u
 
 void ks_ps_free(ks_producer_state *s)
 {
-    free(s->index);
-    for (uint32_t i = 0; i < s->count; i++)
-        if (s->entries[i].on_heap)
-            free(s->entries[i].ring.heap);
-    free(s->entries);
+    for (uint32_t i = 0; i < s->cap; i++)
+        if (s->slots[i].used && s->slots[i].on_heap)
+            free(s->slots[i].ring.heap);
+    free(s->slots);
     memset(s, 0, sizeof *s);
 }
 
@@ -46,49 +48,42 @@ static uint32_t slot_of(int64_t pid, uint32_t mask)
     return (uint32_t)(h >> 32) & mask;
 }
 
-/* The index of pid's entry, or s->count when it has none. */
-static uint32_t index_of(const ks_producer_state *s, int64_t pid)
+/* pid's slot: its entry's, or the free one where it would go. */
+static uint32_t probe(const ks_producer_state *s, int64_t pid)
 {
-    if (!s->index) {
-        uint32_t i = 0;
-        while (i < s->count && s->entries[i].producer_id != pid)
-            i++;
-        return i;
-    }
-    uint32_t mask = 2u * s->cap - 1u;
-    for (uint32_t h = slot_of(pid, mask); s->index[h] != 0; h = (h + 1u) & mask)
-        if (s->entries[s->index[h] - 1u].producer_id == pid)
-            return s->index[h] - 1u;
-    return s->count;
-}
-
-/* Puts entry i in the index (of 2 x cap slots, room to spare). */
-static void index_put(ks_producer_state *s, uint32_t i)
-{
-    uint32_t mask = 2u * s->cap - 1u, h = slot_of(s->entries[i].producer_id, mask);
-    while (s->index[h] != 0)
+    uint32_t mask = s->cap - 1u, h = slot_of(pid, mask);
+    while (s->slots[h].used && s->slots[h].producer_id != pid)
         h = (h + 1u) & mask;
-    s->index[h] = i + 1u;
+    return h;
 }
 
-/* After the entries' array grew to cap: a new index of 2 x cap slots.
- * False when out of memory (the old one is kept, still valid). */
-static bool index_rebuild(ks_producer_state *s)
+/* Moves every entry into a table of twice the slots. False when out of
+ * memory (the table is kept). */
+static bool grow(ks_producer_state *s)
 {
-    uint32_t *idx = calloc(2u * (size_t)s->cap, sizeof *idx);
-    if (!idx)
+    uint32_t cap = s->cap ? 2u * s->cap : FIRST_CAP;
+    if (cap <= s->cap || cap > UINT32_MAX / 2u)
         return false;
-    free(s->index);
-    s->index = idx;
-    for (uint32_t i = 0; i < s->count; i++)
-        index_put(s, i);
+    ks_ps_entry *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return false;
+    ks_producer_state bigger = *s;
+    bigger.slots = slots;
+    bigger.cap = cap;
+    for (uint32_t i = 0; i < s->cap; i++)
+        if (s->slots[i].used)
+            slots[probe(&bigger, s->slots[i].producer_id)] = s->slots[i];
+    free(s->slots);
+    *s = bigger;
     return true;
 }
 
 const ks_ps_entry *ks_ps_find(const ks_producer_state *s, int64_t pid)
 {
-    uint32_t i = index_of(s, pid);
-    return i < s->count ? &s->entries[i] : NULL;
+    if (s->count == 0)
+        return NULL;
+    const ks_ps_entry *e = &s->slots[probe(s, pid)];
+    return e->used ? e : NULL;
 }
 
 int32_t ks_ps_last_seq(const ks_ps_entry *e)
@@ -170,34 +165,25 @@ ks_ps_verdict ks_ps_check(const ks_producer_state *s, int64_t pid, int16_t epoch
     return KS_PS_OUT_OF_ORDER_SEQUENCE_NUMBER;
 }
 
-/* Appends an entry for pid with an empty ring, growing the array by
- * doubling. NULL when out of memory (nothing is changed then). */
-static ks_ps_entry *add_entry(ks_producer_state *s, int64_t pid, int16_t epoch)
+/* pid's entry, made with an empty ring at `epoch` when it has none
+ * (the table growing first when it would be more than half full). NULL
+ * when out of memory (no entry is added then). */
+static ks_ps_entry *entry_for(ks_producer_state *s, int64_t pid, int16_t epoch)
 {
-    if (s->count == s->cap) {
-        if (s->cap > UINT32_MAX / 2u)
-            return NULL;
-        uint32_t cap = s->cap ? s->cap * 2u : 4u;
-        if (cap >= INDEX_FROM && cap > UINT32_MAX / 4u)
-            return NULL;
-        ks_ps_entry *grown = realloc(s->entries, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        s->entries = grown;
-        uint32_t old = s->cap;
-        s->cap = cap;
-        if (cap >= INDEX_FROM && !index_rebuild(s)) {
-            s->cap = old; /* the index still fits the old capacity */
-            return NULL;
-        }
+    if (s->count > 0) {
+        ks_ps_entry *e = &s->slots[probe(s, pid)];
+        if (e->used)
+            return e;
     }
-    ks_ps_entry fresh = {.producer_id = pid, .epoch = epoch, .on_heap = s->retain > KS_PS_INLINE};
+    if (2u * (s->count + 1u) > s->cap && !grow(s))
+        return NULL;
+    ks_ps_entry fresh = {.producer_id = pid, .epoch = epoch, .used = true,
+                         .on_heap = s->retain > KS_PS_INLINE};
     if (fresh.on_heap && !(fresh.ring.heap = calloc(s->retain, sizeof *fresh.ring.heap)))
         return NULL;
-    ks_ps_entry *e = &s->entries[s->count++];
+    ks_ps_entry *e = &s->slots[probe(s, pid)];
     *e = fresh;
-    if (s->index)
-        index_put(s, s->count - 1u);
+    s->count++;
     return e;
 }
 
@@ -217,8 +203,7 @@ static void push_batch(ks_ps_entry *e, uint32_t retain, ks_ps_batch b)
 bool ks_ps_update(ks_producer_state *s, int64_t pid, int16_t epoch, int32_t first_seq,
                   int32_t last_seq, int64_t offset)
 {
-    uint32_t i = index_of(s, pid);
-    ks_ps_entry *e = i < s->count ? &s->entries[i] : add_entry(s, pid, epoch);
+    ks_ps_entry *e = entry_for(s, pid, epoch);
     if (!e)
         return false;
     /* Another epoch replaces the cached batches ([K] ProducerStateEntry.
@@ -234,8 +219,7 @@ bool ks_ps_update(ks_producer_state *s, int64_t pid, int16_t epoch, int32_t firs
 
 bool ks_ps_marker(ks_producer_state *s, int64_t pid, int16_t epoch)
 {
-    uint32_t i = index_of(s, pid);
-    ks_ps_entry *e = i < s->count ? &s->entries[i] : add_entry(s, pid, epoch);
+    ks_ps_entry *e = entry_for(s, pid, epoch);
     if (!e)
         return false;
     if (epoch > e->epoch) {

@@ -63,6 +63,7 @@ typedef struct ks_ps_entry {
     uint8_t count;                       /* cached batches, <= retain */
     uint8_t head;                        /* ring index of the oldest */
     bool on_heap;                        /* retain > KS_PS_INLINE: ring.heap */
+    bool used;                           /* a slot of the table holding an entry */
     union {
         ks_ps_batch in[KS_PS_INLINE];
         ks_ps_batch *heap;
@@ -80,10 +81,10 @@ static inline const ks_ps_batch *ks_ps_ring_c(const ks_ps_entry *e)
 }
 
 typedef struct ks_producer_state {
-    ks_ps_entry *entries;                /* in order of first append */
-    uint32_t count, cap;
-    uint32_t *index;                     /* by producer id, once cap >= 16
-                                            (2 x cap slots; see the .c) */
+    ks_ps_entry *slots;                  /* the entries, by producer id (see
+                                            the .c), in no order */
+    uint32_t count;                      /* entries */
+    uint32_t cap;                        /* slots: 0 or a power of two */
     uint32_t retain;                     /* batches kept per producer id */
     bool legacy;                         /* brokers before 2.5 */
 } ks_producer_state;
@@ -106,7 +107,8 @@ bool ks_ps_update(ks_producer_state *s, int64_t pid, int16_t epoch, int32_t firs
  * ProducerAppendInfo.appendEndTxnMarker). Returns false when out of
  * memory. */
 bool ks_ps_marker(ks_producer_state *s, int64_t pid, int16_t epoch);
-/* The entry of a producer id, or NULL. */
+/* The entry of a producer id, or NULL; valid until the state next
+ * changes. */
 const ks_ps_entry *ks_ps_find(const ks_producer_state *s, int64_t pid);
 /* The entry's last sequence (KS_NO_SEQUENCE when it has no batch). */
 int32_t ks_ps_last_seq(const ks_ps_entry *e);
