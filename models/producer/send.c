@@ -132,9 +132,14 @@ void ks_prod_send_complete(ks_producer *p, ks_world *w, uint64_t record, ks_time
             if (p->first_ids[k] == record)
                 p->first_offsets[k] = error ? KS_OFFSET_FAILED : offset;
     }
-    if (w->metrics.bucket_ns > 0)
-        ks_hist_add(&w->metrics.latency, latency);
-    ks_prod_hist_add(p, KS_PH_LATENCY, latency);
+    bool metrics = w->metrics.bucket_ns > 0;
+    if (metrics && !p->hist_defer.on) {
+        ks_hist_add2(&p->hist[KS_PH_LATENCY], &w->metrics.latency, latency); /* one bucket */
+    } else {
+        if (metrics)
+            ks_hist_add(&w->metrics.latency, latency);
+        ks_prod_hist_add(p, KS_PH_LATENCY, latency);
+    }
     if (w->trace && ks_trace_on(w->trace, KS_TR_ACK))
         trace_ack(p, w, record, partition, offset, latency, error ? error : "NONE", NULL);
 }
