@@ -5,11 +5,12 @@
  * and where it is shown.
  *
  * Owns: the names of the verdicts and of the counts beside them, their
- * order, and which of them are transactional. The checker (checker.c)
- * counts them and writes them under these keys in this order; `ksim run`
- * (tools/cmd_run.c), `ksim report` (tools/report.c) and `ksim explain`
- * (tools/explain/result.c) show them from this list. Never: judges a
- * record (checker.h says what each verdict means).
+ * order, and which of them are transactional. The checker (checker.c;
+ * checker_internal.h lists its files) counts them and writes them under
+ * these keys in this order; `ksim run` (tools/cmd_run.c), `ksim report`
+ * (tools/report.c) and `ksim explain` (tools/explain/result.c) show them
+ * from this list. Never: judges a record (checker.h says what each
+ * verdict means).
  */
 #ifndef KS_CHECK_VERDICTS_H
 #define KS_CHECK_VERDICTS_H
