@@ -5,8 +5,8 @@
  * Owns: the command's options, opening the trace and the output, the
  * lines above the steps, and the loop that reads a trace (format 1) line
  * by line: the header (header.c), then every line up to --to through
- * the shadow model (state.c) into numbered steps (steps.c and the
- * handlers), each drawn as text (render_text.c) or Mermaid
+ * the shadow model (state.c) into numbered steps (dispatch.c, the
+ * handlers and steps.c), each drawn as text (render_text.c) or Mermaid
  * (render_mermaid.c), then [RESULT] (result.c). tools/explain/internal.h lists the files.
  *
  * Lines are read with tools/trace_line.h, whatever their JSON

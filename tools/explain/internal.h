@@ -10,10 +10,12 @@
  *   header.c          the trace's header: topics, partitions, producers,
  *                     consumers, faults; --partition against it
  *   state.c           the shadow model: participants, record names, the
- *                     records waiting for a batch, batches, requests
- *   steps.c           building steps (one per moment and participant), the
- *                     texts steps share, and the dispatch of a line to its
- *                     handler
+ *                     records waiting for a batch, batches, requests (and
+ *                     the reset of the step being built)
+ *   dispatch.c        the dispatch of a line to its kind's handler
+ *   steps.c           building steps (one per moment and participant)
+ *   texts.c           the texts steps and drawings share (names, labels,
+ *                     offsets, times)
  *   send.c            send(), batches drained into requests, requests leaving
  *   faults.c          faults on messages, fault windows, crashes
  *   broker.c          appends (and the broker's producer state), the
@@ -34,7 +36,10 @@
  * line is read. Memory does not grow with the trace: what is remembered
  * about records, batches and requests is bounded (the constants below).
  * Shared functions are prefixed ks_ex_; each is described where it is
- * defined.
+ * defined. A file calls only files below it (tests/circles_check.sh):
+ * explain.c > dispatch.c > the handlers (send.c > faults.c; broker.c,
+ * answers.c, producer.c, consumer.c) > steps.c > render_mermaid.c >
+ * render_text.c > texts.c > state.c; header.c and result.c beside them.
  */
 #ifndef KS_EXPLAIN_INTERNAL_H
 #define KS_EXPLAIN_INTERNAL_H
@@ -320,16 +325,19 @@ request *ks_ex_request_get(const explain *e, size_t prod, int64_t id);
 request *ks_ex_request_new(explain *e, size_t prod, int64_t id, int64_t broker);
 void ks_ex_request_add_batch(explain *e, request *q, int64_t b);
 void ks_ex_request_free(request *q);
+void ks_ex_step_reset(step *s);
 
 /* ---- header.c: line 1 ------------------------------------------------------- */
 
 bool ks_ex_read_header(explain *e, ks_tline *h, char *err, size_t errlen);
 bool ks_ex_resolve_partition(explain *e, char *err, size_t errlen);
 
-/* ---- steps.c: building steps, and the texts they share ---------------------- */
+/* ---- dispatch.c: a line to its handler ------------------------------------- */
 
 void ks_ex_handle_line(explain *e, ks_tline *j);
-void ks_ex_step_reset(step *s);
+
+/* ---- steps.c: building steps ------------------------------------------------ */
+
 void ks_ex_step_flush(explain *e);
 void ks_ex_step_begin(explain *e, skind k, int64_t t, size_t prod);
 bool ks_ex_step_is(const explain *e, skind k, int64_t t, size_t prod);
@@ -337,8 +345,11 @@ bool ks_ex_step_drawn(const explain *e, const step *s);
 bool ks_ex_joins_producer_step(const explain *e, int64_t t, size_t p);
 void ks_ex_step_touch(explain *e, size_t part);
 void ks_ex_touch_request(explain *e, const request *q);
-void ks_ex_step_add_name(step *s, const char *name);
 void ks_ex_step_add_batch(explain *e, const batch *b);
+
+/* ---- texts.c: the texts steps and drawings share ---------------------------- */
+
+void ks_ex_step_add_name(step *s, const char *name);
 void ks_ex_names_text(const step *s, char *buf, size_t n);
 void ks_ex_batch_text(const explain *e, const batch *b, char *buf, size_t n);
 void ks_ex_batch_names(const explain *e, const batch *b, char *buf, size_t n);
@@ -352,7 +363,7 @@ bool ks_ex_api_is(const char *name, ks_api a);
 bool ks_ex_no_error(const char *error);
 bool ks_ex_txn_state_is(const char *name, ks_txn_state s);
 
-/* ---- the handlers of the line kinds (steps.c dispatches) -------------------- */
+/* ---- the handlers of the line kinds (dispatch.c dispatches) ----------------- */
 
 void ks_ex_on_produce(explain *e, ks_tline *j, int64_t t);       /* send.c */
 void ks_ex_on_drain(explain *e, ks_tline *j, int64_t t);         /* send.c */

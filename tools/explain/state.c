@@ -6,8 +6,9 @@
  *
  * Owns: creating, finding and forgetting them (the oldest batches and
  * requests go when LIVE_BATCHES or LIVE_REQUESTS are remembered, the
- * oldest record names when NAME_SLOTS are), and freeing the whole model.
- * Never: draws anything or reads a trace line.
+ * oldest record names when NAME_SLOTS are), resetting the step being
+ * built, and freeing the whole model. Never: draws anything or reads a
+ * trace line.
  */
 #include "tools/explain/internal.h"
 
@@ -465,6 +466,25 @@ void ks_ex_request_add_batch(explain *e, request *q, int64_t b)
 }
 
 /* ---- the whole model -------------------------------------------------------- */
+
+/* Forgets what the step being built did, keeping its buffers. */
+void ks_ex_step_reset(step *s)
+{
+    ks_sbuf *bufs[] = {&s->desc, &s->label, &s->mlabel, &s->after, &s->notes, &s->names};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        ks_sb_clear(bufs[i]);
+    s->kind = SK_NONE;
+    s->t = 0;
+    s->producer = s->consumer = s->part = s->txn = NONE;
+    s->broker = s->request = -1;
+    s->attempt = s->nrecords = s->nbatches = s->first_produced = 0;
+    s->produced = s->produced_sent = 0;
+    s->api[0] = s->txn_from[0] = '\0';
+    s->from = s->to = (lane){0, 0};
+    s->style = MS_NONE;
+    s->nnames = s->ntouched = 0;
+    s->retry = s->acks0_noted = s->about_part = s->about_record = false;
+}
 
 /* The bounded tables; false when memory is short. */
 bool ks_ex_init(explain *e)

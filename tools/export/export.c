@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -66,17 +65,6 @@ const char ks_usage_export[] =
     "  -h, --help          show this help\n"
     "\n"
     "exit status: 0 exported, 2 bad usage or a trace that cannot be read\n";
-
-bool ks_xp_fail(exporter *x, const char *fmt, ...)
-{
-    if (x->err[0])
-        return false; /* the first reason stands */
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(x->err, sizeof x->err, fmt, ap);
-    va_end(ap);
-    return false;
-}
 
 typedef struct xopts {
     const char *trace, *out;

@@ -15,7 +15,8 @@
  *               the batches they carry and what became of them
  *   tracks.c    processes and tracks (pid, tid), topics, and the
  *               metadata events naming and ordering them
- *   out.c       writing one event: JSON text, timestamps in microseconds
+ *   out.c       writing one event: JSON text, timestamps in microseconds;
+ *               the exporter's error (ks_xp_fail)
  *
  * Chrome's Trace Event format (the JSON object form): a "traceEvents"
  * array of events with name, cat, ph (X complete, i instant, C counter,
@@ -27,7 +28,9 @@
  * strings of a trace line are copied before the next line is read.
  * Memory follows the run's shape (nodes, connections, partitions) and
  * what is in flight (requests, batches waiting for a retry), never the
- * number of lines. Shared functions are prefixed ks_xp_.
+ * number of lines. Shared functions are prefixed ks_xp_. A file calls
+ * only files below it (tests/circles_check.sh): export.c > header.c,
+ * lines.c > requests.c > tracks.c > out.c.
  */
 #ifndef KS_EXPORT_INTERNAL_H
 #define KS_EXPORT_INTERNAL_H
@@ -142,9 +145,6 @@ typedef struct exporter {
     uint64_t requests; /* request durations written */
 } exporter;
 
-/* export.c */
-bool ks_xp_fail(exporter *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* header.c */
 bool ks_xp_read_header(exporter *x, ks_tline *h);
 
@@ -202,5 +202,6 @@ void ks_xp_json_str(ks_sbuf *b, const char *s);
 void ks_xp_json_us(ks_sbuf *b, int64_t ns);
 /* Writes raw text to the output. */
 void ks_xp_write(exporter *x, const char *s, size_t n);
+bool ks_xp_fail(exporter *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -7,11 +7,13 @@
  * by integer arithmetic: never through a double, so every value is exact
  * and the same trace gives the same bytes everywhere. Strings of trace
  * lines are valid UTF-8 without NUL (the reader refuses others); they are
- * written with the escapes JSON requires.
+ * written with the escapes JSON requires. Also the exporter's error: the
+ * first reason it stops (ks_xp_fail), which every file may give.
  */
 #include "tools/export/internal.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <string.h>
 
 void ks_xp_json_str(ks_sbuf *b, const char *s)
@@ -61,6 +63,19 @@ void ks_xp_json_us(ks_sbuf *b, int64_t ns)
         n--;
     digits[n] = '\0';
     ks_sb_printf(b, "%s%" PRIu64 ".%s", ns < 0 ? "-" : "", m / 1000, digits);
+}
+
+/* Records why the export stops (the first reason stands); false, for
+ * `return ks_xp_fail(...)`. */
+bool ks_xp_fail(exporter *x, const char *fmt, ...)
+{
+    if (x->err[0])
+        return false; /* the first reason stands */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->err, sizeof x->err, fmt, ap);
+    va_end(ap);
+    return false;
 }
 
 void ks_xp_write(exporter *x, const char *s, size_t n)
