@@ -12,6 +12,9 @@
  *   request timeout closes the connection), pause.broker, pause.producer, InitProducerId and
  *   sequence numbers, fault counting with a partition selector, producer
  *   ConfigExceptions, and the invariants of a run with every fault at once.
+ * Also a consumer-targeted fault run from the resolved form (the same
+ * trace), and a loss fault's stream named by its content or its "name",
+ * so that removing another fault leaves its strikes as they were.
  * Also the error of requests cancelled by a request timeout from 3.4
  * (REQUEST_TIMED_OUT, not NETWORK_EXCEPTION), and the application backlog
  * a pause.producer leaves (arrivals keep their times).
@@ -35,6 +38,7 @@
 #include "models/world.h"
 #include "sim/json_path.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -608,7 +612,9 @@ static void test_request_loss_window(void **state)
 }
 
 /* Probability 0.5 over the whole run: which segments are lost comes from
- * the stream "fault.0" alone, so two runs lose the same ones (54 strikes
+ * the fault's stream alone, named by its content (docs/scenario.md:
+ * "fault." and the FNV-1a 64 of {"from.ms":0,"probability":0.5,
+ * "type":"request.loss"}), so two runs lose the same ones (53 strikes
  * with seed 42, retransmissions included). TCP sends every one again, so
  * no record is lost and the log holds all 100. */
 static void test_request_loss_deterministic(void **state)
@@ -619,15 +625,15 @@ static void test_request_loss_deterministic(void **state)
                        {"faults", "[{\"type\": \"request.loss\", \"probability\": 0.5}]"}};
     run a = run_text(BASE, o, 3, KS_TL_BATCH);
     run b = run_text(BASE, o, 3, KS_TL_BATCH);
-    assert_int_equal(sum_int(&a, "faults.0.hits"), 54);
-    assert_int_equal(sum_int(&b, "faults.0.hits"), 54);
-    assert_int_equal(count_strikes(&a), 54);
+    assert_int_equal(sum_int(&a, "faults.0.hits"), 53);
+    assert_int_equal(sum_int(&b, "faults.0.hits"), 53);
+    assert_int_equal(count_strikes(&a), 53);
     assert_int_equal(sum_int(&a, "delivery.lost"), 0);
     assert_int_equal(sum_int(&a, "partitions.events-0.log_end_offset"), 100);
     assert_int_equal(a.trace_len, b.trace_len);
     assert_memory_equal(a.trace, b.trace, a.trace_len);
-    assert_non_null(strstr(a.lines[0], "{\"name\":\"fault.0\",\"id\":\""));
-    assert_null(strstr(a.lines[0], "\"fault.1\""));
+    assert_non_null(strstr(a.lines[0], "{\"name\":\"fault.3bceb8c66f5ddda7\",\"id\":\""));
+    assert_null(strstr(a.lines[0], "\"fault.0\""));
     run_free(&a);
     run_free(&b);
 }
@@ -1027,6 +1033,141 @@ static void test_all_faults_invariants(void **state)
     run_free(&r2);
 }
 
+/* ---- 17. the resolved form reruns the run; streams by name ---------------- */
+
+/* The scenario text's resolved form (what ksim validate --resolved prints). */
+static char *resolved_text(const char *json)
+{
+    ks_diag *d = malloc(sizeof *d);
+    assert_non_null(d);
+    ks_diag_init(d);
+    ks_scenario *sc = ks_scenario_parse("t.json", json, NULL, 0, false, 0, d);
+    if (!sc)
+        ks_diag_print(d, stderr);
+    assert_non_null(sc);
+    json_t *j = ks_scenario_to_json(sc);
+    char *text = json_dumps(j, JSON_INDENT(2) | ks_conf_reals_exact(j));
+    assert_non_null(text);
+    json_decref(j);
+    ks_scenario_free(sc);
+    free(d);
+    return text;
+}
+
+/* Two consumers read p1's ten records; the first Fetch answer to c2 is
+ * lost, and c2's first Fetch from 5 ms on is 3 ms late (c1's answer and
+ * request come first, each time). Run from its resolved form, the faults
+ * still strike c2, not the first client to come: the trace is the same,
+ * byte for byte, but for the header (which carries the scenario). */
+static void test_resolved_consumer_fault_same_trace(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"name\": \"faults\", \"seed\": 42, \"kafka.version\": \"3.9\","
+        " \"network\": {\"latency.ms\": 1, \"bandwidth.mbps\": 1000},"
+        " \"topics\": [{\"name\": \"events\", \"partitions\": 1}],"
+        " \"producers\": [{\"id\": \"p1\", \"topic\": \"events\","
+        " \"workload\": {\"records\": 10, \"rate.per.sec\": 1000, \"value.bytes\": 100}}],"
+        " \"consumers\": [{\"id\": \"c1\", \"topic\": \"events\", \"poll.interval.ms\": 1,"
+        " \"auto.offset.reset\": \"earliest\"}, {\"id\": \"c2\", \"topic\": \"events\","
+        " \"poll.interval.ms\": 1, \"auto.offset.reset\": \"earliest\"}],"
+        " \"faults\": [{\"type\": \"drop.response\", \"consumer\": \"c2\", \"api\": \"Fetch\"},"
+        " {\"type\": \"delay.request\", \"consumer\": \"c2\", \"api\": \"Fetch\", \"delay.ms\": 3,"
+        " \"after.ms\": 5}]}";
+    char *resolved = resolved_text(json);
+    run a = run_text(json, NULL, 0, KS_TL_RECORD);
+    run b = run_text(resolved, NULL, 0, KS_TL_RECORD);
+    assert_int_equal(count_strikes(&a), 2);
+    const char *drop = find_line(&a, "fault", "type", "drop.response", 0);
+    assert_true(line_str_is(drop, "consumer", "c2"));
+    assert_true(line_str_is(find_line(&a, "fault", "type", "delay.request", 0), "consumer", "c2"));
+    assert_int_equal(a.nlines, b.nlines);
+    for (size_t i = 1; i < a.nlines; i++) {
+        if (strcmp(a.lines[i], b.lines[i]) != 0)
+            print_error("line %zu differs:\n  %s\n  %s\n", i + 1, a.lines[i], b.lines[i]);
+        assert_string_equal(a.lines[i], b.lines[i]);
+    }
+    free(resolved);
+    run_free(&a);
+    run_free(&b);
+}
+
+/* The requests fault number `fault` strikes, in order ("t:request"). */
+static void strikes_of(const run *r, int64_t fault, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < r->nlines; i++) {
+        const char *l = r->lines[i];
+        if (!line_is(l, "fault") || !line_has(l, "what") || line_int(l, "fault") != fault)
+            continue;
+        len += (size_t)snprintf(out + len, cap - len, "%" PRId64 ":%" PRId64 " ",
+                                line_int(l, "t"), line_int(l, "request"));
+        assert_true(len < cap);
+    }
+}
+
+/* The name of the fault's stream: the one "fault." stream the header
+ * lists after `skip` others. */
+static void fault_stream(const run *r, size_t skip, char *out, size_t cap)
+{
+    const char *p = r->lines[0];
+    for (size_t k = 0; k <= skip; k++) {
+        p = strstr(p, "{\"name\":\"fault.");
+        assert_non_null(p);
+        p += strlen("{\"name\":\"");
+    }
+    size_t n = strcspn(p, "\"");
+    assert_true(n < cap);
+    memcpy(out, p, n);
+    out[n] = '\0';
+}
+
+/* Two request.loss faults on 100 acks=0 requests; then the second alone.
+ * Its stream is named by its content (or by its "name"), not by its
+ * place: without the first it keeps its stream, so it loses the same
+ * segments of the same requests at the same times. */
+static void loss_survives_removal(const char *first, const char *second, const char *want)
+{
+    char both[512], alone[512];
+    snprintf(both, sizeof both, "[%s, %s]", first, second);
+    snprintf(alone, sizeof alone, "[%s]", second);
+    ks_override o[] = {{"producers.p1.config.acks", "0"},
+                       {"producers.p1.workload.records", "100"},
+                       {"faults", both}};
+    run a = run_text(BASE, o, 3, KS_TL_BATCH);
+    o[2].value = alone;
+    run b = run_text(BASE, o, 3, KS_TL_BATCH);
+    char sa[64], sb[64];
+    fault_stream(&a, 1, sa, sizeof sa);
+    fault_stream(&b, 0, sb, sizeof sb);
+    assert_string_equal(sa, sb);
+    if (want)
+        assert_string_equal(sa, want);
+    static char ka[8192], kb[8192];
+    strikes_of(&a, 1, ka, sizeof ka);
+    strikes_of(&b, 0, kb, sizeof kb);
+    assert_true(sum_int(&b, "faults.0.hits") > 10); /* enough draws to tell streams apart */
+    assert_int_equal(sum_int(&a, "faults.1.hits"), sum_int(&b, "faults.0.hits"));
+    assert_string_equal(ka, kb);
+    assert_true(sum_int(&a, "faults.0.hits") > 0);
+    run_free(&a);
+    run_free(&b);
+}
+
+static void test_loss_stream_survives_removal(void **state)
+{
+    (void)state;
+    /* by content: FNV-1a 64 of {"from.ms":0,"probability":0.5,"type":"request.loss"} */
+    loss_survives_removal("{\"type\": \"request.loss\", \"probability\": 0.3}",
+                          "{\"type\": \"request.loss\", \"probability\": 0.5}",
+                          "fault.3bceb8c66f5ddda7");
+    /* by name */
+    loss_survives_removal("{\"type\": \"request.loss\", \"probability\": 0.3, \"name\": \"first\"}",
+                          "{\"type\": \"request.loss\", \"probability\": 0.5, \"name\": \"second\"}",
+                          "fault.second");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1052,6 +1193,8 @@ int main(void)
         cmocka_unit_test(test_count_and_partition_selector),
         cmocka_unit_test(test_config_exception),
         cmocka_unit_test(test_all_faults_invariants),
+        cmocka_unit_test(test_resolved_consumer_fault_same_trace),
+        cmocka_unit_test(test_loss_stream_survives_removal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

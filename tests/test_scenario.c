@@ -1,7 +1,9 @@
 /*
  * test_scenario.c - the scenario loader: a table of bad scenarios and the
  * message each must produce, defaults per Kafka version, --set overrides,
- * and the resolved scenario as a rerunnable scenario.
+ * and the resolved scenario as a rerunnable scenario: every fault type
+ * with every key it takes written back and read again unchanged, and the
+ * faults' stream names (by "name", else by content).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +12,9 @@
 #include <cmocka.h>
 
 #include "models/scenario.h"
+#include "sim/rng.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +135,16 @@ static const bad_case bad_cases[] = {
      "t.json: $.faults[0]: missing: \"broker\", the broker to pause"},
     {"fault probability", "{\"faults\": [{\"type\": \"request.loss\", \"probability\": 1.5}], " P1 "}", NULL, NULL,
      "t.json: $.faults[0].probability: expected a number >= 0 and <= 1, got 1.5"},
+    {"fault name not a string", "{\"faults\": [{\"type\": \"drop.request\", \"name\": 5}], " P1 "}", NULL, NULL,
+     "t.json: $.faults[0].name: expected a string, got 5"},
+    {"fault name alphabet", "{\"faults\": [{\"type\": \"drop.request\", \"name\": \"a b\"}], " P1 "}", NULL, NULL,
+     "t.json: $.faults[0].name: \"a b\" is not a valid fault name: 1-100 characters of a-z A-Z 0-9 . _ -"},
+    {"fault name twice", "{\"faults\": [{\"type\": \"drop.request\", \"name\": \"x\"}, {\"type\": \"request.loss\", \"probability\": 1, \"name\": \"x\"}], " P1 "}", NULL, NULL,
+     "t.json: $.faults[1].name: fault name \"x\" is used twice (also by $.faults[0])"},
+    {"fault name key", "{\"faults\": [{\"type\": \"drop.request\", \"nmae\": \"x\"}], " P1 "}", NULL, NULL,
+     "t.json: $.faults[0].nmae: unknown key \"nmae\" (did you mean \"name\"?)"},
+    {"fault name another's derived one", "{\"faults\": [{\"type\": \"request.loss\", \"probability\": 0.5}, {\"type\": \"drop.request\", \"name\": \"3bceb8c66f5ddda7\"}], " P1 "}", NULL, NULL,
+     "t.json: $.faults[1].name: \"3bceb8c66f5ddda7\" is the name $.faults[0] has by its content, so both would draw from stream \"fault.3bceb8c66f5ddda7\": choose another, or name that fault too"},
     {"newer scenario format", "{\"scenario.format\": 2, " P1 "}", NULL, NULL,
      "t.json: $.scenario.format: format 2 is newer than this ksim"},
     {"expect mixes operators and keys",
@@ -530,6 +544,308 @@ static void test_config_tables(void **state)
     assert_int_equal(ks_cfg_find(&ks_producer_configs, "nope"), -1);
 }
 
+/* ---- faults: every selector round-trips, streams are named by content -- */
+
+/* What a fault can name: two brokers, topic "events" of two partitions,
+ * producers p1 and p2, consumers c1 and c2. */
+#define FAULT_WORLD                                                                            \
+    "\"brokers\": {\"count\": 2}, \"topics\": [{\"name\": \"events\", \"partitions\": 2}],"    \
+    " \"producers\": [{\"id\": \"p1\", \"topic\": \"events\"}, {\"id\": \"p2\", \"topic\":"    \
+    " \"events\"}], \"consumers\": [{\"id\": \"c1\", \"topic\": \"events\"}, {\"id\": \"c2\","  \
+    " \"topic\": \"events\"}]"
+
+/* Every key a fault can carry besides "type", each with a value unlike
+ * its default ("request" brings the "producer" it needs with two
+ * producers; "name" is numbered by the fault's place). */
+static const struct fault_opt {
+    const char *key, *json;
+} fault_opts[] = {
+    {"producer", "\"producer\": \"p2\""},   {"consumer", "\"consumer\": \"c2\""},
+    {"broker", "\"broker\": 1"},            {"partition", "\"partition\": \"events-1\""},
+    {"api", "\"api\": \"Fetch\""},          {"request", "\"producer\": \"p2\", \"request\": 3"},
+    {"after.ms", "\"after.ms\": 2.5"},      {"count", "\"count\": 4"},
+    {"delay.ms", "\"delay.ms\": 7.5"},      {"error", "\"error\": \"NOT_ENOUGH_REPLICAS\""},
+    {"probability", "\"probability\": 0.3"}, {"from.ms", "\"from.ms\": 1.5"},
+    {"to.ms", "\"to.ms\": 9"},              {"at.ms", "\"at.ms\": 4"},
+    {"restart.ms", "\"restart.ms\": 8"},    {"forward.to", "\"forward.to\": \"p1\""},
+    {"note", "\"note\": \"a note\""},       {"name", "\"name\": \"n%zu\""},
+};
+#define N_FAULT_OPTS (sizeof fault_opts / sizeof fault_opts[0])
+
+/* Per fault type (in KS_FAULT_TYPES order): the keys it needs, and the
+ * optional keys it takes, space-separated. */
+static const struct fault_kind {
+    const char *type, *base, *opts;
+} fault_kinds[] = {
+    {"drop.request", "", "producer consumer broker partition api request after.ms count note name"},
+    {"drop.response", "", "producer consumer broker partition api request after.ms count note name"},
+    {"delay.request", "\"delay.ms\": 7.5",
+     "producer consumer broker partition api request after.ms count note name"},
+    {"delay.response", "\"delay.ms\": 7.5",
+     "producer consumer broker partition api request after.ms count note name"},
+    {"append.error", "\"error\": \"NOT_ENOUGH_REPLICAS\"",
+     "producer broker partition request after.ms count note name"},
+    {"request.loss", "\"probability\": 0.25", "producer consumer broker from.ms to.ms note name"},
+    {"response.loss", "\"probability\": 0.25", "producer consumer broker from.ms to.ms note name"},
+    {"link.down", "\"from.ms\": 1.5, \"to.ms\": 9", "producer consumer broker note name"},
+    {"pause.broker", "\"broker\": 1, \"from.ms\": 1.5, \"to.ms\": 9", "note name"},
+    {"pause.producer", "\"producer\": \"p2\", \"from.ms\": 1.5, \"to.ms\": 9", "note name"},
+    {"crash.producer", "\"producer\": \"p2\", \"at.ms\": 4", "note name"},
+    {"crash.consumer", "\"consumer\": \"c2\", \"at.ms\": 4", "restart.ms forward.to note name"},
+};
+#define N_FAULT_KINDS (sizeof fault_kinds / sizeof fault_kinds[0])
+
+static bool takes(const struct fault_kind *k, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = strstr(k->opts, key); p; p = strstr(p + 1, key))
+        if ((p == k->opts || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* Appends one fault of kind k with the options whose bit is set in
+ * `with` to buf (at *len), the fault being number `nth`. */
+static void add_fault(char *buf, size_t cap, size_t *len, const struct fault_kind *k,
+                      uint32_t with, size_t nth)
+{
+    *len += (size_t)snprintf(buf + *len, cap - *len, "%s{\"type\": \"%s\"%s%s", nth ? ", " : "",
+                             k->type, k->base[0] ? ", " : "", k->base);
+    for (size_t o = 0; o < N_FAULT_OPTS; o++) {
+        if (!(with & (1u << o)))
+            continue;
+        char opt[64];
+        snprintf(opt, sizeof opt, fault_opts[o].json, nth);
+        *len += (size_t)snprintf(buf + *len, cap - *len, ", %s", opt);
+    }
+    *len += (size_t)snprintf(buf + *len, cap - *len, "}");
+    assert_true(*len < cap);
+}
+
+/* Every fault type: alone, with each optional key it takes, and with all
+ * of them at once (once naming the producer, once the consumer). */
+static char *every_fault_scenario(void)
+{
+    size_t cap = 1 << 16, len = 0, nth = 0;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    len += (size_t)snprintf(buf, cap, "{" FAULT_WORLD ", \"faults\": [");
+    for (size_t t = 0; t < N_FAULT_KINDS; t++) {
+        const struct fault_kind *k = &fault_kinds[t];
+        uint32_t all_p = 0, all_c = 0;
+        add_fault(buf, cap, &len, k, 0, nth++);
+        for (size_t o = 0; o < N_FAULT_OPTS; o++) {
+            if (!takes(k, fault_opts[o].key))
+                continue;
+            add_fault(buf, cap, &len, k, 1u << o, nth++);
+            bool producer = strcmp(fault_opts[o].key, "producer") == 0;
+            bool consumer = strcmp(fault_opts[o].key, "consumer") == 0;
+            bool request = strcmp(fault_opts[o].key, "request") == 0;
+            if (!consumer && !(producer && takes(k, "request")))
+                all_p |= 1u << o;
+            if (!producer && !request)
+                all_c |= 1u << o;
+        }
+        add_fault(buf, cap, &len, k, all_p, nth++);
+        if (takes(k, "consumer"))
+            add_fault(buf, cap, &len, k, all_c, nth++);
+    }
+    len += (size_t)snprintf(buf + len, cap - len, "]}");
+    assert_true(len < cap);
+    return buf;
+}
+
+/* One field of faults a and b (number i) is the same. */
+#define SAME(field)                                                                            \
+    do {                                                                                       \
+        if (a->field != b->field)                                                              \
+            print_error("faults[%zu] (%s): " #field " differs\n", i,                           \
+                        ks_fault_type_name(a->type));                                          \
+        assert_true(a->field == b->field);                                                     \
+    } while (0)
+
+static void same_string(const char *x, const char *y, size_t i, const char *what)
+{
+    if ((x == NULL) != (y == NULL) || (x && strcmp(x, y) != 0))
+        print_error("faults[%zu]: %s \"%s\" and \"%s\"\n", i, what, x ? x : "(none)",
+                    y ? y : "(none)");
+    assert_true((x == NULL) == (y == NULL));
+    if (x)
+        assert_string_equal(x, y);
+}
+
+static void expect_same_fault(const ks_fault_conf *a, const ks_fault_conf *b, size_t i)
+{
+    SAME(type);
+    SAME(producer);
+    SAME(consumer);
+    SAME(broker);
+    SAME(topic);
+    SAME(partition);
+    SAME(api);
+    SAME(request);
+    SAME(after_ns);
+    SAME(count);
+    SAME(delay_ns);
+    SAME(error);
+    SAME(probability);
+    SAME(from_ns);
+    SAME(to_ns);
+    SAME(forward_to);
+    same_string(a->note, b->note, i, "note");
+    same_string(a->name, b->name, i, "name");
+    assert_non_null(a->stream);
+    same_string(a->stream, b->stream, i, "stream");
+}
+#undef SAME
+
+/* Every key a fault was given is in its resolved form. */
+static void expect_keys_kept(const char *text, json_t *resolved)
+{
+    json_t *doc = json_loads(text, 0, NULL);
+    assert_non_null(doc);
+    json_t *given = json_object_get(doc, "faults"), *out = json_object_get(resolved, "faults");
+    assert_int_equal(json_array_size(given), json_array_size(out));
+    for (size_t i = 0; i < json_array_size(given); i++) {
+        const char *key;
+        json_t *v;
+        json_object_foreach(json_array_get(given, i), key, v)
+        {
+            if (!json_object_get(json_array_get(out, i), key))
+                print_error("faults[%zu]: \"%s\" is not in the resolved form\n", i, key);
+            assert_non_null(json_object_get(json_array_get(out, i), key));
+        }
+    }
+    json_decref(doc);
+}
+
+/* Every fault type with every selector and parameter it takes: loaded,
+ * written back (ksim validate --resolved, the trace header), loaded
+ * again, the faults are the same field by field and the second resolved
+ * text is the first. Each type also refuses every key of the list it
+ * does not take, so the table above is the loader's. */
+static void test_fault_round_trip(void **state)
+{
+    (void)state;
+    assert_int_equal(N_FAULT_KINDS, KS_FAULT__COUNT);
+    for (size_t t = 0; t < N_FAULT_KINDS; t++)
+        assert_string_equal(fault_kinds[t].type, ks_fault_type_name((ks_fault_type)t));
+    ks_diag *d = malloc(sizeof *d);
+    assert_non_null(d);
+    char *text = every_fault_scenario();
+    ks_scenario *a = load_ok(text, NULL, 0, d);
+    json_t *ja = ks_scenario_to_json(a);
+    char *ta = json_dumps(ja, JSON_INDENT(2) | ks_conf_reals_exact(ja));
+    expect_keys_kept(text, ja);
+    ks_scenario *b = load_ok(ta, NULL, 0, d);
+    json_t *jb = ks_scenario_to_json(b);
+    char *tb = json_dumps(jb, JSON_INDENT(2) | ks_conf_reals_exact(jb));
+    assert_string_equal(ta, tb);
+    assert_int_equal(a->fault_count, b->fault_count);
+    for (uint32_t i = 0; i < a->fault_count; i++)
+        expect_same_fault(&a->faults[i], &b->faults[i], i);
+    free(text);
+    free(ta);
+    free(tb);
+    json_decref(ja);
+    json_decref(jb);
+    ks_scenario_free(a);
+    ks_scenario_free(b);
+    free(d);
+}
+
+/* Does an option's text give a key the kind's base gives too? */
+static bool clashes(const struct fault_kind *k, const char *opt)
+{
+    for (size_t o = 0; o < N_FAULT_OPTS; o++) {
+        char quoted[40];
+        snprintf(quoted, sizeof quoted, "\"%s\":", fault_opts[o].key);
+        if (strstr(opt, quoted) && strstr(k->base, quoted))
+            return true;
+    }
+    return false;
+}
+
+/* The keys of the list a type does not take are unknown keys to it. */
+static void test_fault_keys_refused(void **state)
+{
+    (void)state;
+    ks_diag *d = malloc(sizeof *d);
+    assert_non_null(d);
+    for (size_t t = 0; t < N_FAULT_KINDS; t++) {
+        const struct fault_kind *k = &fault_kinds[t];
+        for (size_t o = 0; o < N_FAULT_OPTS; o++) {
+            char quoted[40], want[80], text[1024];
+            snprintf(quoted, sizeof quoted, "\"%s\"", fault_opts[o].key);
+            if (takes(k, fault_opts[o].key) || clashes(k, fault_opts[o].json))
+                continue;
+            size_t len = (size_t)snprintf(text, sizeof text, "{" FAULT_WORLD ", \"faults\": [");
+            add_fault(text, sizeof text, &len, k, 1u << o, 0);
+            snprintf(text + len, sizeof text - len, "]}");
+            ks_diag_init(d);
+            ks_scenario *sc = ks_scenario_parse("t.json", text, NULL, 0, false, 0, d);
+            snprintf(want, sizeof want, "unknown key %s", quoted);
+            if (sc || !ks_diag_has(d, want))
+                print_error("%s with %s: want an error \"%s\"\n", k->type, quoted, want);
+            assert_null(sc);
+            assert_true(ks_diag_has(d, want));
+        }
+    }
+    free(d);
+}
+
+/* "fault.HASH": the FNV-1a 64 of the fault's resolved JSON without
+ * "note", keys sorted, compact. */
+static void expect_derived(const ks_fault_conf *f, const char *canonical, const char *suffix)
+{
+    char want[64];
+    snprintf(want, sizeof want, "fault.%016" PRIx64 "%s", ks_rng_fnv1a64(canonical), suffix);
+    assert_string_equal(f->stream, want);
+}
+
+/* A fault's stream is named by its "name", else by its content: the
+ * second of one content gets "#2"; a note changes nothing, nor does a
+ * key given at its default; removing a fault renames no other fault of
+ * another content. */
+static void test_fault_stream_names(void **state)
+{
+    (void)state;
+    ks_diag *d = malloc(sizeof *d);
+    assert_non_null(d);
+    const char *loss = "{\"type\": \"request.loss\", \"probability\": 0.5}";
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{" P1 ", \"faults\": [%s, {\"type\": \"request.loss\", \"probability\": 0.5, "
+             "\"from.ms\": 0, \"note\": \"the same\"}, {\"type\": \"response.loss\", "
+             "\"probability\": 0.1, \"name\": \"mine\"}, {\"type\": \"drop.request\"}]}",
+             loss);
+    ks_scenario *sc = load_ok(text, NULL, 0, d);
+    const char *loss_text = "{\"from.ms\":0,\"probability\":0.5,\"type\":\"request.loss\"}";
+    const char *drop_text = "{\"after.ms\":0,\"api\":\"Produce\",\"count\":1,\"type\":\"drop.request\"}";
+    expect_derived(&sc->faults[0], loss_text, "");
+    assert_string_equal(sc->faults[0].stream, "fault.3bceb8c66f5ddda7"); /* docs/scenario.md */
+    expect_derived(&sc->faults[1], loss_text, "#2");
+    assert_string_equal(sc->faults[2].stream, "fault.mine");
+    expect_derived(&sc->faults[3], drop_text, "");
+    ks_scenario_free(sc);
+    /* without the first: the second is now the first of its content */
+    snprintf(text, sizeof text,
+             "{" P1 ", \"faults\": [{\"type\": \"request.loss\", \"probability\": 0.5}, "
+             "{\"type\": \"response.loss\", \"probability\": 0.1, \"name\": \"mine\"}, "
+             "{\"type\": \"drop.request\"}]}");
+    sc = load_ok(text, NULL, 0, d);
+    expect_derived(&sc->faults[0], loss_text, "");
+    assert_string_equal(sc->faults[1].stream, "fault.mine");
+    expect_derived(&sc->faults[2], drop_text, "");
+    /* the resolved form writes "name" only where the file gave one */
+    json_t *j = ks_fault_section_json(sc);
+    assert_null(json_object_get(json_array_get(j, 0), "name"));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(j, 1), "name")), "mine");
+    json_decref(j);
+    ks_scenario_free(sc);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -538,6 +854,8 @@ int main(void)
         cmocka_unit_test(test_explicit_values),    cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_resolved_round_trip), cmocka_unit_test(test_version_parse),
         cmocka_unit_test(test_config_tables),      cmocka_unit_test(test_nul_byte),
+        cmocka_unit_test(test_fault_round_trip),   cmocka_unit_test(test_fault_keys_refused),
+        cmocka_unit_test(test_fault_stream_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,9 +6,11 @@
 #include "models/net/fault_section.h"
 
 #include "models/scenario.h"
+#include "sim/rng.h"
 #include "sim/str.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,26 +36,29 @@ const char *ks_fault_type_name(ks_fault_type t)
     return fault_type_names[t];
 }
 
-/* The keys each fault type takes, besides "type" and "note". */
+/* The keys each fault type takes ("type", "note" and "name" all do). */
 static const char *const *fault_keys(ks_fault_type t)
 {
-    static const char *const targeted[] = {"type", "note", "producer", "consumer", "broker",
-                                           "partition", "api", "request", "after.ms", "count",
-                                           NULL};
-    static const char *const delayed[] = {"type", "note", "producer", "consumer", "broker",
-                                          "partition", "api", "request", "after.ms", "count",
-                                          "delay.ms", NULL};
-    static const char *const failing[] = {"type", "note", "producer", "broker", "partition",
-                                          "request", "after.ms", "count", "error", NULL};
-    static const char *const loss[] = {"type", "note", "producer", "consumer", "broker",
+    static const char *const targeted[] = {"type", "note", "name", "producer", "consumer",
+                                           "broker", "partition", "api", "request", "after.ms",
+                                           "count", NULL};
+    static const char *const delayed[] = {"type", "note", "name", "producer", "consumer",
+                                          "broker", "partition", "api", "request", "after.ms",
+                                          "count", "delay.ms", NULL};
+    static const char *const failing[] = {"type", "note", "name", "producer", "broker",
+                                          "partition", "request", "after.ms", "count", "error",
+                                          NULL};
+    static const char *const loss[] = {"type", "note", "name", "producer", "consumer", "broker",
                                        "probability", "from.ms", "to.ms", NULL};
-    static const char *const link[] = {"type", "note", "producer", "consumer", "broker",
+    static const char *const link[] = {"type", "note", "name", "producer", "consumer", "broker",
                                        "from.ms", "to.ms", NULL};
-    static const char *const pause_b[] = {"type", "note", "broker", "from.ms", "to.ms", NULL};
-    static const char *const pause_p[] = {"type", "note", "producer", "from.ms", "to.ms", NULL};
-    static const char *const crash_p[] = {"type", "note", "producer", "at.ms", NULL};
-    static const char *const crash_c[] = {"type", "note", "consumer", "at.ms", "restart.ms",
-                                          "forward.to", NULL};
+    static const char *const pause_b[] = {"type", "note", "name", "broker", "from.ms", "to.ms",
+                                          NULL};
+    static const char *const pause_p[] = {"type", "note", "name", "producer", "from.ms", "to.ms",
+                                          NULL};
+    static const char *const crash_p[] = {"type", "note", "name", "producer", "at.ms", NULL};
+    static const char *const crash_c[] = {"type", "note", "name", "consumer", "at.ms",
+                                          "restart.ms", "forward.to", NULL};
     switch (t) {
     case KS_FAULT_DROP_REQUEST:
     case KS_FAULT_DROP_RESPONSE:
@@ -304,6 +309,38 @@ static void fault_by_type(ks_conf *L, json_t *o, const ks_scenario *sc, ks_fault
     }
 }
 
+/* "name": the fault's own name, which its random stream is called by
+ * ("fault.NAME"); unique among the faults, in the producers' id alphabet
+ * (so never one with the "#" of a derived name). */
+static void fault_name(ks_conf *L, json_t *o, const ks_scenario *sc, ks_fault_conf *f)
+{
+    const char *name;
+    if (!ks_conf_get_string(L, o, "name", false, &name))
+        return;
+    size_t m = ks_conf_enter(L, "name");
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                   "0123456789._-";
+    size_t len = strlen(name);
+    if (len == 0 || len > 100 || strspn(name, alphabet) != len) {
+        ks_conf_err(L, "\"%s\" is not a valid fault name: 1-100 characters of a-z A-Z 0-9 . _ -",
+                    name);
+        ks_conf_leave(L, m);
+        return;
+    }
+    for (const ks_fault_conf *g = sc->faults; g < f; g++) {
+        if (g->name && strcmp(g->name, name) == 0) {
+            ks_conf_err(L, "fault name \"%s\" is used twice (also by $.faults[%u])", name,
+                        (unsigned)(g - sc->faults));
+            ks_conf_leave(L, m);
+            return;
+        }
+    }
+    f->name = ks_strdup(name);
+    if (!f->name)
+        ks_conf_err(L, "out of memory");
+    ks_conf_leave(L, m);
+}
+
 static void load_fault(ks_conf *L, json_t *o, ks_scenario *sc, ks_fault_conf *f)
 {
     const char *type = NULL;
@@ -332,6 +369,7 @@ static void load_fault(ks_conf *L, json_t *o, ks_scenario *sc, ks_fault_conf *f)
     const char *note;
     if (ks_conf_get_string(L, o, "note", false, &note))
         f->note = ks_strdup(note);
+    fault_name(L, o, sc, f);
     fault_producer(L, o, sc, f);
     fault_client_consumer(L, o, sc, f);
     if (ks_conf_member(o, "broker")) {
@@ -344,7 +382,9 @@ static void load_fault(ks_conf *L, json_t *o, ks_scenario *sc, ks_fault_conf *f)
     int64_t req;
     if (ks_conf_get_int(L, o, "request", 1, INT64_MAX, &req))
         f->request = req;
-    if (f->request >= 0 && f->producer < 0 && sc->producer_count > 1 && !ks_conf_member(o, "producer"))
+    /* a consumer numbers its requests too: naming it says whose */
+    if (f->request >= 0 && f->producer < 0 && sc->producer_count > 1 &&
+        !ks_conf_member(o, "producer") && !ks_conf_member(o, "consumer"))
         ks_conf_err(L, "\"request\" numbers are per producer: with %u producers, say which "
                "(\"producer\")",
             sc->producer_count);
@@ -353,12 +393,15 @@ static void load_fault(ks_conf *L, json_t *o, ks_scenario *sc, ks_fault_conf *f)
     fault_by_type(L, o, sc, f);
 }
 
+static void name_streams(ks_conf *L, ks_scenario *sc);
+
 /* "faults": [{"type": "drop.response", "request": 1}, ...] */
 void ks_fault_section_load(ks_conf *L, json_t *root, ks_scenario *sc)
 {
     json_t *arr = ks_conf_member(root, "faults");
     if (!arr)
         return;
+    unsigned errors_before = L->diag->count;
     size_t mark = ks_conf_enter(L, "faults");
     size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
     if (!json_is_array(arr) || n > 10000) {
@@ -386,18 +429,21 @@ void ks_fault_section_load(ks_conf *L, json_t *root, ks_scenario *sc)
             load_fault(L, o, sc, f);
         ks_conf_leave(L, m);
     }
+    /* streams are named by the faults' resolved JSON, which only valid
+     * faults have */
+    if (L->diag->count == errors_before)
+        name_streams(L, sc);
     ks_conf_leave(L, mark);
 }
 
-/* One fault with the keys its type takes, selectors only when given. */
-static json_t *fault_json(const ks_scenario *sc, const ks_fault_conf *f)
+/* The selectors a fault was given: the client (producer or consumer),
+ * the broker, the partition. */
+static void selectors_json(json_t *o, const ks_scenario *sc, const ks_fault_conf *f)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "type", json_string(ks_fault_type_name(f->type)));
-    if (f->note)
-        json_object_set_new(o, "note", json_string(f->note));
     if (f->producer >= 0)
         json_object_set_new(o, "producer", json_string(sc->producers[f->producer].id));
+    if (f->consumer >= 0)
+        json_object_set_new(o, "consumer", json_string(sc->consumers[f->consumer].id));
     if (f->broker >= 0)
         json_object_set_new(o, "broker", json_integer(f->broker));
     if (f->topic >= 0) {
@@ -405,22 +451,42 @@ static json_t *fault_json(const ks_scenario *sc, const ks_fault_conf *f)
         snprintf(name, sizeof name, "%s-%d", sc->topics[f->topic].name, f->partition);
         json_object_set_new(o, "partition", json_string(name));
     }
+}
+
+/* A targeted fault's keys: which requests, from when, how many, and
+ * what it does to them. */
+static void targeted_json(json_t *o, const ks_fault_conf *f)
+{
+    if (f->type != KS_FAULT_APPEND_ERROR)
+        json_object_set_new(o, "api", json_string(ks_api_name(f->api)));
+    if (f->request >= 0)
+        json_object_set_new(o, "request", json_integer(f->request));
+    json_object_set_new(o, "after.ms", ks_conf_ms_json(f->after_ns));
+    json_object_set_new(o, "count", json_integer(f->count));
+    if (f->type == KS_FAULT_DELAY_REQUEST || f->type == KS_FAULT_DELAY_RESPONSE)
+        json_object_set_new(o, "delay.ms", ks_conf_ms_json(f->delay_ns));
+    if (f->type == KS_FAULT_APPEND_ERROR)
+        json_object_set_new(o, "error", json_string(ks_kerr_name(f->error)));
+}
+
+/* One fault with the keys its type takes, selectors only when given,
+ * "name" only when the file gave one. */
+static json_t *fault_json(const ks_scenario *sc, const ks_fault_conf *f)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "type", json_string(ks_fault_type_name(f->type)));
+    if (f->name)
+        json_object_set_new(o, "name", json_string(f->name));
+    if (f->note)
+        json_object_set_new(o, "note", json_string(f->note));
+    selectors_json(o, sc, f);
     switch (f->type) {
     case KS_FAULT_DROP_REQUEST:
     case KS_FAULT_DROP_RESPONSE:
     case KS_FAULT_DELAY_REQUEST:
     case KS_FAULT_DELAY_RESPONSE:
     case KS_FAULT_APPEND_ERROR:
-        if (f->type != KS_FAULT_APPEND_ERROR)
-            json_object_set_new(o, "api", json_string(ks_api_name(f->api)));
-        if (f->request >= 0)
-            json_object_set_new(o, "request", json_integer(f->request));
-        json_object_set_new(o, "after.ms", ks_conf_ms_json(f->after_ns));
-        json_object_set_new(o, "count", json_integer(f->count));
-        if (f->type == KS_FAULT_DELAY_REQUEST || f->type == KS_FAULT_DELAY_RESPONSE)
-            json_object_set_new(o, "delay.ms", ks_conf_ms_json(f->delay_ns));
-        if (f->type == KS_FAULT_APPEND_ERROR)
-            json_object_set_new(o, "error", json_string(ks_kerr_name(f->error)));
+        targeted_json(o, f);
         break;
     case KS_FAULT_REQUEST_LOSS:
     case KS_FAULT_RESPONSE_LOSS:
@@ -437,7 +503,6 @@ static json_t *fault_json(const ks_scenario *sc, const ks_fault_conf *f)
         json_object_set_new(o, "at.ms", ks_conf_ms_json(f->from_ns));
         break;
     case KS_FAULT_CRASH_CONSUMER:
-        json_object_set_new(o, "consumer", json_string(sc->consumers[f->consumer].id));
         json_object_set_new(o, "at.ms", ks_conf_ms_json(f->from_ns));
         if (f->to_ns != KS_TIME_MAX)
             json_object_set_new(o, "restart.ms", ks_conf_ms_json(f->to_ns));
@@ -448,6 +513,111 @@ static json_t *fault_json(const ks_scenario *sc, const ks_fault_conf *f)
         break;
     }
     return o;
+}
+
+/* ---- stream names -------------------------------------------------------- */
+
+/* The FNV-1a 64 of a fault's content: its resolved JSON without "note"
+ * (free text) and "name", keys sorted, compact, reals as the resolved
+ * form writes them. False when out of memory. */
+static bool content_hash(const ks_scenario *sc, const ks_fault_conf *f, uint64_t *hash)
+{
+    json_t *o = fault_json(sc, f);
+    if (!o)
+        return false;
+    json_object_del(o, "note");
+    json_object_del(o, "name");
+    char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | ks_conf_reals_exact(o));
+    json_decref(o);
+    if (!text)
+        return false;
+    *hash = ks_rng_fnv1a64(text);
+    free(text);
+    return true;
+}
+
+/* An unnamed fault: its content's hash, then its position. */
+typedef struct derived {
+    uint64_t hash;
+    uint32_t fault;
+} derived;
+
+static int by_hash_then_fault(const void *a, const void *b)
+{
+    const derived *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return x->fault < y->fault ? -1 : x->fault > y->fault;
+}
+
+/* "fault.NAME" when given a name, else "fault.HASH", "fault.HASH#NTH". */
+static bool set_stream(ks_fault_conf *f, const char *name, uint64_t hash, uint32_t nth)
+{
+    char buf[160];
+    if (name)
+        snprintf(buf, sizeof buf, "fault.%s", name);
+    else if (nth == 1)
+        snprintf(buf, sizeof buf, "fault.%016" PRIx64, hash);
+    else
+        snprintf(buf, sizeof buf, "fault.%016" PRIx64 "#%" PRIu32, hash, nth);
+    f->stream = ks_strdup(buf);
+    return f->stream != NULL;
+}
+
+static int by_hash(const void *a, const void *b)
+{
+    const derived *x = a, *y = b;
+    return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+/* A given name of 16 hex digits may be an unnamed fault's derived one:
+ * the two would share a stream. d holds the unnamed faults, sorted. */
+static void check_taken(ks_conf *L, const ks_scenario *sc, const derived *d, size_t nd)
+{
+    for (uint32_t i = 0; nd && i < sc->fault_count; i++) {
+        const char *name = sc->faults[i].name;
+        if (!name || strlen(name) != 16 || strspn(name, "0123456789abcdef") != 16)
+            continue;
+        derived key = {.hash = strtoull(name, NULL, 16), .fault = 0};
+        const derived *hit = bsearch(&key, d, nd, sizeof *d, by_hash);
+        if (!hit)
+            continue;
+        while (hit > d && hit[-1].hash == key.hash)
+            hit--; /* the first of that content is the one without "#" */
+        size_t m = ks_conf_enter_index(L, i), k = ks_conf_enter(L, "name");
+        ks_conf_err(L, "\"%s\" is the name $.faults[%u] has by its content, so both would draw "
+                       "from stream \"fault.%s\": choose another, or name that fault too",
+                    name, (unsigned)hit->fault, name);
+        ks_conf_leave(L, k);
+        ks_conf_leave(L, m);
+    }
+}
+
+/* Every fault's stream (ks_fault_section_load, fault_section.h): by its
+ * name, else by its content, the second, third... of one content in
+ * scenario order "#2", "#3"... */
+static void name_streams(ks_conf *L, ks_scenario *sc)
+{
+    derived *d = calloc(sc->fault_count ? sc->fault_count : 1, sizeof *d);
+    size_t nd = 0;
+    bool ok = d != NULL;
+    for (uint32_t i = 0; ok && i < sc->fault_count; i++) {
+        if (sc->faults[i].name)
+            ok = set_stream(&sc->faults[i], sc->faults[i].name, 0, 1);
+        else if ((ok = content_hash(sc, &sc->faults[i], &d[nd].hash)))
+            d[nd++].fault = i;
+    }
+    if (ok)
+        qsort(d, nd, sizeof *d, by_hash_then_fault);
+    for (size_t k = 0, nth = 1; ok && k < nd; k++) {
+        nth = k > 0 && d[k].hash == d[k - 1].hash ? nth + 1 : 1;
+        ok = set_stream(&sc->faults[d[k].fault], NULL, d[k].hash, (uint32_t)nth);
+    }
+    if (!ok)
+        ks_conf_err(L, "out of memory");
+    else
+        check_taken(L, sc, d, nd);
+    free(d);
 }
 
 json_t *ks_fault_section_json(const ks_scenario *sc)
@@ -462,7 +632,10 @@ json_t *ks_fault_section_json(const ks_scenario *sc)
 
 void ks_fault_section_free(ks_scenario *sc)
 {
-    for (uint32_t i = 0; sc->faults && i < sc->fault_count; i++)
+    for (uint32_t i = 0; sc->faults && i < sc->fault_count; i++) {
         free(sc->faults[i].note);
+        free(sc->faults[i].name);
+        free(sc->faults[i].stream);
+    }
     free(sc->faults);
 }

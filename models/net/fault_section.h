@@ -4,9 +4,12 @@
  *
  * Owns: the fault vocabulary (types, selectors), and loading the section
  * through the generic loader (sim/conf.h), checking that each fault names
- * clients, brokers and partitions that exist, and writing it back. The
- * values live in ks_scenario (models/scenario.h); models/net/faults.c
- * injects them.
+ * clients, brokers and partitions that exist, naming each fault's random
+ * stream, and writing it back. The values live in ks_scenario
+ * (models/scenario.h); models/net/faults.c injects them.
+ *
+ * Ownership: a fault's name, stream and note are its own strings,
+ * released by ks_fault_section_free.
  */
 #ifndef KS_FAULT_SECTION_H
 #define KS_FAULT_SECTION_H
@@ -67,10 +70,18 @@ typedef struct ks_fault_conf {
     int32_t forward_to;     /* crash.consumer: the producer it forwards to after
                                the restart, or -1 (the same) */
     char *note;             /* free text, or NULL */
+    char *name;             /* "name" as given (unique among the faults), or NULL */
+    char *stream;           /* its random stream: "fault.NAME", or "fault.HASH" derived
+                               from its content (ks_fault_section_load) */
 } ks_fault_conf;
 
 /* Reads root's "faults" (none when absent) into sc. After every other
- * section a fault can name. */
+ * section a fault can name. When the section has no error, names every
+ * fault's stream: "fault.NAME" for a fault with a "name"; else
+ * "fault.HASH", HASH the FNV-1a 64 of the fault's resolved JSON without
+ * "note" (keys sorted, compact) in 16 hex digits, with "#2", "#3"...
+ * appended for the second, third... fault of the same content, in
+ * scenario order. So a fault's draws never depend on its position. */
 void ks_fault_section_load(ks_conf *L, json_t *root, ks_scenario *sc);
 /* The resolved "faults" array, or NULL when there are none. */
 json_t *ks_fault_section_json(const ks_scenario *sc);

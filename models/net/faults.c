@@ -24,12 +24,10 @@ bool ks_faults_init(ks_faults *f, ks_world *w)
         const ks_fault_conf *c = &f->conf[i];
         f->partition[i] = c->topic < 0 ? UINT32_MAX
                                        : w->topic_first_partition[c->topic] + (uint32_t)c->partition;
-        if (c->type == KS_FAULT_REQUEST_LOSS || c->type == KS_FAULT_RESPONSE_LOSS) {
-            char name[32];
-            snprintf(name, sizeof name, "fault.%u", i);
-            if (!ks_world_stream(w, &f->rng[i], name))
-                return false;
-        }
+        /* named by the fault, not by its place (fault_section.h) */
+        if ((c->type == KS_FAULT_REQUEST_LOSS || c->type == KS_FAULT_RESPONSE_LOSS) &&
+            !ks_world_stream(w, &f->rng[i], c->stream))
+            return false;
     }
     return true;
 }
