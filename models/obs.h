@@ -111,7 +111,10 @@ static inline void ks_obs_not_appended(const ks_obs *o, uint32_t producer, uint6
 }
 
 /* What became of the request; `fault` is the index of the scenario's
- * fault responsible, or KS_OBS_NO_FAULT. Before or after its appends. */
+ * fault responsible, or KS_OBS_NO_FAULT. Before or after its appends.
+ * Both the network (a message it lost) and the producer (what it saw:
+ * answered, timed out, discarded) report; the first report of a request
+ * is the one kept. */
 static inline void ks_obs_request_fate(const ks_obs *o, uint32_t producer, uint64_t request,
                                        ks_request_fate fate, int32_t fault)
 {

@@ -197,6 +197,12 @@ static bool build(ks_world *w, const ks_scenario *sc)
         w->brokers[b].index = b;
         w->brokers[b].threads = (uint32_t)sc->broker_config[KS_BCFG_NUM_IO_THREADS].i;
         w->brokers[b].wait_head = w->brokers[b].wait_tail = UINT32_MAX;
+        w->brokers[b].out = calloc(sc->broker_count, sizeof *w->brokers[b].out);
+        if (!w->brokers[b].out)
+            return false;
+        w->brokers[b].nout = sc->broker_count;
+        for (uint32_t to = 0; to < sc->broker_count; to++)
+            ks_client_conn_init(&w->brokers[b].out[to]);
     }
     if (!build_partitions(w, sc))
         return false;
@@ -417,9 +423,6 @@ static void on_timer(ks_world *w, const ks_event *t)
     case KS_TIMER_EXPIRY:
         ks_producer_on_expiry(p, w);
         break;
-    case KS_TIMER_LOST:
-        ks_producer_on_lost(p, w, (uint32_t)t->arg);
-        break;
     case KS_TIMER_TXN_END:
         ks_producer_on_txn_end(p, w);
         break;
@@ -428,58 +431,71 @@ static void on_timer(ks_world *w, const ks_event *t)
     }
 }
 
-/* A paused broker or producer (fault pause.*) does nothing until the pause
- * ends: its events move to that time, in their order. Returns true when
- * the event was moved. */
-static bool defer_if_paused(ks_world *w, const ks_event *ev)
+/* The broker whose event ev is (a request's server, a coordinator's
+ * transaction, a broker's own timers, the answer to a request it sent),
+ * or UINT32_MAX. */
+static uint32_t broker_of(const ks_world *w, const ks_event *ev)
 {
-    if (w->faults.n == 0)
-        return false;
-    ks_time now = ks_sim_now(&w->sim), until = 0;
-    int32_t producer = -1;
     switch (ev->kind) {
     case KS_EV_ARRIVE:
     case KS_EV_APPEND:
     case KS_EV_RESPONDED:
-        until = ks_faults_broker_paused(w, ev->tag, now);
-        break;
-    case KS_EV_RESPONSE:
-        producer = (int32_t)ks_world_producer_of(w, ks_req(&w->reqs, (uint32_t)ev->arg)->client);
-        break;
-    case KS_EV_PRODUCE:
-        if (w->node_down[ks_node_producer(&w->nodes, ev->owner)])
-            return true;
-        break; /* arrivals keep coming; the application waits (producer.c) */
-    case KS_EV_SENDER:
-        producer = (int32_t)ev->owner;
-        break;
-    case KS_EV_TIMER:
-        producer = (int32_t)ev->owner;
-        break;
-    case KS_EV_ADMIN:
-    case KS_EV_METRICS:
-    case KS_EV_FAULT:
-    case KS_EV_CONSUMER:
-    case KS_EV_TXN:
-    case KS_EV__COUNT:
-        break;
+        return ev->tag;
     case KS_EV_BROKER:
-        until = ks_faults_broker_paused(w, ev->owner, now);
-        break;
+        return ev->owner;
+    case KS_EV_TXN:
+        return ev->tag == KS_COORD_WRITTEN ? w->coord.txns[ev->owner].broker : UINT32_MAX;
+    case KS_EV_RESPONSE: {
+        ks_node client = ks_req(&w->reqs, (uint32_t)ev->arg)->client;
+        return ks_node_kind_of(&w->nodes, client) == KS_NODE_BROKER ? client : UINT32_MAX;
     }
+    default:
+        return UINT32_MAX;
+    }
+}
+
+/* The producer whose event ev is, or -1. */
+static int32_t producer_of(const ks_world *w, const ks_event *ev)
+{
+    switch (ev->kind) {
+    case KS_EV_RESPONSE:
+        return (int32_t)ks_world_producer_of(w, ks_req(&w->reqs, (uint32_t)ev->arg)->client);
+    case KS_EV_SENDER:
+    case KS_EV_TIMER:
+        return (int32_t)ev->owner;
+    default:
+        return -1;
+    }
+}
+
+/* A paused broker or producer (fault pause.*) does nothing until the pause
+ * ends, in every role it has (a broker's coordinators and its requests as
+ * a client too): its events move to that time, in their order, as
+ * daemons when they were. A crashed producer's events go nowhere.
+ * Returns true when the event was moved or dropped. */
+static bool defer_if_paused(ks_world *w, const ks_event *ev)
+{
+    if (w->faults.n == 0)
+        return false;
+    if (ev->kind == KS_EV_PRODUCE) /* arrivals keep coming; the application waits (send.c) */
+        return w->node_down[ks_node_producer(&w->nodes, ev->owner)];
+    ks_time now = ks_sim_now(&w->sim), until = 0;
+    uint32_t broker = broker_of(w, ev);
+    int32_t producer = producer_of(w, ev);
+    if (broker != UINT32_MAX)
+        until = ks_faults_broker_paused(w, broker, now);
     if (producer >= 0 && w->node_down[ks_node_producer(&w->nodes, (uint32_t)producer)])
         return true; /* its process is gone: the event goes nowhere */
     if (producer >= 0)
         until = ks_faults_producer_paused(w, (uint32_t)producer, now);
     if (until <= now)
         return false;
-    bool daemon = ev->kind == KS_EV_TIMER && (ev->tag == KS_TIMER_METADATA ||
-                                             ev->tag == KS_TIMER_EXPIRY ||
-                                             ev->tag == KS_TIMER_REQUEST_TIMEOUT);
-    ks_handle h = daemon ? ks_sim_schedule_daemon(&w->sim, until, ev)
-                         : ks_sim_schedule(&w->sim, until, ev);
+    ks_handle h = ks_sim_dispatched_daemon(&w->sim) ? ks_sim_schedule_daemon(&w->sim, until, ev)
+                                                     : ks_sim_schedule(&w->sim, until, ev);
     if (producer >= 0)
         ks_producer_rehandle(&w->producers[producer], ev, h, until);
+    if (ev->kind == KS_EV_BROKER && ev->tag == KS_BROKER_CLIENT_TIMEOUT)
+        ks_client_rehandle(&w->brokers[ev->owner].out[ev->arg], h, until);
     return true;
 }
 

@@ -412,8 +412,9 @@ bool ks_sim_next(ks_sim *s, ks_event *out)
         free_slot(s, s->taken_slot);
         s->taken_slot = UINT32_MAX;
     }
-    /* Only daemons left (or nothing): the scenario has run out. */
-    if (ks_unlikely(s->live == s->live_daemon)) {
+    /* Only daemons left (or nothing), and nobody waiting for a message
+     * that may never come: the scenario has run out. */
+    if (ks_unlikely(s->live == s->live_daemon) && (s->holds == 0 || s->live == 0)) {
         end_run(s, KS_SIM_COMPLETE);
         return false;
     }
@@ -429,7 +430,8 @@ bool ks_sim_next(ks_sim *s, ks_event *out)
     out->owner = sl->ev.owner;
     out->tag = sl->ev.tag;
     out->arg = sl->ev.arg;
-    if (ks_unlikely(kind >> DAEMON_SHIFT))
+    s->daemon_out = (kind >> DAEMON_SHIFT) != 0;
+    if (ks_unlikely(s->daemon_out))
         s->live_daemon--;
     /* Popped lazily: the next schedule() takes its place and its slot,
      * else the next ks_sim_next pops it. */

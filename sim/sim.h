@@ -106,6 +106,8 @@ typedef struct ks_sim {
     uint32_t free_head; /* free-list of freed slots, UINT32_MAX = empty */
     uint32_t live;      /* scheduled, not yet run nor cancelled */
     uint32_t live_daemon; /* ... of which daemons */
+    uint32_t holds;     /* ks_sim_hold()s not yet released */
+    bool daemon_out;    /* the event ks_sim_next handed out last is a daemon */
 } ks_sim;
 
 /* Initialises an empty simulation at time 0. limits may be NULL. */
@@ -122,6 +124,22 @@ ks_handle ks_sim_schedule(ks_sim *s, ks_time at, const ks_event *ev);
 ks_handle ks_sim_schedule_daemon(ks_sim *s, ks_time at, const ks_event *ev);
 /* Schedules `ev` at now + delay (delay >= 0). */
 ks_handle ks_sim_after(ks_sim *s, ks_time delay, const ks_event *ev);
+/* A model holds the run open while it waits for something no event
+ * stands for: a client with a request in flight that may never be
+ * answered (its message lost: a silence), whose own request timeout is
+ * a daemon. While holds are taken, a run with only daemons pending goes
+ * on (the daemons run); it is complete when no non-daemon event is
+ * pending and no hold is taken, or when nothing at all is pending.
+ * ks_sim_release gives one back. */
+static inline void ks_sim_hold(ks_sim *s) { s->holds++; }
+static inline void ks_sim_release(ks_sim *s)
+{
+    if (s->holds > 0)
+        s->holds--;
+}
+/* Was the event ks_sim_next handed out last scheduled as a daemon? (An
+ * event moved to later keeps what it was.) */
+static inline bool ks_sim_dispatched_daemon(const ks_sim *s) { return s->daemon_out; }
 /* Cancels a pending event. Returns false if it already ran or was
  * cancelled, or if h is KS_HANDLE_NONE. */
 bool ks_sim_cancel(ks_sim *s, ks_handle h);

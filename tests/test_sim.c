@@ -521,9 +521,48 @@ static void test_daemons(void **state)
     ks_sim_free(&s);
 }
 
+/* A hold keeps a run of only daemons going: a client waiting for an
+ * answer that may never come lets its daemon timeout run; once released,
+ * the run is complete at the next dispatch. With nothing pending at all a
+ * hold cannot keep the run going. */
+static void test_holds(void **state)
+{
+    (void)state;
+    ks_sim s;
+    ks_sim_init(&s, NULL);
+    ks_event tick = timer(99);
+    ks_sim_schedule_daemon(&s, 10, &tick);
+    ks_sim_schedule_daemon(&s, 30, &tick);
+    ks_event ev;
+    ks_sim_hold(&s);
+    assert_true(ks_sim_next(&s, &ev)); /* held: the daemon at 10 runs */
+    assert_true(ks_sim_dispatched_daemon(&s));
+    assert_int_equal(ks_sim_now(&s), 10);
+    ks_sim_release(&s);
+    assert_false(ks_sim_next(&s, &ev)); /* released: complete */
+    assert_int_equal(s.verdict, KS_SIM_COMPLETE);
+    assert_int_equal(ks_sim_now(&s), 10);
+    ks_sim_free(&s);
+    ks_sim_init(&s, NULL);
+    ks_sim_hold(&s);
+    assert_false(ks_sim_next(&s, &ev)); /* nothing pending: complete despite the hold */
+    assert_int_equal(s.verdict, KS_SIM_COMPLETE);
+    ks_sim_release(&s);
+    ks_sim_release(&s); /* more releases than holds are harmless */
+    assert_int_equal(s.holds, 0);
+    ks_event real = timer(1);
+    ks_sim_free(&s);
+    ks_sim_init(&s, NULL);
+    ks_sim_schedule(&s, 5, &real);
+    assert_true(ks_sim_next(&s, &ev));
+    assert_false(ks_sim_dispatched_daemon(&s));
+    ks_sim_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_holds),
         cmocka_unit_test(test_orders_by_time),
         cmocka_unit_test(test_ties_in_scheduling_order),
         cmocka_unit_test(test_cancel),

@@ -83,6 +83,10 @@ static void wait_for_thread(ks_world *w, ks_broker *b, uint32_t conn)
 
 void ks_broker_free(ks_broker *b)
 {
+    for (uint32_t i = 0; b->out && i < b->nout; i++)
+        ks_client_conn_free(&b->out[i]);
+    free(b->out);
+    b->out = NULL;
     free(b->parked);
     b->parked = NULL;
     b->nparked = b->parked_cap = 0;
@@ -353,24 +357,7 @@ void ks_broker_respond(ks_world *w, uint32_t broker, uint32_t id)
         ks_sim_schedule_daemon(&w->sim, written, &done);
     else
         ks_sim_schedule(&w->sim, written, &done);
-    ks_sent s = ks_wire_response(w, id, leaves);
-    if (s.fault < 0)
-        return;
-    /* lost on the way: the client will not hear of it */
-    switch (ks_node_kind_of(&w->nodes, q->client)) {
-    case KS_NODE_PRODUCER:
-        if (q->api == KS_API_PRODUCE)
-            ks_obs_request_fate(&w->obs, ks_world_producer_of(w, q->client),
-                                    q->correlation_id, KS_FATE_RESPONSE_DROPPED, s.fault);
-        q->fate_known = true;
-        ks_producer_lost(&w->producers[ks_world_producer_of(w, q->client)], w, id);
-        break;
-    case KS_NODE_BROKER:
-        ks_broker_lost(w, id); /* the server's hold stays until it is written */
-        break;
-    case KS_NODE_CONSUMER:
-        break;
-    }
+    ks_wire_response(w, id, leaves);
 }
 
 /* ---- WriteTxnMarkers: the leader's side ---------------------------------- */
@@ -492,8 +479,10 @@ static bool handle_metadata(ks_world *w, uint32_t broker, uint32_t id)
 uint32_t ks_broker_new_request(ks_world *w, uint32_t from, uint32_t to, ks_api api,
                                uint16_t version)
 {
-    uint32_t conn = ks_net_connect(&w->net, from, to);
-    uint32_t id = conn == UINT32_MAX ? KS_REQ_NONE : ks_request_alloc(&w->reqs);
+    ks_client_conn *cc = &w->brokers[from].out[to];
+    if (cc->conn == KS_CLIENT_NONE)
+        cc->conn = ks_net_connect(&w->net, from, to);
+    uint32_t id = cc->conn == UINT32_MAX ? KS_REQ_NONE : ks_request_alloc(&w->reqs);
     if (id == KS_REQ_NONE) {
         w->out_of_memory = true;
         ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
@@ -505,7 +494,7 @@ uint32_t ks_broker_new_request(ks_world *w, uint32_t from, uint32_t to, ks_api a
     q->client = from;
     q->server = to;
     q->client_id = w->node_names[from];
-    q->conn = conn;
+    q->conn = cc->conn;
     q->correlation_id = ++w->brokers[from].api_requests[api];
     q->expects_response = true;
     q->producer_id = -1;
@@ -513,43 +502,88 @@ uint32_t ks_broker_new_request(ks_world *w, uint32_t from, uint32_t to, ks_api a
     return id;
 }
 
+/* The broker's own request.timeout.ms, for the requests it sends. */
+static ks_time client_timeout_ns(const ks_world *w)
+{
+    return ks_time_from_ms(w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i);
+}
+
+static ks_event client_timer(uint32_t from, uint32_t to)
+{
+    return (ks_event){.kind = KS_EV_BROKER, .owner = from, .tag = KS_BROKER_CLIENT_TIMEOUT,
+                      .arg = to};
+}
+
 void ks_broker_send(ks_world *w, uint32_t from, uint32_t id)
 {
     ks_request *q = ks_req(&w->reqs, id);
-    (void)from;
     q->sent_ns = ks_sim_now(&w->sim);
     q->refs++; /* the sender's hold, until answered or given up */
-    ks_sent s = ks_wire_request(w, id);
-    if (s.fault >= 0)
-        ks_broker_lost(w, id);
+    ks_event t = client_timer(from, q->server);
+    if (!ks_client_sent(&w->brokers[from].out[q->server], &w->sim, id, q->sent_ns,
+                        client_timeout_ns(w), &t)) {
+        w->out_of_memory = true;
+        ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+        return;
+    }
+    (void)ks_wire_request(w, id);
 }
 
-void ks_broker_lost(ks_world *w, uint32_t id)
+/* A request the broker sent was given up (its connection closed on a
+ * timeout): its sender's role decides what to do (markers go again; a
+ * verification fails its produce request with a retriable error). */
+static void given_up(ks_world *w, uint32_t id)
 {
     ks_request *q = ks_req(&w->reqs, id);
     if (q->api == KS_API_WRITE_TXN_MARKERS) {
-        ks_coord_markers_lost(w, id);
+        ks_coord_markers_given_up(w, id);
     } else if (q->api == KS_API_ADD_PARTITIONS_TO_TXN) {
-        /* the verification times out after request.timeout.ms (now, if
-         * the trip so far took longer, as for the markers) */
-        q->refs++; /* the timeout's hold */
-        ks_time timeout = ks_time_from_ms(w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i);
-        ks_event ev = {.kind = KS_EV_BROKER, .owner = q->client, .tag = KS_BROKER_VERIFY_TIMEOUT,
-                       .arg = id};
-        ks_sim_schedule(&w->sim, ks_sim_not_before_now(&w->sim, ks_time_add(q->sent_ns, timeout)),
-                        &ev);
+        for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next)
+            ks_req_entry(&w->reqs, e)->error = KS_KERR_NETWORK_EXCEPTION;
+        produce_verified(w, q->client, id);
     }
-    ks_request_unref(&w->reqs, id); /* the sender gives it up */
 }
 
-void ks_broker_on_response(ks_world *w, uint32_t broker, uint32_t id)
+/* request.timeout.ms of the oldest request to broker `to` ran out: like
+ * NetworkClient, the broker closes the connection, and every request on
+ * it is given up, oldest first. */
+static void client_timed_out(ks_world *w, uint32_t from, uint32_t to)
+{
+    ks_client_conn *cc = &w->brokers[from].out[to];
+    ks_event t = client_timer(from, to);
+    if (!ks_client_on_timer(cc, &w->sim, client_timeout_ns(w), &t))
+        return;
+    uint32_t n = ks_client_close(cc, &w->sim);
+    ks_net_reconnect(&w->net, cc->conn);
+    while (n-- > 0) {
+        uint32_t id = ks_client_take(cc);
+        given_up(w, id);
+        ks_request_unref(&w->reqs, id); /* the sender's hold */
+    }
+}
+
+static void answered(ks_world *w, uint32_t broker, uint32_t id)
 {
     if (ks_req(&w->reqs, id)->api == KS_API_WRITE_TXN_MARKERS)
         ks_coord_markers_answered(w, id);
     else if (ks_req(&w->reqs, id)->api == KS_API_ADD_PARTITIONS_TO_TXN)
         produce_verified(w, broker, id);
+}
+
+void ks_broker_on_response(ks_world *w, uint32_t broker, uint32_t id)
+{
+    uint32_t to = ks_req(&w->reqs, id)->server;
+    ks_client_conn *cc = &w->brokers[broker].out[to];
+    bool mine = ks_client_arrived(cc, id);
     ks_request_unref(&w->reqs, id); /* the response event's hold */
-    ks_request_unref(&w->reqs, id); /* the sender's hold */
+    if (!mine)
+        return; /* its request was given up: an answer nobody waits for */
+    for (uint32_t a; (a = ks_client_take_answered(cc)) != KS_CLIENT_NONE;) {
+        answered(w, broker, a);
+        ks_request_unref(&w->reqs, a); /* the sender's hold */
+    }
+    ks_event t = client_timer(broker, to);
+    ks_client_rearm(cc, &w->sim, client_timeout_ns(w), &t);
 }
 
 /* ---- Produce: the leader's side -------------------------------------------- */
@@ -781,18 +815,10 @@ void ks_broker_on_responded(ks_world *w, uint32_t broker, uint32_t conn, uint32_
 
 void ks_broker_on_event(ks_world *w, uint32_t broker, uint32_t tag, uint64_t arg)
 {
-    if (tag == KS_BROKER_FETCH_TIMEOUT) {
+    if (tag == KS_BROKER_FETCH_TIMEOUT)
         ks_fetch_on_timeout(w, broker, (uint32_t)arg);
-        return;
-    }
-    if (tag != KS_BROKER_VERIFY_TIMEOUT)
-        return;
-    uint32_t vreq = (uint32_t)arg;
-    ks_request *vq = ks_req(&w->reqs, vreq);
-    for (uint32_t e = vq->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next)
-        ks_req_entry(&w->reqs, e)->error = KS_KERR_NETWORK_EXCEPTION;
-    produce_verified(w, broker, vreq);
-    ks_request_unref(&w->reqs, vreq); /* the timeout's hold */
+    else if (tag == KS_BROKER_CLIENT_TIMEOUT)
+        client_timed_out(w, broker, (uint32_t)arg);
 }
 
 ks_time ks_broker_busy_ns(const ks_world *w, uint32_t broker)

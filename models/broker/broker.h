@@ -16,6 +16,7 @@
 
 #include "models/broker/plog.h"
 #include "models/broker/producer_state.h"
+#include "models/net/client.h"
 #include "models/scenario.h"
 #include "models/events.h"
 #include "sim/sim.h"
@@ -61,6 +62,8 @@ typedef struct ks_broker {
                                       summed over threads */
     uint32_t queue_len_max;        /* most requests queued at once */
     uint64_t api_requests[KS_API__COUNT]; /* requests it sent as a client, per API */
+    ks_client_conn *out;           /* the broker as a client: per broker it sends to */
+    uint32_t nout;
     uint32_t *parked;              /* fetches waiting for data (models/broker/fetch.h) */
     uint32_t nparked, parked_cap;
     uint32_t queued;
@@ -86,15 +89,17 @@ void ks_broker_respond(struct ks_world *w, uint32_t broker, uint32_t req);
  * from 1; KS_REQ_NONE when out of memory (the run is stopped). */
 uint32_t ks_broker_new_request(struct ks_world *w, uint32_t from, uint32_t to, ks_api api,
                                uint16_t version);
-/* Sends it now; a request a fault loses is given up (ks_broker_lost). */
+/* Sends it now. Whether it gets there the broker learns from its answer
+ * or from its own request.timeout.ms (brokers' request.timeout.ms): then
+ * the connection closes and every request on it is given up (markers go
+ * again; a verification fails its produce request with a retriable
+ * error), as NetworkClient does. */
 void ks_broker_send(struct ks_world *w, uint32_t from, uint32_t id);
-/* A request the broker sent, or its answer, was lost: its sender's role
- * decides what to do (markers go again after request.timeout.ms). */
-void ks_broker_lost(struct ks_world *w, uint32_t id);
 /* KS_EV_BROKER events: a broker's own timers. */
 void ks_broker_on_event(struct ks_world *w, uint32_t broker, uint32_t tag, uint64_t arg);
-#define KS_BROKER_VERIFY_TIMEOUT 1u /* a lost verification (arg: its request) */
 #define KS_BROKER_FETCH_TIMEOUT 2u  /* a waiting fetch's fetch.max.wait.ms (arg: it) */
+#define KS_BROKER_CLIENT_TIMEOUT 3u /* request.timeout.ms of its oldest request to a
+                                       broker (arg: that broker) */
 /* The answer to a request the broker sent reached it. */
 void ks_broker_on_response(struct ks_world *w, uint32_t broker, uint32_t id);
 /* Handler time up to now, including requests still being handled. */

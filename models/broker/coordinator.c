@@ -332,6 +332,10 @@ static bool end_txn(ks_world *w, uint32_t id)
     ks_txn_decision d = ks_txn_end_txn(&t->meta, q->producer_id, q->epoch, q->commit, t->kip890);
     if (!d.write) {
         q->epoch = d.epoch >= 0 ? d.epoch : q->epoch;
+        /* a retry of the decision already written (its answer was lost)
+         * is told when that decision was written (for the observer) */
+        if (d.error == KS_KERR_NONE)
+            q->decided_ns = t->decided_ns;
         return answer(q, d.error);
     }
     start_write(w, txn, &d, id);
@@ -473,21 +477,11 @@ void ks_coord_markers_answered(ks_world *w, uint32_t req)
     assert_coord_invariants(w, q->owner);
 }
 
-/* A marker request or its answer was lost: after the broker's
- * request.timeout.ms the same markers go again, in a new request. With a
- * timeout shorter than the trip so far (an answer lost on its way back,
- * request.timeout.ms 1), that deadline has passed: they go now, not in
- * the past (found by fuzz_run; the engine's assert fired). */
-void ks_coord_markers_lost(ks_world *w, uint32_t req)
-{
-    ks_request *q = ks_req(&w->reqs, req);
-    q->refs++; /* the retry's hold */
-    ks_time timeout = ks_time_from_ms(w->sc->broker_config[KS_BCFG_REQUEST_TIMEOUT_MS].i);
-    ks_time at = ks_sim_not_before_now(&w->sim, ks_time_add(q->sent_ns, timeout));
-    schedule(w, q->owner, KS_COORD_MARKER_RETRY, req, at);
-}
-
-static void resend_markers(ks_world *w, uint32_t req)
+/* A marker request was given up (the coordinator's request.timeout.ms
+ * ran out on it: its message or its answer was lost): the same markers
+ * go again, in a new request ([K] TransactionMarkerRequestCompletionHandler
+ * re-enqueues the markers of a disconnected request). */
+void ks_coord_markers_given_up(ks_world *w, uint32_t req)
 {
     const ks_request *q = ks_req(&w->reqs, req);
     ks_coordinators *c = &w->coord;
@@ -501,9 +495,7 @@ static void resend_markers(ks_world *w, uint32_t req)
     }
     for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next)
         c->scratch[n++] = ks_req_entry(&w->reqs, e)->partition;
-    uint32_t txn = q->owner, leader = q->server;
-    ks_request_unref(&w->reqs, req);
-    if (send_marker_request(w, txn, leader, c->scratch, n))
+    if (send_marker_request(w, q->owner, q->server, c->scratch, n))
         return;
 oom:
     w->out_of_memory = true;
@@ -556,6 +548,8 @@ static void on_written(ks_world *w, uint32_t txn)
     bool implicit = req != KS_REQ_NONE && ks_req(&w->reqs, req)->api == KS_API_ADD_PARTITIONS_TO_TXN &&
                     ks_req(&w->reqs, req)->version >= 4;
     trace_txn(w, t, from, implicit ? "first produce (KIP-890)" : why_written(from, t->meta.state));
+    if (t->meta.state == KS_TXN_PREPARE_COMMIT || t->meta.state == KS_TXN_PREPARE_ABORT)
+        t->decided_ns = ks_sim_now(&w->sim);
     t->waiting_req = KS_REQ_NONE;
     if (req != KS_REQ_NONE) {
         ks_request *q = ks_req(&w->reqs, req);
@@ -599,12 +593,10 @@ static void on_scan(ks_world *w)
 
 void ks_coord_on_event(ks_world *w, uint32_t txn, uint32_t tag, uint64_t arg)
 {
+    (void)arg;
     switch (tag) {
     case KS_COORD_WRITTEN:
         on_written(w, txn);
-        break;
-    case KS_COORD_MARKER_RETRY:
-        resend_markers(w, (uint32_t)arg);
         break;
     case KS_COORD_SCAN:
         on_scan(w);

@@ -26,9 +26,11 @@
  *                     the leader handles it on its request threads and
  *                     appends a control record per partition; when every
  *                     leader has answered, CompleteCommit/CompleteAbort is
- *                     written; a marker request or answer lost to a
- *                     fault ("api": "WriteTxnMarkers") is sent again after
- *                     the broker's request.timeout.ms;
+ *                     written; a marker request whose message or answer
+ *                     a fault lost ("api": "WriteTxnMarkers") is given up
+ *                     when the coordinator's request.timeout.ms runs out
+ *                     (the broker as a client closes the connection) and
+ *                     sent again;
  *   timeout scan      every transaction.abort.timed.out.transaction.
  *                     cleanup.interval.ms, Ongoing transactions older than
  *                     their transaction.timeout.ms are fenced and aborted.
@@ -68,6 +70,7 @@ typedef struct ks_coord_txn {
     bool marker_commit;
     int64_t marker_pid;
     int16_t marker_epoch;
+    ks_time decided_ns;         /* when its last Prepare* state was written */
 } ks_coord_txn;
 
 typedef struct ks_coordinators {
@@ -94,14 +97,13 @@ bool ks_coord_add_offsets(struct ks_world *w, uint32_t broker, uint32_t req);
 bool ks_coord_end_txn(struct ks_world *w, uint32_t broker, uint32_t req);
 /* The answer to WriteTxnMarkers request `req` reached the coordinator. */
 void ks_coord_markers_answered(struct ks_world *w, uint32_t req);
-/* ... or the request or its answer was lost. */
-void ks_coord_markers_lost(struct ks_world *w, uint32_t req);
+/* ... or the request was given up: its connection closed when the
+ * coordinator's request.timeout.ms ran out on it. */
+void ks_coord_markers_given_up(struct ks_world *w, uint32_t req);
 /* KS_EV_TXN events. */
 void ks_coord_on_event(struct ks_world *w, uint32_t txn, uint32_t tag, uint64_t arg);
 
 #define KS_COORD_WRITTEN 1u     /* a log write is done */
 #define KS_COORD_SCAN 4u        /* the timeout scan */
-#define KS_COORD_MARKER_RETRY 5u /* a marker request or its answer was lost: send it again
-                                    (arg: the lost request) */
 
 #endif

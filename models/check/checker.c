@@ -313,9 +313,12 @@ void ks_checker_request_fate(ks_checker *c, uint32_t producer, uint64_t request,
                              ks_request_fate fate, int32_t fault)
 {
     /* Only requests that ledger entries list are kept: a fate for any
-     * other can no longer explain anything. */
+     * other can no longer explain anything. The first word stays: the
+     * network's, when it lost a message of the request (the producer,
+     * who cannot know, says later only that it timed out or discarded
+     * the answer). */
     slot *s = c ? ks_ck_map_find(&c->requests, producer, request) : NULL;
-    if (s && (size_t)fate < KS_FATE__COUNT) {
+    if (s && (size_t)fate < KS_FATE__COUNT && s->v.r.fate == KS_FATE_PENDING) {
         s->v.r.fate = fate;
         s->v.r.fault = fault;
     }

@@ -131,13 +131,11 @@ bool ks_consumer_init(ks_consumer *c, ks_world *w, uint32_t index)
     c->fetching = calloc(n, sizeof *c->fetching);
     c->needs_reset = calloc(n, sizeof *c->needs_reset);
     c->initial = calloc(n, sizeof *c->initial);
-    c->conn = malloc(nb * sizeof *c->conn);
-    c->cconn = malloc(nb * sizeof *c->cconn);
+    c->cc = malloc(nb * KS_CHAN__COUNT * sizeof *c->cc);
     c->fetch_req = malloc(nb * sizeof *c->fetch_req);
     if (!c->parts || !c->leader || !c->position || !c->fetch_pos || !c->committed ||
         !c->pending_commit || !c->buffered || !c->fetching || !c->needs_reset || !c->initial ||
-        !c->conn || !c->cconn ||
-        !c->fetch_req)
+        !c->cc || !c->fetch_req)
         return false;
     uint32_t first = w->topic_first_partition[cc->topic];
     c->first_partition = first;
@@ -152,8 +150,9 @@ bool ks_consumer_init(ks_consumer *c, ks_world *w, uint32_t index)
         c->leader[k] = w->partitions[c->parts[k]].leader; /* bootstrapped metadata */
         c->committed[k] = -1;
     }
-    memset(c->conn, 0xff, nb * sizeof *c->conn);
-    memset(c->cconn, 0xff, nb * sizeof *c->cconn);
+    c->ncc = (uint32_t)nb * KS_CHAN__COUNT;
+    for (uint32_t i = 0; i < c->ncc; i++)
+        ks_client_conn_init(&c->cc[i]);
     for (size_t b = 0; b < nb; b++)
         c->fetch_req[b] = KS_REQ_NONE;
     c->forward_to = cc->forward_to;
@@ -175,8 +174,9 @@ void ks_consumer_free(ks_consumer *c)
     free(c->fetching);
     free(c->needs_reset);
     free(c->initial);
-    free(c->conn);
-    free(c->cconn);
+    for (uint32_t i = 0; c->cc && i < c->ncc; i++)
+        ks_client_conn_free(&c->cc[i]);
+    free(c->cc);
     free(c->fetch_req);
     free(c->buf);
     free(c->buf_part);
@@ -193,17 +193,30 @@ static void schedule(ks_consumer *c, ks_world *w, ks_time at, uint32_t tag)
     ks_sim_schedule(&w->sim, at, &ev);
 }
 
+/* The connection a request of `api` to `broker` travels on: the group
+ * coordinator's requests have one of their own. */
+static uint32_t slot_of(ks_api api, uint32_t broker)
+{
+    bool coord = api == KS_API_OFFSET_FETCH || api == KS_API_OFFSET_COMMIT;
+    return broker * KS_CHAN__COUNT + (coord ? KS_CHAN_COORDINATOR : KS_CHAN_DATA);
+}
+
+/* Its request.timeout.ms timer: a consumer event of the connection. */
+static ks_event timeout_timer(const ks_consumer *c, uint32_t slot)
+{
+    return (ks_event){.kind = KS_EV_CONSUMER, .owner = c->index, .tag = KS_CONSUMER_TIMEOUT,
+                      .arg = slot};
+}
+
 /* A new request of `api` to `broker`, numbered per API from 1; KS_REQ_NONE
  * (the run stopped) when out of memory. */
 static uint32_t new_request(ks_consumer *c, ks_world *w, ks_api api, uint32_t broker,
                             uint16_t version)
 {
-    /* the group coordinator's requests have a connection of their own */
-    bool coord = api == KS_API_OFFSET_FETCH || api == KS_API_OFFSET_COMMIT;
-    uint32_t *conn = coord ? &c->cconn[broker] : &c->conn[broker];
-    if (*conn == UINT32_MAX)
-        *conn = ks_net_connect_channel(&w->net, c->node, broker,
-                                       coord ? KS_CHAN_COORDINATOR : KS_CHAN_DATA);
+    uint32_t slot = slot_of(api, broker);
+    uint32_t *conn = &c->cc[slot].conn;
+    if (*conn == KS_CLIENT_NONE)
+        *conn = ks_net_connect_channel(&w->net, c->node, broker, slot % KS_CHAN__COUNT);
     uint32_t id = *conn == UINT32_MAX ? KS_REQ_NONE : ks_request_alloc(&w->reqs);
     if (id == KS_REQ_NONE) {
         out_of_memory(w);
@@ -238,6 +251,8 @@ static bool add_part(ks_world *w, uint32_t id, uint32_t *last, uint32_t partitio
     return true;
 }
 
+/* The request leaves. Whether it gets there the consumer learns from its
+ * answer or from its own request.timeout.ms. */
 static void send(ks_consumer *c, ks_world *w, uint32_t id)
 {
     ks_request *q = ks_req(&w->reqs, id);
@@ -245,21 +260,14 @@ static void send(ks_consumer *c, ks_world *w, uint32_t id)
     if (q->request_bytes == 0)
         q->request_bytes = 30u + (uint32_t)strlen(c->conf->id) + 8u * q->batches;
     q->refs++; /* the consumer's hold, until answered or given up */
-    c->in_flight++;
-    ks_sent s = ks_wire_request(w, id);
-    if (s.fault >= 0)
-        ks_consumer_lost(c, w, id);
-}
-
-void ks_consumer_lost(ks_consumer *c, ks_world *w, uint32_t id)
-{
-    ks_request *q = ks_req(&w->reqs, id);
-    q->refs++; /* the timer's hold */
-    ks_event ev = {.kind = KS_EV_CONSUMER, .owner = c->index, .tag = KS_CONSUMER_LOST, .arg = id};
-    /* (now, if the trip so far took longer than the timeout) */
-    ks_sim_schedule(&w->sim,
-                    ks_sim_not_before_now(&w->sim, ks_time_add(q->sent_ns, REQUEST_TIMEOUT_NS)),
-                    &ev);
+    uint32_t slot = slot_of(q->api, q->server);
+    ks_event t = timeout_timer(c, slot);
+    if (!ks_client_sent(&c->cc[slot], &w->sim, id, q->sent_ns, REQUEST_TIMEOUT_NS,
+                        &t)) {
+        out_of_memory(w);
+        return;
+    }
+    (void)ks_wire_request(w, id);
 }
 
 /* The first broker for a request any broker can answer (FindCoordinator):
@@ -765,30 +773,28 @@ static void answered(ks_consumer *c, ks_world *w, const ks_request *q)
 
 void ks_consumer_on_response(ks_consumer *c, ks_world *w, uint32_t id)
 {
-    ks_request *q = ks_req(&w->reqs, id);
-    if (c->alive && q->gen == c->generation) {
-        c->in_flight--;
-        answered(c, w, q);
+    const ks_request *q = ks_req(&w->reqs, id);
+    uint32_t slot = slot_of(q->api, q->server);
+    ks_client_conn *cc = &c->cc[slot];
+    bool mine = c->alive && ks_client_arrived(cc, id);
+    ks_request_unref(&w->reqs, id); /* the response event's hold */
+    if (!mine)
+        return; /* given up, or of an instance that crashed: nobody waits for it */
+    for (uint32_t a; c->alive && (a = ks_client_take_answered(cc)) != KS_CLIENT_NONE;) {
+        answered(c, w, ks_req(&w->reqs, a));
+        ks_request_unref(&w->reqs, a); /* the consumer's hold */
         assert_consumer_invariants(c, w);
     }
-    ks_request_unref(&w->reqs, id); /* the consumer's hold */
-    ks_request_unref(&w->reqs, id); /* the response event's hold */
+    ks_event t = timeout_timer(c, slot);
+    ks_client_rearm(cc, &w->sim, REQUEST_TIMEOUT_NS, &t);
 }
 
-/* A request lost (or its answer) has waited request.timeout.ms: given
- * up, it is asked again (a fetch: at the next poll). */
-static void on_lost(ks_consumer *c, ks_world *w, uint32_t id)
+/* A request given up (its connection closed): it is asked again (a
+ * fetch: at the next poll). */
+static void given_up(ks_consumer *c, ks_world *w, const ks_request *q)
 {
-    ks_request *q = ks_req(&w->reqs, id);
-    bool mine = c->alive && q->gen == c->generation;
     ks_api api = q->api;
     uint32_t broker = q->server;
-    if (mine)
-        c->in_flight--;
-    ks_request_unref(&w->reqs, id); /* the consumer's hold */
-    ks_request_unref(&w->reqs, id); /* the timer's hold */
-    if (!mine)
-        return;
     if (api == KS_API_FETCH) {
         c->fetch_req[broker] = KS_REQ_NONE;
         for (uint32_t k = 0; k < c->nparts; k++)
@@ -806,6 +812,24 @@ static void on_lost(ks_consumer *c, ks_world *w, uint32_t id)
         fetch_offsets(c, w);
     } else if (api == KS_API_LIST_OFFSETS) {
         reset_offsets(c, w);
+    }
+}
+
+/* request.timeout.ms of the oldest request on a connection ran out: like
+ * NetworkClient, the consumer closes the connection, and every request
+ * on it is given up, oldest first. */
+static void on_timeout(ks_consumer *c, ks_world *w, uint32_t slot)
+{
+    ks_client_conn *cc = &c->cc[slot];
+    ks_event t = timeout_timer(c, slot);
+    if (!ks_client_on_timer(cc, &w->sim, REQUEST_TIMEOUT_NS, &t))
+        return;
+    uint32_t n = ks_client_close(cc, &w->sim);
+    ks_net_reconnect(&w->net, cc->conn);
+    while (n-- > 0) {
+        uint32_t id = ks_client_take(cc);
+        given_up(c, w, ks_req(&w->reqs, id));
+        ks_request_unref(&w->reqs, id); /* the consumer's hold */
     }
 }
 
@@ -830,15 +854,14 @@ static void on_restart(ks_consumer *c, ks_world *w)
     for (uint32_t b = 0; b < w->broker_count; b++)
         c->fetch_req[b] = KS_REQ_NONE;
     c->nbuf = c->buf_head = c->ncur = c->cursor = 0;
-    c->in_flight = 0;
     c->waiting = c->processing = c->txn_waiting = false;
     find_coordinator(c, w);
 }
 
 static void on_event(ks_consumer *c, ks_world *w, uint32_t tag, uint64_t arg)
 {
-    if (tag == KS_CONSUMER_LOST) {
-        on_lost(c, w, (uint32_t)arg);
+    if (tag == KS_CONSUMER_TIMEOUT) {
+        on_timeout(c, w, (uint32_t)arg);
         return;
     }
     if (arg != c->generation || (!c->alive && tag != KS_CONSUMER_RESTART))
@@ -874,12 +897,16 @@ static void crash(ks_consumer *c, ks_world *w, ks_time restart_ns, int32_t forwa
     enter(c, KS_CONS_IDLE);
     c->waiting = c->processing = c->txn_waiting = false;
     c->nbuf = c->buf_head = c->ncur = c->cursor = 0;
-    /* its connections die with it: a new instance opens new ones */
-    for (uint32_t b = 0; b < w->broker_count; b++) {
-        if (c->conn[b] != UINT32_MAX)
-            c->conn[b] = ks_net_reopen(&w->net, c->node, b, KS_CHAN_DATA);
-        if (c->cconn[b] != UINT32_MAX)
-            c->cconn[b] = ks_net_reopen(&w->net, c->node, b, KS_CHAN_COORDINATOR);
+    /* its connections die with it, and what it had in flight: a new
+     * instance opens new ones */
+    for (uint32_t slot = 0; slot < c->ncc; slot++) {
+        ks_client_conn *cc = &c->cc[slot];
+        if (cc->conn == KS_CLIENT_NONE)
+            continue;
+        ks_client_close(cc, &w->sim);
+        for (uint32_t id; (id = ks_client_take(cc)) != KS_CLIENT_NONE;)
+            ks_request_unref(&w->reqs, id); /* the consumer's hold */
+        cc->conn = ks_net_reopen(&w->net, c->node, slot / KS_CHAN__COUNT, slot % KS_CHAN__COUNT);
     }
     if (restart_ns == KS_TIME_MAX)
         return;

@@ -43,6 +43,7 @@
 
 #include "models/broker/plog.h"
 #include "models/events.h"
+#include "models/net/client.h"
 #include "models/net/node.h"
 #include "models/scenario.h"
 #include "sim/sim.h"
@@ -90,10 +91,10 @@ typedef struct ks_consumer {
     ks_fetched *cur;           /* the records the last poll() returned */
     uint32_t *cur_part;
     uint32_t ncur, cur_cap, cursor; /* ... and how many are processed */
-    uint32_t *conn;            /* per broker: connection, UINT32_MAX not yet */
-    uint32_t *cconn;           /* ... for the group coordinator's requests */
+    ks_client_conn *cc;        /* per broker and channel (broker * KS_CHAN__COUNT +
+                                  channel): its connection and requests in flight */
+    uint32_t ncc;
     uint32_t *fetch_req;       /* per broker: its fetch in flight, KS_REQ_NONE */
-    uint32_t in_flight;        /* requests without an answer */
     uint32_t coordinator;      /* its group coordinator's broker */
     bool waiting;              /* the application waits in poll() for a fetch */
     bool processing;           /* the application works on a poll's records */
@@ -115,9 +116,6 @@ void ks_consumer_start(ks_consumer *c, struct ks_world *w);
 void ks_consumer_on_event(ks_consumer *c, struct ks_world *w, uint32_t tag, uint64_t arg);
 /* The answer to request `req` reached the consumer. */
 void ks_consumer_on_response(ks_consumer *c, struct ks_world *w, uint32_t req);
-/* Request `req` or its answer was lost: after request.timeout.ms the
- * consumer gives it up and asks again. */
-void ks_consumer_lost(ks_consumer *c, struct ks_world *w, uint32_t req);
 /* Its process dies now (crash.consumer); restart_ns (KS_TIME_MAX: never)
  * starts a new instance, forwarding to forward_to (-1: the same
  * producer). */
@@ -137,6 +135,8 @@ void ks_consumer_txn_aborted(ks_consumer *c, struct ks_world *w);
 #define KS_CONSUMER_RESTART 4u
 #define KS_CONSUMER_PROCESSED 6u  /* the application processed a record */
 #define KS_CONSUMER_RETRY 7u      /* retry.backoff.ms after UNSTABLE_OFFSET_COMMIT */
-#define KS_CONSUMER_LOST 8u       /* request.timeout.ms of a lost request (arg: it) */
+#define KS_CONSUMER_TIMEOUT 8u    /* request.timeout.ms of a connection's oldest
+                                     request (arg: the connection: broker *
+                                     KS_CHAN__COUNT + channel) */
 
 #endif

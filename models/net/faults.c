@@ -91,6 +91,7 @@ void ks_faults_on_window(ks_world *w, uint32_t i, bool open)
     if (c->type == KS_FAULT_CRASH_PRODUCER) {
         /* the process dies: nothing of this producer happens any more */
         w->node_down[ks_node_producer(&w->nodes, (uint32_t)c->producer)] = true;
+        ks_producer_crash(&w->producers[c->producer], w);
     } else if (c->type == KS_FAULT_CRASH_CONSUMER) {
         w->node_down[ks_node_consumer(&w->nodes, (uint32_t)c->consumer)] = true;
         ks_consumer_crash(&w->consumers[c->consumer], w, c->to_ns, c->forward_to);

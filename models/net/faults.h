@@ -4,13 +4,17 @@
  * paused.
  *
  * Owns: per fault, how many times it struck and (for the probabilistic
- * ones) its random stream "fault.<index>", so adding a fault never shifts
- * another's draws, and no model's draws move because of a fault. Every
+ * ones) its random stream, named by the fault itself ("fault.<name>", or
+ * derived from its content: fault_section.h), so adding or removing a
+ * fault never shifts another's draws, and no model's draws move because
+ * of a fault. Every
  * strike is a "fault" trace record; windows (link.down, pause.*) are
  * traced when they open and close.
  *
- * Never: changes model state itself. Models ask, at the points where a
- * fault can act, and act on the answer.
+ * Never: changes model state itself, or tells a sender its message was
+ * lost. The wire asks about each message, and acts on the answer (a lost
+ * message is a silence: models/net/wire.h); the world acts on windows
+ * through the nodes' operations.
  */
 #ifndef KS_FAULTS_H
 #define KS_FAULTS_H

@@ -16,6 +16,7 @@ bool ks_net_init(ks_net *n, ks_world *w, uint32_t nodes, uint32_t brokers,
     memset(n, 0, sizeof *n);
     const ks_scenario *sc = w->sc;
     n->world = w;
+    n->sim = &w->sim;
     n->latency = sc->network.latency;
     n->bandwidth_bps = sc->network.bandwidth_bps;
     n->nodes = nodes;
@@ -67,10 +68,29 @@ uint32_t ks_net_connect(ks_net *n, ks_node client, ks_node server)
     return ks_net_connect_channel(n, client, server, KS_CHAN_DATA);
 }
 
+/* The connection lets go of the run it held open, if it did. */
+static void let_go(ks_net *n, uint32_t conn)
+{
+    if (!n->conns[conn].holds_run)
+        return;
+    n->conns[conn].holds_run = false;
+    ks_sim_release(n->sim);
+}
+
 uint32_t ks_net_reopen(ks_net *n, ks_node client, ks_node server, ks_net_channel ch)
 {
     uint32_t old = *slot_of(n, client, server, ch);
+    if (old != UINT32_MAX)
+        let_go(n, old);
     return new_conn(n, client, server, ch, old == UINT32_MAX ? 0 : n->conns[old].incarnation + 1u);
+}
+
+void ks_net_lost(ks_net *n, uint32_t conn)
+{
+    if (n->conns[conn].holds_run)
+        return;
+    n->conns[conn].holds_run = true;
+    ks_sim_hold(n->sim);
 }
 
 /* Seeds a lane's stream the first time it carries a message. A stream's
@@ -141,6 +161,7 @@ ks_time ks_net_transit(ks_net *n, uint32_t conn, ks_net_dir dir, ks_time now, ui
 
 void ks_net_reconnect(ks_net *n, uint32_t conn)
 {
+    let_go(n, conn);
     for (int d = 0; d < 2; d++)
         n->conns[conn].lane[d].last_arrival_ns = 0;
     n->conns[conn].epoch++;

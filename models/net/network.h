@@ -48,11 +48,13 @@ typedef struct ks_net_conn {
     ks_net_channel channel;
     uint32_t incarnation;    /* 0 for the pair's first connection */
     uint32_t epoch;          /* +1 each time it is closed and opened again */
+    bool holds_run;          /* it lost a message someone waits on (ks_net_lost) */
     ks_net_lane lane[2];
 } ks_net_conn;
 
 typedef struct ks_net {
     struct ks_world *world;  /* for stream registration */
+    ks_sim *sim;             /* whose run a lost message holds open */
     ks_dist latency;
     uint64_t bandwidth_bps;  /* 0 = unlimited */
     uint32_t nodes, brokers; /* clients are any node, servers brokers */
@@ -103,7 +105,16 @@ static inline ks_time ks_net_wire_free(const ks_net *n, uint32_t conn, ks_net_di
 
 /* The connection was closed and is opened again: a new TCP connection,
  * whose messages owe nothing to the order of the old one's; what the old
- * one was still retransmitting is gone (ks_wire_delivered). */
+ * one was still retransmitting is gone (ks_wire_delivered). A hold the
+ * old one kept is released. */
 void ks_net_reconnect(ks_net *n, uint32_t conn);
+
+/* The network lost a message on `conn` that its receiver's peer waits
+ * on (a request that expects an answer, or an answer). Nobody is told.
+ * The connection holds the run open (sim.h, ks_sim_hold) until it is
+ * closed: its sender will only find the silence at its own request
+ * timeout, a daemon, and a run must not end before it does. (TCP's own
+ * timers run as long as the connection has data unacknowledged.) */
+void ks_net_lost(ks_net *n, uint32_t conn);
 
 #endif

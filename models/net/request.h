@@ -91,14 +91,15 @@ typedef struct ks_request {
     /* the answer */
     ks_kerr error;          /* requests other than Produce: the answer's error */
     uint32_t node;          /* FindCoordinator: the coordinator's broker */
-    ks_time decided_ns;     /* EndTxn: when the coordinator wrote the decision */
+    ks_time decided_ns;     /* EndTxn: when the coordinator wrote the decision
+                               (also for a retry of it), for the observer only:
+                               no node acts on it */
     /* the client's and the simulation's bookkeeping */
     uint32_t owner;         /* the client's: what it sent it for (a coordinator's
                                transaction, a leader's produce request) */
     uint32_t gen;           /* the client's connection generation at send */
     uint32_t refs;          /* holders: client, server path, response event */
     bool arrived;           /* its response reached the client */
-    bool fate_known;        /* the checker was told what became of it */
 } ks_request;
 
 /* Does the request come from a client of transaction version 2 (KIP-890

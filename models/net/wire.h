@@ -8,8 +8,13 @@
  * KS_EV_RESPONSE). The scheduled event holds a reference to the request;
  * a request marked daemon (a metadata refresh) keeps no run alive.
  *
- * Never: decides what the message means or what its sender does when it
- * is lost; the sender reads the outcome.
+ * A lost message is a silence: its sender is told nothing (it learns of
+ * the loss only from its own timeout). The wire reports the loss to the
+ * observer (models/obs.h), beside the run, and writes the request's
+ * "send" trace line, with when it will arrive.
+ *
+ * Never: decides what the message means or what its sender does; tells
+ * the sender or the receiver whether it got through.
  */
 #ifndef KS_WIRE_H
 #define KS_WIRE_H
@@ -21,16 +26,11 @@
 
 struct ks_world;
 
-typedef struct ks_sent {
-    ks_time sent_ns;    /* its last byte left the sender */
-    ks_time arrival_ns; /* it arrives (when not lost) */
-    int32_t fault;      /* the fault that lost it, or KS_NO_FAULT */
-} ks_sent;
-
-/* Request `id` leaves its client at its sent_ns. */
-ks_sent ks_wire_request(struct ks_world *w, uint32_t id);
+/* Request `id` leaves its client at its sent_ns: returns when its last
+ * byte has left the client (what the client's socket tells it). */
+ks_time ks_wire_request(struct ks_world *w, uint32_t id);
 /* The response to request `id` leaves its server at `at`. */
-ks_sent ks_wire_response(struct ks_world *w, uint32_t id, ks_time at);
+void ks_wire_response(struct ks_world *w, uint32_t id, ks_time at);
 /* At its arrival: did the message get through? One that TCP was still
  * retransmitting when its connection was closed never does. */
 bool ks_wire_delivered(struct ks_world *w, uint32_t id, ks_net_dir dir);

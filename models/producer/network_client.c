@@ -198,40 +198,27 @@ void ks_prod_net_address(ks_producer *p, ks_world *w, ks_request *q, uint32_t br
     q->txn_timeout_ns = p->conf->config[KS_PCFG_TRANSACTION_TIMEOUT_MS].i * KS_NS_PER_MS;
 }
 
-/* The request leaves at `at`: faults may lose or delay it. */
-static void put_on_wire(ks_producer *p, ks_world *w, uint32_t id, ks_time *arrival,
-                        ks_time *sent, bool *lost)
+/* The request leaves: the observer learns what it carries, then the
+ * wire takes it. Whether it will arrive the producer does not learn. */
+static ks_time put_on_wire(ks_producer *p, ks_world *w, uint32_t id)
 {
-    ks_request *q = ks_req(&w->reqs, id);
-    ks_sent s = ks_wire_request(w, id);
-    int32_t fault = s.fault;
-    *lost = fault >= 0;
-    *arrival = s.arrival_ns;
-    *sent = s.sent_ns;
+    const ks_request *q = ks_req(&w->reqs, id);
     for (uint32_t e = q->first; q->api == KS_API_PRODUCE && e != KS_REQ_NONE;
          e = ks_req_entry(&w->reqs, e)->next) {
         const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
         ks_obs_sent(&w->obs, p->index, rb->batch_seq, rb->partition, rb->records,
-                        q->correlation_id, rb->attempt);
-        if (*lost)
-            ks_obs_not_appended(&w->obs, p->index, rb->batch_seq, q->correlation_id,
-                                    "REQUEST_LOST");
+                    q->correlation_id, rb->attempt);
     }
-    if (*lost) {
-        if (q->api == KS_API_PRODUCE)
-            ks_obs_request_fate(&w->obs, p->index, q->correlation_id,
-                                    KS_FATE_REQUEST_DROPPED, fault);
-        q->fate_known = true;
-        ks_producer_lost(p, w, id);
-    }
+    return ks_wire_request(w, id);
 }
 
 /* request.timeout.ms for the oldest request on a connection. The timer
  * is lazy: when it fires for a request already answered, it re-arms for
  * the one now oldest, and it is never cancelled (cancelled timers would
  * pile up in the queue for request.timeout.ms). It is a daemon, so that
- * it keeps no run alive after the last response; a request that will
- * never be answered gets a timer that does (ks_producer_lost). */
+ * it keeps no run alive after the last response; a connection on which
+ * the network lost a message holds the run open until it is closed
+ * (network.h, ks_net_lost), so that this timer finds the silence. */
 static void arm_timeout(ks_producer *p, ks_world *w, uint32_t broker)
 {
     ks_prod_node *n = &p->nodes[broker];
@@ -243,30 +230,15 @@ static void arm_timeout(ks_producer *p, ks_world *w, uint32_t broker)
     n->timeout_timer = ks_sim_schedule_daemon(&w->sim, at, &ev);
 }
 
-/* The request is built: it leaves on the wire, the broker will get it
- * (unless lost), and, when an answer is expected, it joins the
- * connection's in-flight list. */
+/* The request is built: it leaves on the wire, and, when an answer is
+ * expected, it joins the connection's in-flight list. */
 void ks_prod_net_launch(ks_producer *p, ks_world *w, uint32_t broker, uint32_t id, ks_time now,
-                        bool *lost_out, ks_time *sent_out)
+                        ks_time *sent_out)
 {
     ks_prod_node *n = &p->nodes[broker];
+    (void)now;
+    ks_time sent = put_on_wire(p, w, id);
     ks_request *q = ks_req(&w->reqs, id);
-    ks_time sent, arrival;
-    bool lost;
-    put_on_wire(p, w, id, &arrival, &sent, &lost);
-    ks_trace *tr = w->trace;
-    if (tr && ks_trace_begin(tr, now, KS_TR_SEND)) {
-        ks_trace_str(tr, "producer", p->conf->id);
-        ks_trace_u64(tr, "broker", broker);
-        ks_trace_u64(tr, "request", q->correlation_id);
-        if (q->api != KS_API_PRODUCE)
-            ks_trace_str(tr, "api", ks_api_name(q->api));
-        ks_trace_u64(tr, "batches", q->batches);
-        ks_trace_u64(tr, "records", q->records);
-        ks_trace_u64(tr, "bytes", q->request_bytes);
-        ks_trace_i64(tr, "arrive_t", lost ? -1 : arrival);
-        ks_trace_end(tr);
-    }
     if (q->expects_response) {
         q->refs++; /* the producer's hold, until answered or given up */
         if (n->fifo_tail == KS_REQ_NONE)
@@ -277,7 +249,6 @@ void ks_prod_net_launch(ks_producer *p, ks_world *w, uint32_t broker, uint32_t i
         n->in_flight++;
         arm_timeout(p, w, broker);
     }
-    *lost_out = lost;
     *sent_out = sent;
 }
 
@@ -304,9 +275,8 @@ void ks_producer_on_metadata(ks_producer *p, ks_world *w)
     q->request_bytes =
         30u + (uint32_t)strlen(p->client_id) + (uint32_t)strlen(ks_prod_topic_name(w, p));
     q->sent_ns = now;
-    bool lost;
     ks_time sent;
-    ks_prod_net_launch(p, w, broker, id, now, &lost, &sent);
+    ks_prod_net_launch(p, w, broker, id, now, &sent);
 }
 
 /* The MetadataResponse: new partitions of the topic and their leaders. */
@@ -332,35 +302,7 @@ static void metadata_answered(ks_producer *p, ks_world *w, const ks_request *q)
     ks_prod_net_schedule_metadata(p, w);
 }
 
-void ks_producer_lost(ks_producer *p, ks_world *w, uint32_t req)
-{
-    const ks_request *q = ks_req(&w->reqs, req);
-    if (!q->expects_response)
-        return;
-    ks_event ev = {.kind = KS_EV_TIMER,
-                   .owner = p->index, .tag = KS_TIMER_LOST, .arg = q->server};
-    /* With a request.timeout.ms shorter than the trip so far (0 is
-     * legal), the deadline has passed already: check now, not in the
-     * past (found by fuzz_run: request.timeout.ms 0 and a dropped
-     * response hit the engine's assert). */
-    ks_time at = ks_time_add(q->sent_ns, p->set.request_timeout_ns);
-    ks_sim_schedule(&w->sim, ks_sim_not_before_now(&w->sim, at), &ev);
-}
-
 static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool timed_out);
-
-/* A lost message's request has waited request.timeout.ms: if it is still
- * the oldest in flight (nothing answered it), the connection closes. */
-void ks_producer_on_lost(ks_producer *p, ks_world *w, uint32_t broker)
-{
-    ks_prod_node *n = &p->nodes[broker];
-    if (n->fifo_head == KS_REQ_NONE)
-        return;
-    ks_time deadline =
-        ks_time_add(ks_req(&w->reqs, n->fifo_head)->sent_ns, p->set.request_timeout_ns);
-    if (deadline <= ks_sim_now(&w->sim))
-        close_connection(p, w, broker, true);
-}
 
 /* Takes the oldest request off the connection's in-flight list. */
 static uint32_t pop_in_flight(ks_producer *p, ks_world *w, ks_prod_node *n)
@@ -420,17 +362,28 @@ static void close_connection(ks_producer *p, ks_world *w, uint32_t broker, bool 
             ks_request_unref(&w->reqs, id);
             continue;
         }
-        if (!q->fate_known)
-            ks_obs_request_fate(&w->obs, p->index, q->correlation_id,
-                                    first && timed_out ? KS_FATE_TIMED_OUT : KS_FATE_DISCARDED,
-                                    KS_OBS_NO_FAULT);
-        q->fate_known = true;
+        /* what the producer saw of it (the observer keeps what the
+         * network saw, when it lost a message of this request) */
+        ks_obs_request_fate(&w->obs, p->index, q->correlation_id,
+                            first && timed_out ? KS_FATE_TIMED_OUT : KS_FATE_DISCARDED,
+                            KS_OBS_NO_FAULT);
         first = false;
         ks_prod_sender_fail_request(p, w, q, err);
         ks_request_unref(&w->reqs, id); /* the producer's hold */
     }
     ks_prod_send_try_unblock(p, w);
     ks_prod_sender_wake(p, w, now);
+}
+
+void ks_producer_crash(ks_producer *p, ks_world *w)
+{
+    for (uint32_t b = 0; b < p->brokers; b++) {
+        ks_prod_node *n = &p->nodes[b];
+        n->gen++;
+        ks_net_reconnect(&w->net, n->conn); /* its sockets close with it */
+        while (n->fifo_head != KS_REQ_NONE)
+            ks_request_unref(&w->reqs, pop_in_flight(p, w, n)); /* the producer's hold */
+    }
 }
 
 void ks_producer_on_request_timeout(ks_producer *p, ks_world *w, uint32_t broker)
@@ -474,10 +427,7 @@ static void trace_response(const ks_producer *p, ks_world *w, const ks_request *
  * Sender completes or retries its batches. */
 static void on_produce_response(ks_producer *p, ks_world *w, ks_request *q)
 {
-    if (!q->fate_known)
-        ks_obs_request_fate(&w->obs, p->index, q->correlation_id, KS_FATE_ANSWERED,
-                                KS_OBS_NO_FAULT);
-    q->fate_known = true;
+    ks_obs_request_fate(&w->obs, p->index, q->correlation_id, KS_FATE_ANSWERED, KS_OBS_NO_FAULT);
     ks_prod_sender_handle_response(p, w, q);
 }
 

@@ -65,9 +65,9 @@ uint32_t ks_prod_net_new_request(struct ks_producer *p, struct ks_world *w, ks_a
 void ks_prod_net_address(struct ks_producer *p, struct ks_world *w, struct ks_request *q,
                          uint32_t broker);
 /* Request `id` is built: it leaves on the wire and, when an answer is
- * expected, joins the connection's in-flight list. *lost_out: a fault
- * lost it; *sent_out: when it was written. */
+ * expected, joins the connection's in-flight list. *sent_out: when its
+ * last byte left. */
 void ks_prod_net_launch(struct ks_producer *p, struct ks_world *w, uint32_t broker, uint32_t id,
-                        ks_time now, bool *lost_out, ks_time *sent_out);
+                        ks_time now, ks_time *sent_out);
 
 #endif

@@ -207,15 +207,14 @@ void ks_producer_on_metadata(ks_producer *p, struct ks_world *w);
 void ks_producer_on_sent(ks_producer *p, struct ks_world *w, uint32_t chain);
 void ks_producer_on_response(ks_producer *p, struct ks_world *w, uint32_t req);
 void ks_producer_on_request_timeout(ks_producer *p, struct ks_world *w, uint32_t broker);
-/* Request `req` or its response was lost: the producer will hear nothing,
- * so its request.timeout.ms must keep the run alive. */
-void ks_producer_lost(ks_producer *p, struct ks_world *w, uint32_t req);
-void ks_producer_on_lost(ks_producer *p, struct ks_world *w, uint32_t broker);
 void ks_producer_on_txn_end(ks_producer *p, struct ks_world *w);
 void ks_producer_on_expiry(ks_producer *p, struct ks_world *w);
 /* A paused producer's event moved to `at` under a new handle: keep the
  * handle the producer cancels it by. */
 void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_time at);
+/* Its process dies (crash.producer): its connections close with it, and
+ * nothing it had in flight is waited for any more. */
+void ks_producer_crash(ks_producer *p, struct ks_world *w);
 /* Consume-transform-produce: the application hands the producer one
  * record read by a consumer (key and value as the producer's workload
  * says), as if it had arrived: `source` is the id of the record read,
@@ -266,6 +265,5 @@ void ks_prod_trace_state(ks_producer *p, struct ks_world *w, const char *what,
 #define KS_TIMER_REQUEST_TIMEOUT 5u /* request.timeout.ms (arg: broker) */
 #define KS_TIMER_EXPIRY 6u /* delivery.timeout.ms check */
 #define KS_TIMER_TXN_END 9u /* the application ends its transaction */
-#define KS_TIMER_LOST 8u  /* request.timeout.ms of a request that lost a message (arg: broker) */
 
 #endif

@@ -410,15 +410,13 @@ static void fill_entry(ks_producer *p, ks_world *w, ks_req_batch *rb, uint32_t b
 static void send_unacknowledged(ks_producer *p, ks_world *w, uint32_t broker, uint32_t id,
                                 uint32_t chain, ks_time now)
 {
-    bool lost;
     ks_time sent;
-    ks_prod_net_launch(p, w, broker, id, now, &lost, &sent);
+    ks_prod_net_launch(p, w, broker, id, now, &sent);
     ks_request *q = ks_req(&w->reqs, id);
-    if (!lost) {
-        ks_obs_request_fate(&w->obs, p->index, q->correlation_id, KS_FATE_NO_RESPONSE,
-                            KS_OBS_NO_FAULT);
-        q->fate_known = true;
-    }
+    /* what the producer knows of it (the observer keeps the network's
+     * word when it lost the request) */
+    ks_obs_request_fate(&w->obs, p->index, q->correlation_id, KS_FATE_NO_RESPONSE,
+                        KS_OBS_NO_FAULT);
     ks_event done = {.kind = KS_EV_TIMER, .owner = p->index, .tag = KS_TIMER_SENT, .arg = chain};
     ks_sim_schedule(&w->sim, sent, &done);
     if (q->refs == 0)
@@ -469,9 +467,8 @@ static void send_request(ks_producer *p, ks_world *w, uint32_t broker, uint32_t 
         send_unacknowledged(p, w, broker, id, chain, now);
         return;
     }
-    bool lost;
     ks_time sent;
-    ks_prod_net_launch(p, w, broker, id, now, &lost, &sent);
+    ks_prod_net_launch(p, w, broker, id, now, &sent);
 }
 
 /* acks=0: a request has been written; its records are done. */

@@ -347,9 +347,8 @@ static void send_init_producer_id(ks_producer *p, ks_world *w, uint32_t broker, 
     q->request_bytes = 30u + (uint32_t)strlen(p->client_id);
     ks_prod_sender_cost(p, q, now);
     p->tm.in_flight = true;
-    bool lost;
     ks_time sent;
-    ks_prod_net_launch(p, w, broker, id, now, &lost, &sent);
+    ks_prod_net_launch(p, w, broker, id, now, &sent);
 }
 
 /* InitProducerId goes to the least loaded node that can take a request:
@@ -710,9 +709,8 @@ static void send_txn_request(ks_producer *p, ks_world *w, uint32_t broker, ks_ap
     q = ks_req(&w->reqs, id);
     ks_prod_sender_cost(p, q, now);
     p->tm.in_flight = true;
-    bool lost;
     ks_time sent;
-    ks_prod_net_launch(p, w, broker, id, now, &lost, &sent);
+    ks_prod_net_launch(p, w, broker, id, now, &sent);
 }
 
 /* The transactional request due, in Kafka's priority order

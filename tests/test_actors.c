@@ -1,0 +1,295 @@
+/*
+ * test_actors.c - nodes as actors: a lost message is a silence that only
+ * its sender's own timeout finds, and every node kind recovers from it;
+ * a paused broker runs none of its events in any role.
+ *
+ *   every API each node kind sends (the producers': Produce, Metadata,
+ *   InitProducerId, FindCoordinator, AddPartitionsToTxn, AddOffsetsToTxn,
+ *   TxnOffsetCommit, EndTxn; the consumers': FindCoordinator,
+ *   OffsetFetch, ListOffsets, Fetch, OffsetCommit; the brokers':
+ *   WriteTxnMarkers, AddPartitionsToTxn), with its first request lost
+ *   and, in another run, its first answer lost: the run completes with
+ *   what the same run without the fault delivers;
+ *   a lost OffsetFetch answer of two-consumer-groups (the consumer was
+ *   stuck for the whole run), an OffsetFetch answer delayed past the
+ *   request timeout (given up at 30 s, its late answer ignored);
+ *   pause.broker on a transaction coordinator (its log writes and
+ *   answers waited for the pause, as its Produce handling did).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tests/harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MS INT64_C(1000000)
+#define S (1000 * MS)
+
+/* Two brokers; an idempotent source producer (topic in), a consume-
+ * transform-produce application (consumer stream reads in, producer app
+ * writes out in transactions, the offsets in the transaction), a
+ * consumer of out committing with commitSync (audit), and a producer
+ * (meta) whose topic gains a partition at 50 ms, so that it refreshes
+ * its metadata. Kafka 3.9: leaders verify transactional batches with
+ * the coordinator (AddPartitionsToTxn v4). */
+#define ACTORS                                                                                  \
+    "{\"scenario.format\": 1, \"name\": \"actors\", \"seed\": 1, \"kafka.version\": \"3.9\","  \
+    " \"brokers\": {\"count\": 2}, \"network\": {\"latency.ms\": 1, \"bandwidth.mbps\": 1000},"  \
+    " \"topics\": [{\"name\": \"in\", \"partitions\": 1}, {\"name\": \"out\", \"partitions\": 1},"\
+    " {\"name\": \"side\", \"partitions\": 1}],"                                                 \
+    " \"producers\": ["                                                                         \
+    "  {\"id\": \"source\", \"topic\": \"in\", \"config\": {\"enable.idempotence\": true},"      \
+    "   \"workload\": {\"records\": 20, \"rate.per.sec\": 100, \"value.bytes\": 100}},"          \
+    "  {\"id\": \"app\", \"topic\": \"out\", \"config\": {\"transactional.id\": \"ctp\"},"       \
+    "   \"workload\": {\"records\": 0, \"value.bytes\": 120}, \"transactions\": {\"records\": 1}}," \
+    "  {\"id\": \"meta\", \"topic\": \"side\", \"config\": {\"metadata.max.age.ms\": 20},"      \
+    "   \"workload\": {\"records\": 5, \"rate.per.sec\": 50, \"value.bytes\": 100}}],"           \
+    " \"consumers\": ["                                                                         \
+    "  {\"id\": \"stream\", \"topic\": \"in\", \"isolation.level\": \"read_committed\","         \
+    "   \"auto.offset.reset\": \"earliest\", \"group.id\": \"ctp\", \"poll.interval.ms\": 10,"   \
+    "   \"max.poll.records\": 5, \"process.us\": 2000, \"commit\": \"transaction\","             \
+    "   \"forward.to\": \"app\"},"                                                              \
+    "  {\"id\": \"audit\", \"topic\": \"out\", \"isolation.level\": \"read_committed\","         \
+    "   \"auto.offset.reset\": \"earliest\", \"group.id\": \"audit\", \"poll.interval.ms\": 10," \
+    "   \"commit\": \"sync\"}],"                                                                \
+    " \"admin\": [{\"at.ms\": 50, \"create.partitions\": {\"topic\": \"side\", \"total\": 2}}]}"
+
+/* What the run delivers without a fault, and must still deliver with
+ * one message lost: every record acknowledged, everything in the logs
+ * read by the consumers, which committed past it, and the transactional
+ * state complete. (A lost message may still leave anomalies Kafka
+ * gives too: a lost first Produce of an idempotent producer with 5
+ * requests in flight lets the later ones in, the retry is refused with
+ * OUT_OF_ORDER_SEQUENCE_NUMBER, and the epoch bump that follows writes
+ * the discarded ones again.) */
+static void assert_delivered(run *r, const char *what)
+{
+    if (strcmp(sum_str(r, "verdict"), "complete") != 0)
+        fail_msg("%s: verdict %s", what, sum_str(r, "verdict"));
+    if (sum_int(r, "producers.source.acked") != 20 || sum_int(r, "producers.meta.acked") != 5)
+        fail_msg("%s: %lld and %lld records acked", what,
+                 (long long)sum_int(r, "producers.source.acked"),
+                 (long long)sum_int(r, "producers.meta.acked"));
+    if (sum_int(r, "records.failed") != 0 || sum_int(r, "records.unresolved") != 0)
+        fail_msg("%s: %lld failed, %lld unresolved", what, (long long)sum_int(r, "records.failed"),
+                 (long long)sum_int(r, "records.unresolved"));
+    if (sum_int(r, "consumers.audit.records") != sum_int(r, "partitions.out-0.records"))
+        fail_msg("%s: audit read %lld", what, (long long)sum_int(r, "consumers.audit.records"));
+    if (sum_int(r, "consumers.audit.committed.out-0") != sum_int(r, "partitions.out-0.log_end_offset"))
+        fail_msg("%s: audit committed %lld of %lld", what,
+                 (long long)sum_int(r, "consumers.audit.committed.out-0"),
+                 (long long)sum_int(r, "partitions.out-0.log_end_offset"));
+    if (sum_int(r, "consumers.stream.committed.in-0") != sum_int(r, "partitions.in-0.log_end_offset"))
+        fail_msg("%s: stream committed %lld", what,
+                 (long long)sum_int(r, "consumers.stream.committed.in-0"));
+    if (strcmp(sum_str(r, "transactions.ctp.state"), "CompleteCommit") != 0)
+        fail_msg("%s: transaction %s", what, sum_str(r, "transactions.ctp.state"));
+    if (sum_int(r, "delivery.lost") != 0 || sum_int(r, "delivery.precommitted_read") != 0 ||
+        sum_int(r, "delivery.aborted_read") != 0)
+        fail_msg("%s: %lld lost, %lld precommitted, %lld aborted reads", what,
+                 (long long)sum_int(r, "delivery.lost"),
+                 (long long)sum_int(r, "delivery.precommitted_read"),
+                 (long long)sum_int(r, "delivery.aborted_read"));
+}
+
+static void test_actors_baseline(void **state)
+{
+    (void)state;
+    run r = run_text(ACTORS, NULL, 0, KS_TL_BATCH);
+    assert_delivered(&r, "no fault");
+    assert_true(sum_bool(&r, "delivery.ok"));
+    assert_int_equal(sum_int(&r, "records.acked"), 45);
+    assert_true(sum_int(&r, "time_ns") < 1 * S);
+    assert_int_equal(sum_int(&r, "partitions.side-0.records") +
+                         sum_int(&r, "partitions.side-1.records"), 5);
+    run_free(&r);
+}
+
+typedef struct lost_case {
+    const char *api;
+    const char *client_key; /* "producer", "consumer", or NULL: a broker */
+    const char *client;
+    const char *version;    /* kafka.version, NULL: the scenario's */
+} lost_case;
+
+static const lost_case lost_cases[] = {
+    {"Produce", "producer", "source", NULL},
+    {"Metadata", "producer", "meta", NULL},
+    {"InitProducerId", "producer", "source", NULL},
+    {"InitProducerId", "producer", "app", NULL},
+    {"FindCoordinator", "producer", "app", NULL},
+    {"AddPartitionsToTxn", "producer", "app", NULL},
+    {"AddOffsetsToTxn", "producer", "app", NULL},
+    {"TxnOffsetCommit", "producer", "app", NULL},
+    {"EndTxn", "producer", "app", NULL},
+    {"FindCoordinator", "consumer", "stream", NULL},
+    {"OffsetFetch", "consumer", "stream", NULL},
+    {"OffsetFetch", "consumer", "audit", NULL},
+    {"ListOffsets", "consumer", "audit", NULL},
+    {"Fetch", "consumer", "stream", NULL},
+    {"Fetch", "consumer", "audit", NULL},
+    {"OffsetCommit", "consumer", "audit", NULL},
+    {"WriteTxnMarkers", NULL, NULL, NULL},
+    /* 4.0: the leader adds the partition to the transaction
+     * (AddPartitionsToTxn v5, KIP-890); the producer sends none */
+    {"AddPartitionsToTxn", NULL, NULL, "\"4.0\""},
+};
+
+/* Runs the actors scenario with the first request of the case (or its
+ * answer) dropped: it must deliver what the run without the fault does,
+ * the sender having found the silence by its own request.timeout.ms. */
+static void run_lost(const lost_case *c, const char *type)
+{
+    char fault[256], what[128];
+    if (c->client_key)
+        snprintf(fault, sizeof fault, "[{\"type\": \"%s\", \"api\": \"%s\", \"%s\": \"%s\"}]",
+                 type, c->api, c->client_key, c->client);
+    else
+        snprintf(fault, sizeof fault, "[{\"type\": \"%s\", \"api\": \"%s\"}]", type, c->api);
+    snprintf(what, sizeof what, "%s of %s (%s)", type, c->api, c->client ? c->client : "a broker");
+    ks_override o[] = {{"faults", fault}, {"kafka.version", c->version}};
+    run r = run_text(ACTORS, o, c->version ? 2 : 1, KS_TL_BATCH);
+    if (sum_int(&r, "faults.0.hits") != 1)
+        fail_msg("%s: %lld hits", what, (long long)sum_int(&r, "faults.0.hits"));
+    assert_delivered(&r, what);
+    run_free(&r);
+}
+
+static void test_lost_requests(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof lost_cases / sizeof lost_cases[0]; i++)
+        run_lost(&lost_cases[i], "drop.request");
+}
+
+static void test_lost_responses(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof lost_cases / sizeof lost_cases[0]; i++)
+        run_lost(&lost_cases[i], "drop.response");
+}
+
+/* A consumer numbers its requests per API too: with several producers,
+ * naming the consumer says whose "request" it is (it was refused: "say
+ * which producer"). Its second fetch lost, audit still reads everything. */
+static void test_consumer_request_number(void **state)
+{
+    (void)state;
+    ks_override o[] = {{"faults", "[{\"type\": \"drop.request\", \"api\": \"Fetch\","
+                                  " \"consumer\": \"audit\", \"request\": 2}]"}};
+    run r = run_text(ACTORS, o, 1, KS_TL_BATCH);
+    assert_int_equal(sum_int(&r, "faults.0.hits"), 1);
+    assert_delivered(&r, "second fetch of audit lost");
+    run_free(&r);
+}
+
+/* The scenario file's text. */
+static char *scenario_text(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/scenarios/%s.json", source_dir(), name);
+    char *text = read_whole(path);
+    assert_non_null(text);
+    return text;
+}
+
+/* two-consumer-groups with billing's OffsetFetch answer lost: billing
+ * hears nothing, its request.timeout.ms (30 s) closes the connection, it
+ * asks again and reads all 20 records (it was stuck for the whole run,
+ * 0 polls, while a lost request recovered). */
+static void test_lost_offset_fetch_answer(void **state)
+{
+    (void)state;
+    char *text = scenario_text("two-consumer-groups");
+    ks_override o[] = {{"faults", "[{\"type\": \"drop.response\", \"api\": \"OffsetFetch\","
+                                  " \"consumer\": \"billing\"}]"}};
+    run r = run_text(text, o, 1, KS_TL_RECORD);
+    assert_int_equal(sum_int(&r, "faults.0.hits"), 1);
+    assert_string_equal(sum_str(&r, "verdict"), "complete");
+    assert_int_equal(sum_int(&r, "consumers.billing.records"), 20);
+    assert_int_equal(sum_int(&r, "consumers.billing.committed.events-0"), 20);
+    assert_true(sum_int(&r, "consumers.billing.polls") > 0);
+    /* it read nothing before its timeout, everything after */
+    const char *first = find_line(&r, "consume", "consumer", "billing", 0);
+    assert_non_null(first);
+    assert_true(line_int(first, "t") >= 30 * S);
+    run_free(&r);
+    free(text);
+}
+
+/* billing's OffsetFetch answer delayed by 60 s, twice its request
+ * timeout: the consumer gives the request up at 30 s and asks again on a
+ * new connection; the late answer, arriving at 60 s for a request no
+ * longer in flight, is ignored (before, the consumer waited it out). */
+static void test_late_answer_ignored(void **state)
+{
+    (void)state;
+    char *text = scenario_text("two-consumer-groups");
+    ks_override o[] = {{"faults", "[{\"type\": \"delay.response\", \"api\": \"OffsetFetch\","
+                                  " \"consumer\": \"billing\", \"delay.ms\": 60000}]"}};
+    run r = run_text(text, o, 1, KS_TL_RECORD);
+    assert_string_equal(sum_str(&r, "verdict"), "complete");
+    assert_int_equal(sum_int(&r, "consumers.billing.records"), 20);
+    const char *first = find_line(&r, "consume", "consumer", "billing", 0);
+    assert_non_null(first);
+    assert_true(line_int(first, "t") >= 30 * S && line_int(first, "t") < 31 * S);
+    const char *last = find_line(&r, "consume", "consumer", "billing", 19);
+    assert_non_null(last);
+    assert_true(line_int(last, "t") < 31 * S);
+    run_free(&r);
+    free(text);
+}
+
+/* A transactional producer whose coordinator (broker 0, the only one) is
+ * paused from 1.5 ms to 40 ms, while its InitProducerId's log write is
+ * under way (brokers.cost.txn.log.write.ms 5): the write completes, and
+ * the answer leaves, only when the pause ends. Before, the coordinator's
+ * events went on while the broker was paused. */
+static void test_pause_broker_coordinator(void **state)
+{
+    (void)state;
+    char *text = scenario_text("seed-transaction-commit");
+    ks_override o[] = {{"faults", "[{\"type\": \"pause.broker\", \"broker\": 0,"
+                                  " \"from.ms\": 3.5, \"to.ms\": 40}]"},
+                       {"brokers.cost.txn.log.write.ms", "5"}};
+    run r = run_text(text, o, 2, KS_TL_RECORD);
+    assert_string_equal(sum_str(&r, "verdict"), "complete");
+    int64_t from = 3500000, to = 40 * MS;
+    size_t txns = count_ev(&r, "txn");
+    assert_true(txns > 0);
+    for (size_t k = 0; k < txns; k++) {
+        int64_t t = line_int(nth(&r, "txn", k), "t");
+        if (t > from && t < to)
+            fail_msg("a coordinator's state moved at %lld, inside the pause", (long long)t);
+    }
+    for (size_t k = 0; k < count_ev(&r, "response"); k++) {
+        int64_t t = line_int(nth(&r, "response", k), "t");
+        if (t > from + 2 * MS && t < to)
+            fail_msg("an answer reached a client at %lld, inside the pause", (long long)t);
+    }
+    /* the first state change (InitProducerId's Empty) waited for the end */
+    assert_true(line_int(nth(&r, "txn", 0), "t") >= to);
+    assert_string_equal(sum_str(&r, "transactions.tx-1.state"), "CompleteCommit");
+    run_free(&r);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_actors_baseline),
+        cmocka_unit_test(test_lost_requests),
+        cmocka_unit_test(test_lost_responses),
+        cmocka_unit_test(test_consumer_request_number),
+        cmocka_unit_test(test_lost_offset_fetch_answer),
+        cmocka_unit_test(test_late_answer_ignored),
+        cmocka_unit_test(test_pause_broker_coordinator),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
