@@ -3,7 +3,8 @@
  */
 #include "models/metrics.h"
 
-#include "models/world.h"
+#include "models/events.h"
+#include "models/trace_kinds.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,16 +26,16 @@ void ks_metrics_free(ks_metrics *m)
     m->p50 = m->p99 = NULL;
 }
 
-static void schedule_tick(ks_world *w, ks_time at)
+static void schedule_tick(ks_sim *sim, ks_time at)
 {
     ks_event ev = {.kind = KS_EV_METRICS};
-    ks_sim_schedule_daemon(&w->sim, at, &ev);
+    ks_sim_schedule_daemon(sim, at, &ev);
 }
 
-void ks_metrics_start(ks_world *w)
+void ks_metrics_start(ks_metrics *m, ks_sim *sim)
 {
-    if (w->metrics.bucket_ns > 0)
-        schedule_tick(w, w->metrics.bucket_ns);
+    if (m->bucket_ns > 0)
+        schedule_tick(sim, m->bucket_ns);
 }
 
 static bool keep(ks_metrics *m, const ks_bucket *b, int64_t p50, int64_t p99)
@@ -63,12 +64,10 @@ static bool keep(ks_metrics *m, const ks_bucket *b, int64_t p50, int64_t p99)
 }
 
 /* Closes the bucket [start, end). */
-static void close_bucket(ks_world *w, ks_time end)
+static bool close_bucket(ks_metrics *m, ks_trace *tr, ks_time end)
 {
-    ks_metrics *m = &w->metrics;
     int64_t p50 = ks_hist_quantile(&m->latency, 50, 100);
     int64_t p99 = ks_hist_quantile(&m->latency, 99, 100);
-    ks_trace *tr = w->trace;
     if (tr && ks_trace_begin(tr, end, KS_TR_METRICS)) {
         ks_trace_i64(tr, "from", m->start_ns);
         ks_trace_u64(tr, "produced", m->cur.produced);
@@ -82,29 +81,28 @@ static void close_bucket(ks_world *w, ks_time end)
         ks_trace_i64(tr, "latency_max_ns", m->latency.count ? m->latency.max : 0);
         ks_trace_end(tr);
     }
-    if (!keep(m, &m->cur, p50, p99)) {
-        w->out_of_memory = true;
-        ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
-    }
+    bool kept = keep(m, &m->cur, p50, p99);
     m->count++;
     memset(&m->cur, 0, sizeof m->cur);
     ks_hist_reset(&m->latency);
     m->start_ns = end;
+    return kept;
 }
 
-void ks_metrics_on_tick(ks_world *w)
+bool ks_metrics_on_tick(ks_metrics *m, ks_sim *sim, ks_trace *tr)
 {
-    ks_time now = ks_sim_now(&w->sim);
-    close_bucket(w, now);
-    schedule_tick(w, ks_time_add(now, w->metrics.bucket_ns));
+    ks_time now = ks_sim_now(sim);
+    bool kept = close_bucket(m, tr, now);
+    schedule_tick(sim, ks_time_add(now, m->bucket_ns));
+    return kept;
 }
 
-void ks_metrics_finish(ks_world *w)
+bool ks_metrics_finish(ks_metrics *m, ks_sim *sim, ks_trace *tr)
 {
-    ks_metrics *m = &w->metrics;
-    ks_time now = ks_sim_now(&w->sim);
+    ks_time now = ks_sim_now(sim);
     if (m->bucket_ns > 0 && (now > m->start_ns || m->cur.produced || m->cur.acked))
-        close_bucket(w, now);
+        return close_bucket(m, tr, now);
+    return true;
 }
 
 static json_t *u64_array(const ks_bucket *s, uint32_t n, size_t offset)

@@ -12,11 +12,11 @@
 
 #include "sim/histogram.h"
 #include "sim/sim.h"
+#include "sim/trace.h"
 
 #include <jansson.h>
 #include <stdint.h>
 
-struct ks_world;
 
 /* Buckets kept for the summary; later ones are only traced. */
 #define KS_METRICS_SERIES_MAX 10000u
@@ -41,11 +41,13 @@ typedef struct ks_metrics {
 void ks_metrics_init(ks_metrics *m, ks_time bucket_ns);
 void ks_metrics_free(ks_metrics *m);
 /* Schedules the first tick. */
-void ks_metrics_start(struct ks_world *w);
-/* The tick: closes the bucket ending now and schedules the next. */
-void ks_metrics_on_tick(struct ks_world *w);
-/* Closes the last, partial bucket at the end of the run. */
-void ks_metrics_finish(struct ks_world *w);
+void ks_metrics_start(ks_metrics *m, ks_sim *sim);
+/* The tick: closes the bucket ending now (a "metrics" trace line) and
+ * schedules the next. False when memory ran out keeping the bucket. */
+bool ks_metrics_on_tick(ks_metrics *m, ks_sim *sim, ks_trace *tr);
+/* Closes the last, partial bucket at the end of the run; false when
+ * memory ran out. */
+bool ks_metrics_finish(ks_metrics *m, ks_sim *sim, ks_trace *tr);
 /* The series for the summary. */
 json_t *ks_metrics_json(const ks_metrics *m);
 

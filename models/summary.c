@@ -118,35 +118,56 @@ static json_t *producers_json(const ks_world *w, ks_hist *all)
 static json_t *brokers_json(const ks_world *w)
 {
     json_t *arr = json_array();
-    ks_time now = ks_sim_now(&w->sim);
+    ks_time now = ks_sim_now(&w->ctx.sim);
     for (uint32_t b = 0; b < w->broker_count; b++) {
         const ks_broker *br = &w->brokers[b];
         json_t *j = json_object();
         json_object_set_new(j, "id", json_integer(b));
-        json_object_set_new(j, "requests", json_integer((json_int_t)br->requests));
-        json_object_set_new(j, "records", json_integer((json_int_t)br->records));
-        json_object_set_new(j, "bytes_in", json_integer((json_int_t)br->bytes_in));
-        ks_time busy = ks_broker_busy_ns(w, b);
+        json_object_set_new(j, "requests", json_integer((json_int_t)br->io.requests));
+        json_object_set_new(j, "records", json_integer((json_int_t)br->leader.records));
+        json_object_set_new(j, "bytes_in", json_integer((json_int_t)br->io.bytes_in));
+        ks_time busy = ks_broker_busy_ns(br, now);
         json_object_set_new(j, "busy_ns", json_integer(busy));
         /* utilisation in parts per million of (threads x run time) */
         json_int_t ppm = 0;
         if (now > 0)
             ppm = (json_int_t)((unsigned __int128)busy * 1000000u /
-                               ((unsigned __int128)now * br->threads));
+                               ((unsigned __int128)now * br->io.threads));
         json_object_set_new(j, "utilization_ppm", json_integer(ppm));
-        json_object_set_new(j, "queue_max", json_integer(br->queue_len_max));
-        if (br->too_large > 0)
-            json_object_set_new(j, "too_large", json_integer((json_int_t)br->too_large));
+        json_object_set_new(j, "queue_max", json_integer(br->io.queue_len_max));
+        if (br->leader.too_large > 0)
+            json_object_set_new(j, "too_large", json_integer((json_int_t)br->leader.too_large));
         json_array_append_new(arr, j);
     }
     return arr;
 }
 
-/* One partition's object of the summary's "partitions". */
-static json_t *partition_json(const ks_partition *p)
+/* A partition as the summary shows it: its place in the cluster's
+ * metadata and its replica at the leader. */
+typedef struct part_view {
+    uint32_t number, topic, index, leader;
+    const ks_replica *rep;   /* NULL: no replica (then every count is 0) */
+} part_view;
+
+/* Partition number p, if it exists. */
+static bool view_of(const ks_world *w, uint32_t p, part_view *v)
 {
+    uint32_t leader = ks_meta_leader(&w->meta, p);
+    if (leader == KS_META_NO_LEADER)
+        return false;
+    *v = (part_view){.number = p, .topic = ks_meta_topic_of(&w->meta, p),
+                     .index = ks_meta_index_of(&w->meta, p), .leader = leader,
+                     .rep = ks_broker_replica(&w->brokers[leader], p)};
+    return true;
+}
+
+/* One partition's object of the summary's "partitions". */
+static json_t *partition_json(const part_view *v)
+{
+    static const ks_replica none = {.log_end_offset = 0};
+    const ks_replica *p = v->rep ? v->rep : &none;
     json_t *j = json_object();
-    json_object_set_new(j, "leader", json_integer(p->leader));
+    json_object_set_new(j, "leader", json_integer(v->leader));
     json_object_set_new(j, "records", json_integer((json_int_t)p->records));
     json_object_set_new(j, "batches", json_integer((json_int_t)p->batches));
     json_object_set_new(j, "log_end_offset", json_integer(p->log_end_offset));
@@ -166,23 +187,22 @@ static json_t *partition_json(const ks_partition *p)
 static json_t *partitions_json(const ks_world *w)
 {
     json_t *o = json_object();
-    for (uint32_t i = 0; i < w->partition_count; i++) {
-        const ks_partition *p = &w->partitions[i];
-        if (!p->exists)
+    part_view v;
+    for (uint32_t i = 0; i < w->meta.partition_count; i++) {
+        if (!view_of(w, i, &v))
             continue;
-        char name[320];
-        snprintf(name, sizeof name, "%s-%u", w->sc->topics[p->topic].name, p->index);
-        json_object_set_new(o, name, partition_json(p));
+        json_object_set_new(o, w->partition_names[i], partition_json(&v));
     }
     return o;
 }
 
 /* The partition an expect key "partitions.TOPIC-N[.field]" names, or
- * NULL (topic names may hold dots, so each topic's name is tried whole). */
-static const ks_partition *expected_partition(const ks_world *w, const char *key)
+ * UINT32_MAX (topic names may hold dots, so each topic's name is tried
+ * whole). */
+static uint32_t expected_partition(const ks_world *w, const char *key)
 {
     if (strncmp(key, "partitions.", 11) != 0)
-        return NULL;
+        return UINT32_MAX;
     const char *rest = key + 11;
     for (uint32_t t = 0; t < w->sc->topic_count; t++) {
         size_t len = strlen(w->sc->topics[t].name);
@@ -193,12 +213,12 @@ static const ks_partition *expected_partition(const ks_world *w, const char *key
         size_t digits = 0;
         for (; *d >= '0' && *d <= '9' && digits < 10; d++, digits++)
             n = n * 10 + (uint64_t)(*d - '0');
-        if (digits == 0 || (*d != '.' && *d != '\0') || n >= w->topic_partitions[t] ||
+        if (digits == 0 || (*d != '.' && *d != '\0') || n >= w->meta.topic_partitions[t] ||
             (digits > 1 && rest[len + 1] == '0'))
             continue;
-        return &w->partitions[w->topic_first_partition[t] + n];
+        return w->meta.topic_first[t] + (uint32_t)n;
     }
-    return NULL;
+    return UINT32_MAX;
 }
 
 /* The "partitions" object with only the partitions the expect block
@@ -207,15 +227,14 @@ static json_t *expected_partitions_json(const ks_world *w)
 {
     json_t *o = json_object();
     const char *k;
-    json_t *v;
-    json_object_foreach(w->sc->expect, k, v) {
-        const ks_partition *p = expected_partition(w, k);
-        if (!p || !p->exists)
+    json_t *val;
+    part_view v;
+    json_object_foreach(w->sc->expect, k, val) {
+        uint32_t p = expected_partition(w, k);
+        if (p == UINT32_MAX || !view_of(w, p, &v))
             continue;
-        char name[320];
-        snprintf(name, sizeof name, "%s-%u", w->sc->topics[p->topic].name, p->index);
-        if (!json_object_get(o, name))
-            json_object_set_new(o, name, partition_json(p));
+        if (!json_object_get(o, w->partition_names[p]))
+            json_object_set_new(o, w->partition_names[p], partition_json(&v));
     }
     return o;
 }
@@ -271,7 +290,7 @@ static json_t *network_json(const ks_world *w)
 /* The run itself: format, versions, verdict, virtual time, events. */
 static void run_json(json_t *o, const ks_world *w)
 {
-    const ks_sim *s = &w->sim;
+    const ks_sim *s = &w->ctx.sim;
     json_object_set_new(o, "format", json_integer(SUMMARY_FORMAT));
     json_object_set_new(o, "ksim", json_string(KS_VERSION));
     json_object_set_new(o, "scenario", json_string(w->sc->name));
@@ -326,7 +345,7 @@ static json_t *records_json(json_t *o, const ks_world *w)
                         json_integer(span ? (json_int_t)((double)acked * 1e9 / (double)span) : 0));
     json_object_set_new(thr, "bytes_per_sec",
                         json_integer(span ? (json_int_t)((double)bytes * 1e9 / (double)span) : 0));
-    json_object_set_new(thr, "series", ks_metrics_json(&w->metrics));
+    json_object_set_new(thr, "series", ks_metrics_json(&w->ctx.metrics));
     json_object_set_new(o, "throughput", thr);
     return prods;
 }
@@ -335,8 +354,9 @@ static json_t *records_json(json_t *o, const ks_world *w)
 static json_t *transactions_json(const ks_world *w)
 {
     json_t *txns = json_object();
-    for (uint32_t i = 0; i < w->coord.count; i++) {
-        const ks_coord_txn *t = &w->coord.txns[i];
+    for (uint32_t b = 0; b < w->broker_count; b++) {
+      for (uint32_t i = 0; i < w->brokers[b].coord.count; i++) {
+        const ks_coord_txn *t = &w->brokers[b].coord.txns[i];
         json_t *j = json_object();
         json_object_set_new(j, "coordinator", json_integer(t->broker));
         json_object_set_new(j, "state", json_string(ks_txn_state_name(t->meta.state)));
@@ -344,6 +364,7 @@ static json_t *transactions_json(const ks_world *w)
         json_object_set_new(j, "epoch", json_integer(t->meta.epoch));
         json_object_set_new(j, "transitions", json_integer(t->meta.transitions));
         json_object_set_new(txns, t->meta.transactional_id, j);
+      }
     }
     return txns;
 }
@@ -427,17 +448,19 @@ static bool partitions_text(const ks_world *w, FILE *f)
     tp->len = 0;
     tp->failed = false;
     bool any = false;
-    for (uint32_t i = 0; i < w->partition_count; i++) {
-        const ks_partition *p = &w->partitions[i];
-        if (!p->exists)
+    static const ks_replica none = {.log_end_offset = 0};
+    part_view v;
+    for (uint32_t i = 0; i < w->meta.partition_count; i++) {
+        if (!view_of(w, i, &v))
             continue;
+        const ks_replica *p = v.rep ? v.rep : &none;
         text_str(tp, any ? ",\n    \"" : "{\n    \"");
         any = true;
-        text_str(tp, w->sc->topics[p->topic].name);
+        text_str(tp, w->sc->topics[v.topic].name);
         text_str(tp, "-");
-        text_i64(tp, p->index);
+        text_i64(tp, v.index);
         text_str(tp, "\": {");
-        text_member(tp, true, "leader", p->leader);
+        text_member(tp, true, "leader", v.leader);
         text_member(tp, false, "records", (int64_t)p->records);
         text_member(tp, false, "batches", (int64_t)p->batches);
         text_member(tp, false, "log_end_offset", p->log_end_offset);
@@ -475,8 +498,8 @@ json_t *ks_world_summary(const ks_world *w)
 json_t *ks_world_summary_lean(const ks_world *w, bool *lean)
 {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < w->partition_count && n <= KS_SUMMARY_TREE_PARTITIONS; i++)
-        n += w->partitions[i].exists;
+    for (uint32_t i = 0; i < w->meta.partition_count && n <= KS_SUMMARY_TREE_PARTITIONS; i++)
+        n += ks_meta_leader(&w->meta, i) != KS_META_NO_LEADER;
     *lean = n > KS_SUMMARY_TREE_PARTITIONS && !expect_reads_all_partitions(w);
     if (!*lean)
         return ks_world_summary(w);
@@ -521,7 +544,10 @@ static json_t *summary_tree(const ks_world *w, json_t *partitions)
     json_object_set_new(o, "partitions", partitions);
     json_object_set_new(o, "consumers", consumers_json(w));
     json_object_set_new(o, "network", network_json(w));
-    if (w->coord.count > 0)
+    bool txns = false;
+    for (uint32_t b = 0; b < w->broker_count; b++)
+        txns = txns || w->brokers[b].coord.count > 0;
+    if (txns)
         json_object_set_new(o, "transactions", transactions_json(w));
     json_object_set_new(o, "delivery", w->delivery ? json_deep_copy(w->delivery) : json_null());
     json_object_set_new(o, "faults", faults_json(w));

@@ -1,96 +1,88 @@
 /*
- * world.h - one simulation: the engine plus every model, built from a
- * scenario, and the one dispatch switch.
+ * world.h - one simulation: the engine, the nodes built from a scenario,
+ * and the routing of every event to the node it belongs to.
  *
- * Owns: the ks_sim, the models' state, the trace writer it was given
- * (not the stream), and the run's results. No global state: any number
- * of worlds can exist in one process, and equal scenarios give equal
- * traces and summaries.
+ * Owns: the ks_sim, the run's services (the network, the wire, the
+ * faults, the messages, the metrics, the observer, the random streams:
+ * models/ctx.h), the nodes (brokers, producers, consumers, the
+ * applications that own consumers and producers) and the table that
+ * routes by node id to each node's operations (models/net/node.h), the
+ * cluster's metadata as the controller hands it to the brokers, the
+ * trace writer it was given (not the stream), and the run's results.
+ * World.c is the only code that knows every node kind: it builds them.
+ * No global state: any number of worlds can exist in one process, and
+ * equal scenarios give equal traces and summaries.
  */
 #ifndef KS_WORLD_H
 #define KS_WORLD_H
 
+#include "models/app/app.h"
 #include "models/broker/broker.h"
 #include "models/consumer/consumer.h"
-#include "models/broker/coordinator.h"
-#include "models/broker/groups.h"
-#include "models/net/faults.h"
+#include "models/ctx.h"
+#include "models/kafka/metadata.h"
 #include "models/metrics.h"
+#include "models/net/faults.h"
 #include "models/net/network.h"
-#include "models/producer/producer.h"
+#include "models/net/node.h"
 #include "models/net/request.h"
+#include "models/net/wire.h"
 #include "models/obs.h"
-#include "sim/diag.h"
+#include "models/producer/producer.h"
 #include "models/scenario.h"
 #include "models/events.h"
-#include "sim/sim.h"
 #include "models/trace_kinds.h"
+#include "sim/diag.h"
+#include "sim/sim.h"
 
 #include <jansson.h>
 #include <stdio.h>
 
+/* What the world keeps of a node: its operations, its state, and what
+ * the faults did to its process. */
+typedef struct ks_node_slot {
+    const ks_node_ops *ops;
+    void *self;
+    bool down;             /* its process is gone: its events go nowhere */
+    ks_time paused_until;  /* its events wait until then (pause.*) */
+} ks_node_slot;
+
 typedef struct ks_world {
     const ks_scenario *sc;
-    ks_sim sim;
     ks_trace *trace;
     ks_nodes nodes;               /* how node ids are numbered */
-    bool *node_down;              /* per node: its process crashed (a fault) */
+    ks_node_slot *slots;          /* per node id */
     char **node_names;            /* per node: "broker0", or the client's id */
     ks_net net;
-    ks_request_pool reqs;
+    ks_wire wire;
+    ks_faults faults;
+    ks_meta meta;                 /* the cluster's metadata, as handed to the brokers */
+    uint32_t next_leader;         /* round-robin of partition leaders */
 
     uint32_t broker_count;
     ks_broker *brokers;
-    ks_broker_conn *broker_conns; /* the brokers' side of each connection, by id */
-    uint32_t broker_conn_cap;
-    uint32_t partition_count;
-    ks_partition *partitions;     /* all topics' partitions, topic by topic */
-    ks_plog *plogs;               /* their logs, when kept (ks_partition.logged) */
-    uint32_t *topic_first_partition;
-    uint32_t *topic_partitions;   /* partitions each topic has now */
     uint32_t producer_count;
     ks_producer *producers;
+    uint32_t consumer_count;
+    ks_consumer *consumers;
+    ks_app *apps;                 /* per consumer: its application, if it has one */
 
-    ks_metrics metrics;
-    ks_faults faults;
     struct ks_checker *checker;   /* the delivery checker, world.c only */
     ks_obs obs;                   /* whom the nodes report to: the checker */
-    ks_coordinators coord;
-    ks_groups groups;
     json_t *delivery;             /* the checker's verdicts, after the run */
     char **partition_names;       /* "events-0", for the checker */
     const char **producer_names;
-    int64_t next_producer_id;     /* the cluster's next PID */
-    uint32_t consumer_count;
-    ks_consumer *consumers;
-    uint64_t *log_ids;            /* scratch: a batch's record ids for the log */
-    uint32_t log_ids_cap;
     uint64_t next_record_id;
-    uint32_t next_leader;         /* round-robin of partition leaders */
     bool out_of_memory;
-    /* Handlers may run their successors at once (ks_sim_chain): true
-     * unless the dispatch loop does more than dispatch (the debug trace's
-     * event lines, faults deferring events). Set by ks_world_run. */
-    bool chain;
-    /* Record ids travel with their batches (and the logs keep them): when
-     * consumers read or transactions are checked. A setting of what the
-     * run observes, not of any node. */
-    bool record_ids;
-
-    char **stream_names; /* every random stream, in creation order */
-    uint32_t stream_count, stream_cap;
+    ks_streams streams;           /* every random stream, in creation order */
+    ks_ctx ctx;                   /* what the nodes act with: the engine (ctx.sim),
+                                     the messages (ctx.reqs), the metrics ... */
 } ks_world;
 
-/* Seeds `r` as the stream called `name` (sim/rng.h, ks_rng_stream) and
- * records the name for the trace header. False when out of memory. */
-bool ks_world_stream(ks_world *w, ks_rng *r, const char *name);
-
-/* The producer index of node n, or UINT32_MAX when n is no producer. */
-static inline uint32_t ks_world_producer_of(const ks_world *w, ks_node n)
-{
-    return ks_node_kind_of(&w->nodes, n) == KS_NODE_PRODUCER ? ks_node_index(&w->nodes, n)
-                                                              : UINT32_MAX;
-}
+/* The trace's header line (the scenario resolved, what the models
+ * derived from it) and its end line (world.c, for world_run.c). */
+void ks_world_trace_header(ks_world *w);
+void ks_world_trace_end(ks_world *w);
 
 /* Builds a world. Reports model-level problems with the scenario (things
  * this version cannot simulate) to diag and returns NULL. tr may be NULL. */

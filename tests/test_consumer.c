@@ -543,7 +543,7 @@ static void test_txn_committed(void **state)
     assert_int_equal(c->committed[0], -1);
     int64_t offs[1] = {7};
     c->txn_waiting = true; /* the application waits in commitTransaction */
-    ks_consumer_txn_committed(c, w, offs);
+    ks_consumer_txn_committed(c, &w->ctx, offs);
     assert_int_equal(c->committed[0], 7);
     assert_int_equal(c->commits, 1);
     ks_world_free(w);

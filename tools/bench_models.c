@@ -156,14 +156,14 @@ static int run_one(const char *file, const char *records)
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double ev = (double)w->sim.dispatched;
+    double ev = (double)w->ctx.sim.dispatched;
     printf("%-28s %9.2f M records/s  %7.2f M events/s  %6.1f ns/event  %6.1f ns/batch  build %.3f s  "
            "summary %.3f s  %8.1f s virtual  %7.1f MiB peak RSS  (%s, %" PRIu64 " records, %" PRIu64
            " events, %.2f s)\n",
            sc->name, (double)recs / dt / 1e6, ev / dt / 1e6, ev > 0 ? dt * 1e9 / ev : 0.0,
            batches > 0 ? dt * 1e9 / (double)batches : 0.0,
-           t0 - tb, dsum, (double)ks_sim_now(&w->sim) / 1e9, (double)ru.ru_maxrss / 1024.0,
-           ks_sim_verdict_name(w->sim.verdict), recs, w->sim.dispatched, dt);
+           t0 - tb, dsum, (double)ks_sim_now(&w->ctx.sim) / 1e9, (double)ru.ru_maxrss / 1024.0,
+           ks_sim_verdict_name(w->ctx.sim.verdict), recs, w->ctx.sim.dispatched, dt);
     fflush(stdout);
     ks_world_free(w);
     ks_scenario_free(sc);

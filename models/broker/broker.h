@@ -1,108 +1,88 @@
 /*
- * broker.h - brokers: request handling and partition logs.
+ * broker.h - a broker: an actor that owns its replicas' logs and
+ * producer state, the coordinators of the internal partitions it leads,
+ * its side of every connection to it, and its requests as a client.
  *
- * Owns: each broker's request handler threads (num.io.threads), the
- * per-connection request queues and the partition logs' end offsets.
+ * Owns (ks_broker): its request handler threads (num.io.threads), the
+ * per-connection request queues, its image of the cluster's metadata
+ * (models/kafka/metadata.h), the replicas of the partitions it leads
+ * (their logs, end offsets and idempotent-producer state), the
+ * transaction coordinator (coordinator.h) and group coordinator
+ * (groups.h) of the __transaction_state and __consumer_offsets
+ * partitions it leads, its block of producer ids, the fetches waiting
+ * for data (fetch.h), and its connections as a client of other brokers.
  * Like Kafka, a broker handles one request per connection at a time, in
  * arrival order, and takes the connection's next request only once the
  * response to the previous one is written, so responses on a connection
- * leave in request order.
- * Handling a request costs brokers.cost.request.us plus
- * brokers.cost.byte.ns per byte; when every thread is busy, connections
- * with requests wait their turn (first come, first served).
+ * leave in request order. Handling a request costs brokers.cost.request.us
+ * plus brokers.cost.byte.ns per byte; when every thread is busy,
+ * connections with requests wait their turn (first come, first served).
+ *
+ * A broker learns of the rest of the cluster only from messages and from
+ * the metadata images it is given (ks_broker_metadata: what a KRaft
+ * broker learns from the metadata log). Its producer ids come from a
+ * block of producer.id.block.size ids the controller handed it before
+ * the run (broker b: block b, then b + brokers, ...).
+ *
+ * Never: reads another node's state; the world calls its operations
+ * (ks_broker_ops) with its own state only.
  */
 #ifndef KS_BROKER_H
 #define KS_BROKER_H
 
-#include "models/broker/plog.h"
-#include "models/broker/producer_state.h"
-#include "models/net/client.h"
+#include "models/broker/coordinator.h"
+#include "models/broker/fetch.h"
+#include "models/broker/groups.h"
+#include "models/broker/io.h"
+#include "models/broker/produce.h"
+#include "models/broker/replicas.h"
+#include "models/ctx.h"
+#include "models/kafka/metadata.h"
+#include "models/net/faults.h"
+#include "models/net/node.h"
 #include "models/scenario.h"
-#include "models/events.h"
-#include "sim/sim.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-struct ks_world;
-
-typedef struct ks_partition {
-    uint32_t topic;
-    uint32_t index;          /* partition number within the topic */
-    uint32_t leader;         /* broker index */
-    bool exists;             /* created (admin operations add partitions) */
-    bool logged;             /* its batches are kept (consumers or transactions) */
-    int64_t log_end_offset;
-    ks_producer_state ps;    /* idempotent producers' state at the leader */
-    ks_plog *log;            /* ... kept here when logged (else NULL) */
-    uint64_t records;        /* data records appended */
-    uint64_t batches;
-} ks_partition;
-
-typedef struct ks_broker_conn {
-    uint32_t q_head, q_tail; /* queued request ids */
-    bool serving;            /* muted: a request of it is handled, or its
-                                response is not yet written */
-    bool handling;           /* a handler thread works on its request */
-    bool waiting;            /* in the broker's queue for a thread */
-    ks_time handle_start_ns;
-    uint32_t next_waiting;
-} ks_broker_conn;
-
 typedef struct ks_broker {
-    uint32_t index;
-    uint32_t threads;
-    uint32_t busy_threads;
-    uint32_t wait_head, wait_tail; /* connections waiting for a thread */
-    uint64_t requests;
-    uint64_t records;              /* appended */
-    uint64_t too_large;            /* batches refused with MESSAGE_TOO_LARGE */
-    uint64_t bytes_in;
-    ks_time busy_ns;               /* handling time of finished requests,
-                                      summed over threads */
-    uint32_t queue_len_max;        /* most requests queued at once */
-    uint64_t api_requests[KS_API__COUNT]; /* requests it sent as a client, per API */
-    ks_client_conn *out;           /* the broker as a client: per broker it sends to */
-    uint32_t nout;
-    uint32_t *parked;              /* fetches waiting for data (models/broker/fetch.h) */
-    uint32_t nparked, parked_cap;
-    uint32_t queued;
+    uint32_t index;          /* its broker id, and node id */
+    ks_bio io;               /* connections, threads, its own requests */
+    ks_meta meta;            /* its image of the cluster */
+    ks_replicas replicas;    /* the partitions it leads */
+    ks_leader leader;        /* Produce and WriteTxnMarkers */
+    ks_fetches fetches;      /* Fetch, ListOffsets and the fetch purgatory */
+    ks_coordinators coord;   /* transaction coordinator */
+    ks_groups groups;        /* group coordinator */
 } ks_broker;
 
+/* The broker node's operations (models/net/node.h). */
+extern const ks_node_ops ks_broker_ops;
+
+/* Broker `index` of the scenario, its replicas keeping their batches
+ * when `logged`, starting with the cluster's metadata image `meta`
+ * (copied): it creates the replicas of the partitions it leads. append
+ * errors come from `faults` (a fault injected at the leader). False when
+ * out of memory. b must not move afterwards (its roles point into it). */
+bool ks_broker_init(ks_broker *b, const ks_scenario *sc, uint32_t index, const ks_meta *meta,
+                    bool logged, ks_faults *faults);
 /* Frees what b holds (not b itself). */
 void ks_broker_free(ks_broker *b);
+/* The cluster's metadata changed (partitions were added): the broker's
+ * image becomes a copy of `meta`, and it creates the replicas of the new
+ * partitions it leads. False when out of memory. */
+bool ks_broker_metadata(ks_broker *b, const ks_meta *meta);
 
 /* The handler of one API at a broker: true when the response is to be
- * written now, false when the handler answers later (ks_broker_respond). */
-typedef bool ks_broker_handler(struct ks_world *w, uint32_t broker, uint32_t req);
+ * written now, false when the handler answers later (ks_bio_respond). */
+typedef bool ks_broker_handler(ks_broker *b, ks_ctx *cx, uint32_t req);
 
-/* Request handlers. `req` is a request pool index. */
-void ks_broker_on_arrive(struct ks_world *w, uint32_t broker, uint32_t req);
-void ks_broker_on_append(struct ks_world *w, uint32_t broker, uint32_t req);
-/* The response to `req` is written (req KS_REQ_NONE: acks=0, none). */
-void ks_broker_on_responded(struct ks_world *w, uint32_t broker, uint32_t conn, uint32_t req);
-/* Writes the response to request `req` now (the coordinator answers
- * some requests after its log write). */
-void ks_broker_respond(struct ks_world *w, uint32_t broker, uint32_t req);
-/* The broker as a client of another broker (markers, verification): a new
- * request of `api` from broker `from` to broker `to`, numbered per API
- * from 1; KS_REQ_NONE when out of memory (the run is stopped). */
-uint32_t ks_broker_new_request(struct ks_world *w, uint32_t from, uint32_t to, ks_api api,
-                               uint16_t version);
-/* Sends it now. Whether it gets there the broker learns from its answer
- * or from its own request.timeout.ms (brokers' request.timeout.ms): then
- * the connection closes and every request on it is given up (markers go
- * again; a verification fails its produce request with a retriable
- * error), as NetworkClient does. */
-void ks_broker_send(struct ks_world *w, uint32_t from, uint32_t id);
-/* KS_EV_BROKER events: a broker's own timers. */
-void ks_broker_on_event(struct ks_world *w, uint32_t broker, uint32_t tag, uint64_t arg);
-#define KS_BROKER_FETCH_TIMEOUT 2u  /* a waiting fetch's fetch.max.wait.ms (arg: it) */
-#define KS_BROKER_CLIENT_TIMEOUT 3u /* request.timeout.ms of its oldest request to a
-                                       broker (arg: that broker) */
-/* The answer to a request the broker sent reached it. */
-void ks_broker_on_response(struct ks_world *w, uint32_t broker, uint32_t id);
+/* The replica of partition `partition` here, or NULL. */
+static inline const ks_replica *ks_broker_replica(const ks_broker *b, uint32_t partition)
+{
+    return ks_replicas_of(&b->replicas, partition);
+}
 /* Handler time up to now, including requests still being handled. */
-ks_time ks_broker_busy_ns(const struct ks_world *w, uint32_t broker);
+ks_time ks_broker_busy_ns(const ks_broker *b, ks_time now);
 
 #endif

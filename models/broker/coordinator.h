@@ -46,17 +46,17 @@
 #ifndef KS_COORDINATOR_H
 #define KS_COORDINATOR_H
 
+#include "models/broker/io.h"
 #include "models/broker/txn_state.h"
+#include "models/ctx.h"
+#include "models/kafka/metadata.h"
 #include "models/net/request.h"
 #include "models/kafka/errors.h"
-#include "sim/rng.h"
 #include "models/events.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>
 #include <stdint.h>
-
-struct ks_world;
 
 typedef struct ks_coord_txn {
     ks_txn_meta meta;
@@ -73,7 +73,11 @@ typedef struct ks_coord_txn {
     ks_time decided_ns;         /* when its last Prepare* state was written */
 } ks_coord_txn;
 
+/* One broker's transaction coordinator: the transactions of the
+ * __transaction_state partitions it leads. */
 typedef struct ks_coordinators {
+    ks_bio *io;                 /* its broker's, to answer and to send markers */
+    const ks_meta *meta;        /* its broker's image of the cluster */
     ks_coord_txn *txns;
     uint32_t count, cap;
     uint32_t *scratch;          /* a request's partitions, before its decision */
@@ -81,27 +85,43 @@ typedef struct ks_coordinators {
     ks_handle scan;             /* the timeout scan, while a transaction is Ongoing */
     ks_time scan_at;
     ks_time scan_interval_ns;
-    uint32_t state_partitions;  /* transaction.state.log.num.partitions */
+    ks_time max_timeout_ns;     /* transaction.max.timeout.ms */
+    /* its producer ids ([K] ProducerIdManager): the block the controller
+     * handed its broker, then the next ones, KS_PRODUCER_ID_BLOCK each */
+    int64_t first_producer_id;  /* the cluster's first.producer.id */
+    uint64_t block;             /* the block in use: first + block * size */
+    int64_t next_producer_id, block_end;
 } ks_coordinators;
 
-bool ks_coord_init(ks_coordinators *c, struct ks_world *w);
+/* Producer ids in a block the controller hands a broker ([K]
+ * ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE). */
+#define KS_PRODUCER_ID_BLOCK 1000
+
+void ks_coord_init(ks_coordinators *c, const ks_scenario *sc, ks_bio *io, const ks_meta *meta);
 void ks_coord_free(ks_coordinators *c);
-/* The coordinator broker of a transactional.id. */
-uint32_t ks_coord_broker(const struct ks_world *w, const char *transactional_id);
-/* The coordinator's requests, handled at `broker` (ks_broker_handler:
- * true when answered now; false when the coordinator answers later,
- * with ks_broker_respond, once its log write is done). */
-bool ks_coord_init_producer_id(struct ks_world *w, uint32_t broker, uint32_t req);
-bool ks_coord_add_partitions(struct ks_world *w, uint32_t broker, uint32_t req);
-bool ks_coord_add_offsets(struct ks_world *w, uint32_t broker, uint32_t req);
-bool ks_coord_end_txn(struct ks_world *w, uint32_t broker, uint32_t req);
+/* The coordinator's requests (ks_broker_handler: true when answered now;
+ * false when the coordinator answers later, with ks_bio_respond, once
+ * its log write is done). A transactional.id this broker does not
+ * coordinate (by its image) is answered NOT_COORDINATOR. */
+bool ks_coord_init_producer_id(ks_coordinators *c, ks_ctx *cx, uint32_t req);
+bool ks_coord_add_partitions(ks_coordinators *c, ks_ctx *cx, uint32_t req);
+bool ks_coord_add_offsets(ks_coordinators *c, ks_ctx *cx, uint32_t req);
+bool ks_coord_end_txn(ks_coordinators *c, ks_ctx *cx, uint32_t req);
 /* The answer to WriteTxnMarkers request `req` reached the coordinator. */
-void ks_coord_markers_answered(struct ks_world *w, uint32_t req);
+void ks_coord_markers_answered(ks_coordinators *c, ks_ctx *cx, uint32_t req);
 /* ... or the request was given up: its connection closed when the
  * coordinator's request.timeout.ms ran out on it. */
-void ks_coord_markers_given_up(struct ks_world *w, uint32_t req);
-/* KS_EV_TXN events. */
-void ks_coord_on_event(struct ks_world *w, uint32_t txn, uint32_t tag, uint64_t arg);
+void ks_coord_markers_given_up(ks_coordinators *c, ks_ctx *cx, uint32_t req);
+/* KS_EV_TXN events (owner: the broker; arg: the transaction). */
+void ks_coord_on_event(ks_coordinators *c, ks_ctx *cx, uint32_t tag, uint64_t arg);
+/* A paused broker's timeout scan moved to `at` under handle h. */
+static inline void ks_coord_rehandle_scan(ks_coordinators *c, ks_handle h, ks_time at)
+{
+    c->scan = h;
+    c->scan_at = at;
+}
+/* The transaction of a transactional.id, or NULL. */
+const ks_coord_txn *ks_coord_lookup(const ks_coordinators *c, const char *transactional_id);
 
 #define KS_COORD_WRITTEN 1u     /* a log write is done */
 #define KS_COORD_SCAN 4u        /* the timeout scan */

@@ -3,18 +3,17 @@
  */
 #include "models/broker/groups.h"
 
-#include "models/broker/txn_state.h"
-#include "models/world.h"
+#include "models/trace_kinds.h"
 #include "sim/str.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-bool ks_groups_init(ks_groups *g, ks_world *w)
+void ks_groups_init(ks_groups *g, uint32_t broker, const ks_meta *meta)
 {
     memset(g, 0, sizeof *g);
-    g->offsets_partitions = (uint32_t)w->sc->broker_config[KS_BCFG_OFFSETS_TOPIC_PARTITIONS].i;
-    return true;
+    g->broker = broker;
+    g->meta = meta;
 }
 
 void ks_groups_free(ks_groups *g)
@@ -26,31 +25,13 @@ void ks_groups_free(ks_groups *g)
         free(g->groups[i].pending);
     }
     free(g->groups);
-    memset(g, 0, sizeof *g);
-}
-
-uint32_t ks_group_offsets_partition(const ks_world *w, const char *group_id)
-{
-    /* the same hash as __transaction_state's: abs(String.hashCode) % n
-     * ([K] GroupMetadataManager.partitionFor) */
-    return ks_txn_partition_for(group_id, w->groups.offsets_partitions);
-}
-
-uint32_t ks_group_coordinator(const ks_world *w, const char *group_id)
-{
-    return ks_group_offsets_partition(w, group_id) % w->broker_count;
-}
-
-static void out_of_memory(ks_world *w)
-{
-    w->out_of_memory = true;
-    ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+    g->groups = NULL;
+    g->count = g->cap = 0;
 }
 
 /* The group, created on first use; NULL when out of memory. */
-static ks_group *group_of(ks_world *w, const char *id)
+static ks_group *group_of(ks_groups *g, const char *id)
 {
-    ks_groups *g = &w->groups;
     for (uint32_t i = 0; i < g->count; i++)
         if (strcmp(g->groups[i].group_id, id) == 0)
             return &g->groups[i];
@@ -66,7 +47,7 @@ static ks_group *group_of(ks_world *w, const char *id)
     memset(gr, 0, sizeof *gr);
     if (!(gr->group_id = ks_strdup(id)))
         return NULL;
-    gr->offsets_partition = ks_group_offsets_partition(w, id);
+    gr->offsets_partition = ks_meta_offsets_partition(g->meta, id);
     g->count++;
     return gr;
 }
@@ -114,19 +95,19 @@ static bool unstable(const ks_group *g, uint32_t part)
     return false;
 }
 
-static void offset_commit(ks_world *w, ks_request *q, ks_group *g)
+static void offset_commit(ks_ctx *cx, ks_request *q, ks_group *g)
 {
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
-        ks_req_batch *rb = ks_req_entry(&w->reqs, e);
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&cx->reqs, e)->next) {
+        ks_req_batch *rb = ks_req_entry(&cx->reqs, e);
         rb->error = set_committed(g, rb->partition, rb->base_offset) ? KS_KERR_NONE
                                                                      : KS_KERR_UNKNOWN_SERVER_ERROR;
     }
 }
 
-static void offset_fetch(ks_world *w, ks_request *q, const ks_group *g)
+static void offset_fetch(ks_ctx *cx, ks_request *q, const ks_group *g)
 {
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
-        ks_req_batch *rb = ks_req_entry(&w->reqs, e);
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&cx->reqs, e)->next) {
+        ks_req_batch *rb = ks_req_entry(&cx->reqs, e);
         if (q->require_stable && unstable(g, rb->partition)) {
             rb->error = KS_KERR_UNSTABLE_OFFSET_COMMIT;
             rb->base_offset = -1;
@@ -163,10 +144,10 @@ static bool add_pending(ks_group *g, const ks_request *q, uint32_t part, int64_t
     return true;
 }
 
-static void txn_offset_commit(ks_world *w, ks_request *q, ks_group *g)
+static void txn_offset_commit(ks_ctx *cx, ks_request *q, ks_group *g)
 {
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
-        ks_req_batch *rb = ks_req_entry(&w->reqs, e);
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&cx->reqs, e)->next) {
+        ks_req_batch *rb = ks_req_entry(&cx->reqs, e);
         rb->error = add_pending(g, q, rb->partition, rb->base_offset)
                         ? KS_KERR_NONE
                         : KS_KERR_UNKNOWN_SERVER_ERROR;
@@ -175,66 +156,65 @@ static void txn_offset_commit(ks_world *w, ks_request *q, ks_group *g)
 
 /* The group of request `id` if `broker` coordinates it; else NULL with
  * the request's error set (NOT_COORDINATOR, or out of memory). */
-static ks_group *served_here(ks_world *w, uint32_t broker, ks_request *q)
+static ks_group *served_here(ks_groups *gs, ks_ctx *cx, ks_request *q)
 {
     q->error = KS_KERR_NONE;
-    if (ks_group_coordinator(w, q->group_id) != broker) {
+    if (ks_meta_group_coordinator(gs->meta, q->group_id) != gs->broker) {
         q->error = KS_KERR_NOT_COORDINATOR;
         return NULL;
     }
-    ks_group *g = group_of(w, q->group_id);
+    ks_group *g = group_of(gs, q->group_id);
     if (!g)
-        out_of_memory(w);
+        ks_ctx_oom(cx);
     return g;
 }
 
-bool ks_groups_offset_commit(ks_world *w, uint32_t broker, uint32_t id)
+bool ks_groups_offset_commit(ks_groups *gs, ks_ctx *cx, uint32_t id)
 {
-    ks_request *q = ks_req(&w->reqs, id);
-    ks_group *g = served_here(w, broker, q);
+    ks_request *q = ks_req(&cx->reqs, id);
+    ks_group *g = served_here(gs, cx, q);
     if (g)
-        offset_commit(w, q, g);
+        offset_commit(cx, q, g);
     return true;
 }
 
-bool ks_groups_offset_fetch(ks_world *w, uint32_t broker, uint32_t id)
+bool ks_groups_offset_fetch(ks_groups *gs, ks_ctx *cx, uint32_t id)
 {
-    ks_request *q = ks_req(&w->reqs, id);
-    ks_group *g = served_here(w, broker, q);
+    ks_request *q = ks_req(&cx->reqs, id);
+    ks_group *g = served_here(gs, cx, q);
     if (g)
-        offset_fetch(w, q, g);
+        offset_fetch(cx, q, g);
     return true;
 }
 
-bool ks_groups_txn_offset_commit(ks_world *w, uint32_t broker, uint32_t id)
+bool ks_groups_txn_offset_commit(ks_groups *gs, ks_ctx *cx, uint32_t id)
 {
-    ks_request *q = ks_req(&w->reqs, id);
-    ks_group *g = served_here(w, broker, q);
+    ks_request *q = ks_req(&cx->reqs, id);
+    ks_group *g = served_here(gs, cx, q);
     if (g)
-        txn_offset_commit(w, q, g);
+        txn_offset_commit(cx, q, g);
     return true;
 }
 
 /* One "offset_commit" trace record: a transaction's offsets became the
  * group's. */
-static void trace_commit(ks_world *w, const ks_group *g, const ks_pending_offset *p)
+static void trace_commit(const ks_groups *gs, ks_ctx *cx, const ks_group *g,
+                         const ks_pending_offset *p)
 {
-    ks_trace *tr = w->trace;
-    if (!tr || !ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_OFFSET_COMMIT))
+    ks_trace *tr = cx->trace;
+    if (!tr || !ks_trace_begin(tr, ks_sim_now(&cx->sim), KS_TR_OFFSET_COMMIT))
         return;
-    const ks_partition *part = &w->partitions[p->partition];
     ks_trace_str(tr, "consumer", p->member_id);
     ks_trace_str(tr, "group", g->group_id);
-    ks_trace_str(tr, "topic", w->sc->topics[part->topic].name);
-    ks_trace_u64(tr, "partition", part->index);
+    ks_trace_str(tr, "topic", cx->sc->topics[ks_meta_topic_of(gs->meta, p->partition)].name);
+    ks_trace_u64(tr, "partition", ks_meta_index_of(gs->meta, p->partition));
     ks_trace_i64(tr, "offset", p->offset);
     ks_trace_str(tr, "commit", "transaction");
     ks_trace_end(tr);
 }
 
-void ks_groups_marker(ks_world *w, uint32_t k, int64_t producer_id, bool commit)
+void ks_groups_marker(ks_groups *gs, ks_ctx *cx, uint32_t k, int64_t producer_id, bool commit)
 {
-    ks_groups *gs = &w->groups;
     for (uint32_t i = 0; i < gs->count; i++) {
         ks_group *g = &gs->groups[i];
         if (g->offsets_partition != k)
@@ -249,10 +229,10 @@ void ks_groups_marker(ks_world *w, uint32_t k, int64_t producer_id, bool commit)
             if (!commit || committed_of(g, p.partition) == p.offset)
                 continue;
             if (!set_committed(g, p.partition, p.offset)) {
-                out_of_memory(w);
+                ks_ctx_oom(cx);
                 return;
             }
-            trace_commit(w, g, &p);
+            trace_commit(gs, cx, g, &p);
         }
         g->npending = kept;
     }

@@ -23,28 +23,19 @@
  * The consumer's groups (JoinGroup, SyncGroup, heartbeats) come later:
  * each ksim consumer reads the partitions it is given.
  *
- * Never: touches a consumer or a producer; everything goes through
- * requests and responses.
+ * Never: touches a consumer, a producer or another broker; everything
+ * goes through requests and responses.
  */
 #ifndef KS_GROUPS_H
 #define KS_GROUPS_H
 
+#include "models/ctx.h"
 #include "models/kafka/errors.h"
+#include "models/kafka/metadata.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-struct ks_world;
-
-/* A transaction's "partition" for a group's offsets: __consumer_offsets
- * partition k, as coordinators list it among a transaction's partitions
- * (ordinary partitions are world partition indices below it). */
-#define KS_GROUP_PARTITION_BIT 0x80000000u
-#define KS_GROUP_PARTITION(k) (KS_GROUP_PARTITION_BIT | (uint32_t)(k))
-static inline bool ks_is_group_partition(uint32_t p)
-{
-    return (p & KS_GROUP_PARTITION_BIT) != 0;
-}
 
 typedef struct ks_pending_offset {
     int64_t producer_id;
@@ -63,26 +54,26 @@ typedef struct ks_group {
     uint32_t npending, pending_cap;
 } ks_group;
 
+/* One broker's group coordinator. */
 typedef struct ks_groups {
+    uint32_t broker;             /* its broker */
+    const ks_meta *meta;         /* its broker's image of the cluster */
     ks_group *groups;
     uint32_t count, cap;
-    uint32_t offsets_partitions; /* offsets.topic.num.partitions */
 } ks_groups;
 
-bool ks_groups_init(ks_groups *g, struct ks_world *w);
+void ks_groups_init(ks_groups *g, uint32_t broker, const ks_meta *meta);
 void ks_groups_free(ks_groups *g);
-/* The __consumer_offsets partition of a group, and its coordinator. */
-uint32_t ks_group_offsets_partition(const struct ks_world *w, const char *group_id);
-uint32_t ks_group_coordinator(const struct ks_world *w, const char *group_id);
 
-/* OffsetCommit, OffsetFetch, TxnOffsetCommit at broker `broker`
- * (ks_broker_handler); answered at once: they return true. */
-bool ks_groups_offset_commit(struct ks_world *w, uint32_t broker, uint32_t req);
-bool ks_groups_offset_fetch(struct ks_world *w, uint32_t broker, uint32_t req);
-bool ks_groups_txn_offset_commit(struct ks_world *w, uint32_t broker, uint32_t req);
+/* OffsetCommit, OffsetFetch, TxnOffsetCommit (ks_broker_handler);
+ * answered at once: they return true. A group this broker does not
+ * coordinate (by its image) is answered NOT_COORDINATOR. */
+bool ks_groups_offset_commit(ks_groups *g, ks_ctx *cx, uint32_t req);
+bool ks_groups_offset_fetch(ks_groups *g, ks_ctx *cx, uint32_t req);
+bool ks_groups_txn_offset_commit(ks_groups *g, ks_ctx *cx, uint32_t req);
 /* A WriteTxnMarkers entry for __consumer_offsets partition k reached its
  * leader: the transaction of producer_id commits or aborts the offsets
  * it holds for the groups of that partition. */
-void ks_groups_marker(struct ks_world *w, uint32_t k, int64_t producer_id, bool commit);
+void ks_groups_marker(ks_groups *g, ks_ctx *cx, uint32_t k, int64_t producer_id, bool commit);
 
 #endif

@@ -26,14 +26,11 @@
 #ifndef KS_PLOG_H
 #define KS_PLOG_H
 
+#include "models/kafka/records.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>
 #include <stdint.h>
-
-/* A record id the log does not know (a late copy of a batch its producer
- * had already let go). */
-#define KS_PLOG_NO_RECORD UINT64_MAX
 
 typedef enum ks_marker { KS_MARKER_ABORT = 0, KS_MARKER_COMMIT = 1 } ks_marker;
 
@@ -131,16 +128,6 @@ void ks_plog_set_hw(ks_plog *l, int64_t hw);
 int64_t ks_plog_lso(const ks_plog *l);
 /* The batch holding `offset`, or NULL (binary search). */
 const ks_plog_batch *ks_plog_find(const ks_plog *l, int64_t offset);
-
-/* One record a fetch hands to the application. */
-typedef struct ks_fetched {
-    int64_t offset;
-    uint64_t record;         /* its id (0 when ids are not kept) */
-    uint32_t producer;
-    int64_t producer_id;
-    bool transactional;
-    uint32_t bytes;          /* its share of its batch's bytes */
-} ks_fetched;
 
 /*
  * A consumer fetch from `from`: up to `max` records below the fetch limit

@@ -31,6 +31,8 @@
 #ifndef KS_TXN_STATE_H
 #define KS_TXN_STATE_H
 
+#include "models/kafka/metadata.h" /* ks_java_string_hash, ks_txn_partition_for */
+
 #include "models/kafka/errors.h"
 #include "sim/sim.h"
 
@@ -178,13 +180,5 @@ bool ks_txn_timed_out(const ks_txn_meta *m, ks_time now);
 bool ks_txn_apply(ks_txn_meta *m, const ks_txn_decision *d, int64_t fresh_producer_id,
                   ks_time now);
 
-/* Java's String.hashCode over the UTF-16 code units of a UTF-8 string
- * (ASCII and BMP characters; others as surrogate pairs; malformed bytes
- * as U+FFFD, as Java's UTF-8 decoder replaces them). */
-int32_t ks_java_string_hash(const char *s);
-/* The __transaction_state partition of a transactional.id:
- * Utils.abs(hashCode) % partitions, where abs(INT_MIN) = 0
- * ([K] TransactionStateManager.partitionFor). */
-uint32_t ks_txn_partition_for(const char *transactional_id, uint32_t partitions);
 
 #endif

@@ -14,7 +14,6 @@
 #include "models/consumer/consumer.h"
 
 #include "models/net/wire.h"
-#include "models/world.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -24,10 +23,9 @@
 #define REQUEST_TIMEOUT_NS (30000 * KS_NS_PER_MS) /* request.timeout.ms */
 #define RETRY_BACKOFF_NS (100 * KS_NS_PER_MS)     /* retry.backoff.ms */
 
-static void out_of_memory(ks_world *w)
+static void out_of_memory(ks_ctx *cx)
 {
-    w->out_of_memory = true;
-    ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+    ks_ctx_oom(cx);
 }
 
 /* ---- invariants ------------------------------------------------------------ */
@@ -41,16 +39,16 @@ static void out_of_memory(ks_world *w)
 /* The poll cycle of a live consumer in the poll loop: between polls
  * (a poll scheduled), WAITING in poll() for a fetch, or PROCESSING what
  * poll() returned (then committing, or waiting for commitTransaction). */
-static void assert_poll_invariants(const ks_consumer *c, const ks_world *w)
+static void assert_poll_invariants(const ks_consumer *c)
 {
     assert(!c->waiting || (!c->processing && !c->txn_waiting && c->nbuf == 0));
     assert(!c->txn_waiting || (c->processing && c->conf->commit == KS_COMMIT_TRANSACTION &&
                                c->forward_to >= 0));
     assert(c->processing || c->waiting || c->cursor == c->ncur);
-    if (c->nparts > FULL_CHECK_LIMIT || w->broker_count > FULL_CHECK_LIMIT)
+    if (c->nparts > FULL_CHECK_LIMIT || c->brokers > FULL_CHECK_LIMIT)
         return;
     bool in_flight = false;
-    for (uint32_t b = 0; b < w->broker_count; b++)
+    for (uint32_t b = 0; b < c->brokers; b++)
         in_flight = in_flight || c->fetch_req[b] != KS_REQ_NONE;
     assert(!c->waiting || in_flight);
     uint64_t buffered = 0;
@@ -86,9 +84,9 @@ static bool legal_phase(ks_consumer_phase from, ks_consumer_phase to)
 
 /* What holds in each phase; checked after every event and answer the
  * consumer handles, which is where its phase and poll cycle move. */
-static void assert_consumer_invariants(const ks_consumer *c, const ks_world *w)
+static void assert_consumer_invariants(const ks_consumer *c, const ks_ctx *cx)
 {
-    if (w->out_of_memory)
+    if (*cx->out_of_memory)
         return; /* the run stopped half-way through a step */
     assert(c->cursor <= c->ncur);
     assert(c->buf_cap == 0 ? c->nbuf == 0 : c->buf_head + c->nbuf <= c->buf_cap);
@@ -98,10 +96,10 @@ static void assert_consumer_invariants(const ks_consumer *c, const ks_world *w)
         assert(c->alive || (c->nbuf == 0 && c->ncur == 0));
         return;
     }
-    assert_poll_invariants(c, w);
+    assert_poll_invariants(c);
 }
 #else
-#define assert_consumer_invariants(c, w) ((void)0)
+#define assert_consumer_invariants(c, cx) ((void)0)
 #define legal_phase(from, to) true
 #endif
 
@@ -112,15 +110,16 @@ static void enter(ks_consumer *c, ks_consumer_phase to)
     c->phase = to;
 }
 
-bool ks_consumer_init(ks_consumer *c, ks_world *w, uint32_t index)
+bool ks_consumer_init(ks_consumer *c, ks_ctx *cx, uint32_t index, const ks_meta *bootstrap)
 {
-    const ks_consumer_conf *cc = &w->sc->consumers[index];
+    const ks_consumer_conf *cc = &cx->sc->consumers[index];
     memset(c, 0, sizeof *c);
     c->index = index;
-    c->node = ks_node_consumer(&w->nodes, index);
+    c->brokers = bootstrap->brokers;
+    c->node = ks_node_consumer(cx->nodes, index);
     c->conf = cc;
     c->nparts = cc->partition_count;
-    size_t n = c->nparts ? c->nparts : 1u, nb = w->broker_count;
+    size_t n = c->nparts ? c->nparts : 1u, nb = c->brokers;
     c->parts = calloc(n, sizeof *c->parts);
     c->leader = calloc(n, sizeof *c->leader);
     c->position = calloc(n, sizeof *c->position);
@@ -137,9 +136,9 @@ bool ks_consumer_init(ks_consumer *c, ks_world *w, uint32_t index)
         !c->pending_commit || !c->buffered || !c->fetching || !c->needs_reset || !c->initial ||
         !c->cc || !c->fetch_req)
         return false;
-    uint32_t first = w->topic_first_partition[cc->topic];
+    uint32_t first = bootstrap->topic_first[cc->topic];
     c->first_partition = first;
-    c->topic_partitions = w->sc->topics[cc->topic].max_partitions;
+    c->topic_partitions = cx->sc->topics[cc->topic].max_partitions;
     c->part_index = malloc((c->topic_partitions ? c->topic_partitions : 1u) * sizeof *c->part_index);
     if (!c->part_index)
         return false;
@@ -147,7 +146,7 @@ bool ks_consumer_init(ks_consumer *c, ks_world *w, uint32_t index)
     for (uint32_t k = 0; k < c->nparts; k++) {
         c->part_index[cc->partitions[k]] = k;
         c->parts[k] = first + cc->partitions[k];
-        c->leader[k] = w->partitions[c->parts[k]].leader; /* bootstrapped metadata */
+        c->leader[k] = ks_meta_leader(bootstrap, c->parts[k]); /* bootstrapped metadata */
         c->committed[k] = -1;
     }
     c->ncc = (uint32_t)nb * KS_CHAN__COUNT;
@@ -187,10 +186,10 @@ void ks_consumer_free(ks_consumer *c)
 
 /* ---- requests ------------------------------------------------------------ */
 
-static void schedule(ks_consumer *c, ks_world *w, ks_time at, uint32_t tag)
+static void schedule(ks_consumer *c, ks_ctx *cx, ks_time at, uint32_t tag)
 {
-    ks_event ev = {.kind = KS_EV_CONSUMER, .owner = c->index, .tag = tag, .arg = c->generation};
-    ks_sim_schedule(&w->sim, at, &ev);
+    ks_event ev = {.kind = KS_EV_CONSUMER, .owner = c->node, .tag = tag, .arg = c->generation};
+    ks_sim_schedule(&cx->sim, at, &ev);
 }
 
 /* The connection a request of `api` to `broker` travels on: the group
@@ -204,25 +203,25 @@ static uint32_t slot_of(ks_api api, uint32_t broker)
 /* Its request.timeout.ms timer: a consumer event of the connection. */
 static ks_event timeout_timer(const ks_consumer *c, uint32_t slot)
 {
-    return (ks_event){.kind = KS_EV_CONSUMER, .owner = c->index, .tag = KS_CONSUMER_TIMEOUT,
+    return (ks_event){.kind = KS_EV_CONSUMER, .owner = c->node, .tag = KS_CONSUMER_TIMEOUT,
                       .arg = slot};
 }
 
 /* A new request of `api` to `broker`, numbered per API from 1; KS_REQ_NONE
  * (the run stopped) when out of memory. */
-static uint32_t new_request(ks_consumer *c, ks_world *w, ks_api api, uint32_t broker,
+static uint32_t new_request(ks_consumer *c, ks_ctx *cx, ks_api api, uint32_t broker,
                             uint16_t version)
 {
     uint32_t slot = slot_of(api, broker);
     uint32_t *conn = &c->cc[slot].conn;
     if (*conn == KS_CLIENT_NONE)
-        *conn = ks_net_connect_channel(&w->net, c->node, broker, slot % KS_CHAN__COUNT);
-    uint32_t id = *conn == UINT32_MAX ? KS_REQ_NONE : ks_request_alloc(&w->reqs);
+        *conn = ks_net_connect_channel(cx->net, c->node, broker, slot % KS_CHAN__COUNT);
+    uint32_t id = *conn == UINT32_MAX ? KS_REQ_NONE : ks_request_alloc(&cx->reqs);
     if (id == KS_REQ_NONE) {
-        out_of_memory(w);
+        out_of_memory(cx);
         return KS_REQ_NONE;
     }
-    ks_request *q = ks_req(&w->reqs, id);
+    ks_request *q = ks_req(&cx->reqs, id);
     q->api = api;
     q->version = version;
     q->client = c->node;
@@ -239,44 +238,44 @@ static uint32_t new_request(ks_consumer *c, ks_world *w, ks_api api, uint32_t br
     return id;
 }
 
-static bool add_part(ks_world *w, uint32_t id, uint32_t *last, uint32_t partition, int64_t off)
+static bool add_part(ks_ctx *cx, uint32_t id, uint32_t *last, uint32_t partition, int64_t off)
 {
-    uint32_t e = ks_request_add_batch(&w->reqs, id, last);
+    uint32_t e = ks_request_add_batch(&cx->reqs, id, last);
     if (e == KS_REQ_NONE) {
-        out_of_memory(w);
+        out_of_memory(cx);
         return false;
     }
-    ks_req_entry(&w->reqs, e)->partition = partition;
-    ks_req_entry(&w->reqs, e)->base_offset = off;
+    ks_req_entry(&cx->reqs, e)->partition = partition;
+    ks_req_entry(&cx->reqs, e)->base_offset = off;
     return true;
 }
 
 /* The request leaves. Whether it gets there the consumer learns from its
  * answer or from its own request.timeout.ms. */
-static void send(ks_consumer *c, ks_world *w, uint32_t id)
+static void send(ks_consumer *c, ks_ctx *cx, uint32_t id)
 {
-    ks_request *q = ks_req(&w->reqs, id);
-    q->sent_ns = ks_sim_now(&w->sim);
+    ks_request *q = ks_req(&cx->reqs, id);
+    q->sent_ns = ks_sim_now(&cx->sim);
     if (q->request_bytes == 0)
         q->request_bytes = 30u + (uint32_t)strlen(c->conf->id) + 8u * q->batches;
     q->refs++; /* the consumer's hold, until answered or given up */
     uint32_t slot = slot_of(q->api, q->server);
     ks_event t = timeout_timer(c, slot);
-    if (!ks_client_sent(&c->cc[slot], &w->sim, id, q->sent_ns, REQUEST_TIMEOUT_NS,
+    if (!ks_client_sent(&c->cc[slot], &cx->sim, id, q->sent_ns, REQUEST_TIMEOUT_NS,
                         &t)) {
-        out_of_memory(w);
+        out_of_memory(cx);
         return;
     }
-    (void)ks_wire_request(w, id);
+    (void)ks_wire_request(cx->wire, id);
 }
 
 /* The first broker for a request any broker can answer (FindCoordinator):
  * NetworkClient.leastLoadedNode picks at random among the least loaded;
  * ksim takes the lowest-numbered broker with no fetch of this consumer
  * in flight, so that runs read the same every time. */
-static uint32_t any_broker(const ks_consumer *c, const ks_world *w)
+static uint32_t any_broker(const ks_consumer *c)
 {
-    for (uint32_t b = 0; b < w->broker_count; b++)
+    for (uint32_t b = 0; b < c->brokers; b++)
         if (c->fetch_req[b] == KS_REQ_NONE)
             return b;
     return 0;
@@ -284,58 +283,58 @@ static uint32_t any_broker(const ks_consumer *c, const ks_world *w)
 
 /* ---- start-up ---------------------------------------------------------- */
 
-static void find_coordinator(ks_consumer *c, ks_world *w)
+static void find_coordinator(ks_consumer *c, ks_ctx *cx)
 {
     enter(c, KS_CONS_COORDINATOR);
-    uint32_t id = new_request(c, w, KS_API_FIND_COORDINATOR, any_broker(c, w), 4);
+    uint32_t id = new_request(c, cx, KS_API_FIND_COORDINATOR, any_broker(c), 4);
     if (id == KS_REQ_NONE)
         return;
-    ks_req(&w->reqs, id)->key_type = KS_COORD_GROUP;
-    send(c, w, id);
+    ks_req(&cx->reqs, id)->key_type = KS_COORD_GROUP;
+    send(c, cx, id);
 }
 
 /* OffsetFetchRequest v8: the group's committed offsets of every part
  * ([K] ConsumerCoordinator.fetchCommittedOffsets; require_stable when
  * isolation.level is read_committed). */
-static void fetch_offsets(ks_consumer *c, ks_world *w)
+static void fetch_offsets(ks_consumer *c, ks_ctx *cx)
 {
     enter(c, KS_CONS_OFFSETS);
-    uint32_t id = new_request(c, w, KS_API_OFFSET_FETCH, c->coordinator, 8);
+    uint32_t id = new_request(c, cx, KS_API_OFFSET_FETCH, c->coordinator, 8);
     if (id == KS_REQ_NONE)
         return;
-    ks_req(&w->reqs, id)->require_stable = c->conf->read_committed;
+    ks_req(&cx->reqs, id)->require_stable = c->conf->read_committed;
     uint32_t last = KS_REQ_NONE;
     for (uint32_t k = 0; k < c->nparts; k++)
-        if (!add_part(w, id, &last, c->parts[k], -1))
+        if (!add_part(cx, id, &last, c->parts[k], -1))
             return;
-    send(c, w, id);
+    send(c, cx, id);
 }
 
 /* ListOffsets to each leader of a part with no committed offset:
  * timestamp -2 (earliest) or -1 (latest), per auto.offset.reset ([K]
  * SubscriptionState, OffsetFetcher.resetPositionsIfNeeded). */
-static void reset_offsets(ks_consumer *c, ks_world *w)
+static void reset_offsets(ks_consumer *c, ks_ctx *cx)
 {
     enter(c, KS_CONS_RESET);
-    for (uint32_t b = 0; b < w->broker_count; b++) {
+    for (uint32_t b = 0; b < c->brokers; b++) {
         uint32_t id = KS_REQ_NONE, last = KS_REQ_NONE;
         for (uint32_t k = 0; k < c->nparts; k++) {
             if (!c->needs_reset[k] || c->leader[k] != b)
                 continue;
-            if (id == KS_REQ_NONE && (id = new_request(c, w, KS_API_LIST_OFFSETS, b, 7)) == KS_REQ_NONE)
+            if (id == KS_REQ_NONE && (id = new_request(c, cx, KS_API_LIST_OFFSETS, b, 7)) == KS_REQ_NONE)
                 return;
-            if (!add_part(w, id, &last, c->parts[k], c->conf->reset_earliest ? -2 : -1))
+            if (!add_part(cx, id, &last, c->parts[k], c->conf->reset_earliest ? -2 : -1))
                 return;
         }
         if (id != KS_REQ_NONE)
-            send(c, w, id);
+            send(c, cx, id);
     }
 }
 
-static void start_polling(ks_consumer *c, ks_world *w)
+static void start_polling(ks_consumer *c, ks_ctx *cx)
 {
     enter(c, KS_CONS_POLLING);
-    schedule(c, w, ks_sim_now(&w->sim), KS_CONSUMER_POLL);
+    schedule(c, cx, ks_sim_now(&cx->sim), KS_CONSUMER_POLL);
 }
 
 /* The part index of world partition p, or UINT32_MAX. */
@@ -346,11 +345,11 @@ static uint32_t part_of(const ks_consumer *c, uint32_t p)
     return c->part_index[p - c->first_partition];
 }
 
-static void on_offsets(ks_consumer *c, ks_world *w, const ks_request *q)
+static void on_offsets(ks_consumer *c, ks_ctx *cx, const ks_request *q)
 {
     bool unstable = q->error != KS_KERR_NONE, reset = false;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
-        const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&cx->reqs, e)->next) {
+        const ks_req_batch *rb = ks_req_entry(&cx->reqs, e);
         uint32_t k = part_of(c, rb->partition);
         if (k == UINT32_MAX)
             continue;
@@ -362,17 +361,17 @@ static void on_offsets(ks_consumer *c, ks_world *w, const ks_request *q)
         reset = reset || c->needs_reset[k];
     }
     if (unstable) /* a transaction holds offsets of the group: ask again */
-        schedule(c, w, ks_time_add(ks_sim_now(&w->sim), RETRY_BACKOFF_NS), KS_CONSUMER_RETRY);
+        schedule(c, cx, ks_time_add(ks_sim_now(&cx->sim), RETRY_BACKOFF_NS), KS_CONSUMER_RETRY);
     else if (reset)
-        reset_offsets(c, w);
+        reset_offsets(c, cx);
     else
-        start_polling(c, w);
+        start_polling(c, cx);
 }
 
-static void on_list_offsets(ks_consumer *c, ks_world *w, const ks_request *q)
+static void on_list_offsets(ks_consumer *c, ks_ctx *cx, const ks_request *q)
 {
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
-        const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&cx->reqs, e)->next) {
+        const ks_req_batch *rb = ks_req_entry(&cx->reqs, e);
         uint32_t k = part_of(c, rb->partition);
         if (k == UINT32_MAX)
             continue;
@@ -382,7 +381,7 @@ static void on_list_offsets(ks_consumer *c, ks_world *w, const ks_request *q)
     for (uint32_t k = 0; k < c->nparts; k++)
         if (c->needs_reset[k])
             return; /* another leader's answer is to come */
-    start_polling(c, w);
+    start_polling(c, cx);
 }
 
 /* ---- the poll loop ------------------------------------------------------ */
@@ -424,9 +423,9 @@ static bool buffer_room(ks_consumer *c, uint32_t more)
 /* Fetches for every leader with fetchable parts: none buffered, none in
  * flight, parts in turn from one further at each poll. FetchRequest v15
  * ([K] Fetcher.prepareFetchRequests). */
-static void send_fetches(ks_consumer *c, ks_world *w)
+static void send_fetches(ks_consumer *c, ks_ctx *cx)
 {
-    for (uint32_t b = 0; b < w->broker_count; b++) {
+    for (uint32_t b = 0; b < c->brokers; b++) {
         if (c->fetch_req[b] != KS_REQ_NONE)
             continue;
         uint32_t id = KS_REQ_NONE, last = KS_REQ_NONE;
@@ -434,56 +433,55 @@ static void send_fetches(ks_consumer *c, ks_world *w)
             uint32_t k = (c->next_part + i) % c->nparts;
             if (c->leader[k] != b || c->fetching[k] || c->buffered[k] > 0)
                 continue;
-            if (id == KS_REQ_NONE && (id = new_request(c, w, KS_API_FETCH, b, 15)) == KS_REQ_NONE)
+            if (id == KS_REQ_NONE && (id = new_request(c, cx, KS_API_FETCH, b, 15)) == KS_REQ_NONE)
                 return;
-            if (!add_part(w, id, &last, c->parts[k], c->fetch_pos[k]))
+            if (!add_part(cx, id, &last, c->parts[k], c->fetch_pos[k]))
                 return;
             c->fetching[k] = true;
         }
         if (id == KS_REQ_NONE)
             continue;
-        ks_request *q = ks_req(&w->reqs, id);
+        ks_request *q = ks_req(&cx->reqs, id);
         q->max_wait_ns = c->conf->fetch_max_wait_ns;
         q->max_records = c->conf->max_poll_records;
         q->owner = c->seeks; /* records of an older seek are dropped */
         q->request_bytes = 60u + (uint32_t)strlen(c->conf->id) + 28u * q->batches;
         c->fetch_req[b] = id;
-        send(c, w, id);
+        send(c, cx, id);
     }
     if (c->nparts > 0)
         c->next_part = (c->next_part + 1) % c->nparts;
 }
 
 /* One "consume" trace record: poll() handed the record to the application. */
-static void trace_consume(const ks_consumer *c, ks_world *w, const ks_fetched *f, uint32_t k)
+static void trace_consume(const ks_consumer *c, ks_ctx *cx, const ks_fetched *f, uint32_t k)
 {
-    ks_trace *tr = w->trace;
-    if (!tr || !ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_CONSUME))
+    ks_trace *tr = cx->trace;
+    if (!tr || !ks_trace_begin(tr, ks_sim_now(&cx->sim), KS_TR_CONSUME))
         return;
-    const ks_partition *p = &w->partitions[c->parts[k]];
     ks_trace_str(tr, "consumer", c->conf->id);
-    ks_trace_str(tr, "topic", w->sc->topics[p->topic].name);
-    ks_trace_u64(tr, "partition", p->index);
+    ks_trace_str(tr, "topic", cx->sc->topics[c->conf->topic].name);
+    ks_trace_u64(tr, "partition", c->parts[k] - c->first_partition);
     ks_trace_i64(tr, "offset", f->offset);
     if (f->record == KS_PLOG_NO_RECORD)
         ks_trace_str(tr, "record", NULL);
     else
         ks_trace_u64(tr, "record", f->record);
-    ks_trace_str(tr, "producer", f->producer < w->producer_count
-                                     ? w->sc->producers[f->producer].id
+    ks_trace_str(tr, "producer", f->producer < cx->sc->producer_count
+                                     ? cx->sc->producers[f->producer].id
                                      : NULL);
     ks_trace_end(tr);
 }
 
 /* poll() returns up to max.poll.records of the fetched records: the
  * positions move past them. */
-static bool take_records(ks_consumer *c, ks_world *w)
+static bool take_records(ks_consumer *c, ks_ctx *cx)
 {
     uint32_t n = c->nbuf < c->conf->max_poll_records ? c->nbuf : c->conf->max_poll_records;
     uint32_t cap = c->cur_cap, cap2 = c->cur_cap;
     if (!reserve((void **)&c->cur, &cap, n, sizeof *c->cur) ||
         !reserve((void **)&c->cur_part, &cap2, n, sizeof *c->cur_part)) {
-        out_of_memory(w);
+        out_of_memory(cx);
         return false;
     }
     c->cur_cap = cap < cap2 ? cap : cap2;
@@ -495,9 +493,9 @@ static bool take_records(ks_consumer *c, ks_world *w)
         c->position[k] = f->offset + 1;
         if (--c->buffered[k] == 0)
             c->position[k] = c->fetch_pos[k]; /* past markers the fetch skipped */
-        trace_consume(c, w, f, k);
-        ks_obs_read(&w->obs, c->index, f->record, c->conf->read_committed,
-                        f->transactional, ks_sim_now(&w->sim));
+        trace_consume(c, cx, f, k);
+        ks_obs_read(cx->obs, c->index, f->record, c->conf->read_committed,
+                        f->transactional, ks_sim_now(&cx->sim));
     }
     c->buf_head += n;
     c->nbuf -= n;
@@ -507,71 +505,71 @@ static bool take_records(ks_consumer *c, ks_world *w)
     return true;
 }
 
-static void after_processing(ks_consumer *c, ks_world *w);
+static void after_processing(ks_consumer *c, ks_ctx *cx);
 
 /* The records poll() returned are processed one by one (process.us
  * each), each forwarded to the forward producer when it is done. */
-static void process(ks_consumer *c, ks_world *w)
+static void process(ks_consumer *c, ks_ctx *cx)
 {
     c->processing = true;
-    ks_time each = c->conf->process_ns, now = ks_sim_now(&w->sim);
+    ks_time each = c->conf->process_ns, now = ks_sim_now(&cx->sim);
     if (c->ncur == 0 || each == 0) {
         for (; c->cursor < c->ncur; c->cursor++)
             if (c->forward_to >= 0)
-                ks_producer_forward(&w->producers[c->forward_to], w, c->cur[c->cursor].record,
+                c->app.forward(c->app.app, cx, c->forward_to, c->cur[c->cursor].record,
                                     c->index);
-        after_processing(c, w);
+        after_processing(c, cx);
     } else if (c->forward_to < 0) {
         /* nothing happens between records: one step for them all */
-        schedule(c, w, ks_time_add(now, each * (ks_time)c->ncur), KS_CONSUMER_PROCESSED);
+        schedule(c, cx, ks_time_add(now, each * (ks_time)c->ncur), KS_CONSUMER_PROCESSED);
     } else {
-        schedule(c, w, ks_time_add(now, each), KS_CONSUMER_PROCESSED);
+        schedule(c, cx, ks_time_add(now, each), KS_CONSUMER_PROCESSED);
     }
 }
 
-static void on_processed(ks_consumer *c, ks_world *w)
+static void on_processed(ks_consumer *c, ks_ctx *cx)
 {
     if (c->forward_to < 0) {
         c->cursor = c->ncur;
     } else {
-        ks_producer_forward(&w->producers[c->forward_to], w, c->cur[c->cursor].record, c->index);
+        c->app.forward(c->app.app, cx, c->forward_to, c->cur[c->cursor].record, c->index);
         if (++c->cursor < c->ncur) {
-            schedule(c, w, ks_time_add(ks_sim_now(&w->sim), c->conf->process_ns),
+            schedule(c, cx, ks_time_add(ks_sim_now(&cx->sim), c->conf->process_ns),
                      KS_CONSUMER_PROCESSED);
             return;
         }
     }
-    after_processing(c, w);
+    after_processing(c, cx);
 }
 
-static void on_poll(ks_consumer *c, ks_world *w)
+static void on_poll(ks_consumer *c, ks_ctx *cx)
 {
     if (c->phase != KS_CONS_POLLING || c->processing || c->txn_waiting)
         return;
     c->polls++;
-    bool have = c->nbuf > 0 && take_records(c, w);
-    send_fetches(c, w); /* pipelined: poll() sends fetches before it returns */
+    bool have = c->nbuf > 0 && take_records(c, cx);
+    send_fetches(c, cx); /* pipelined: poll() sends fetches before it returns */
     if (have) {
-        process(c, w);
+        process(c, cx);
         return;
     }
     c->ncur = c->cursor = 0; /* this poll returns nothing (yet) */
     bool in_flight = false;
-    for (uint32_t b = 0; b < w->broker_count; b++)
+    for (uint32_t b = 0; b < c->brokers; b++)
         in_flight = in_flight || c->fetch_req[b] != KS_REQ_NONE;
     if (in_flight)
         c->waiting = true; /* poll() blocks until a fetch brings records */
     else
-        after_processing(c, w); /* nothing to fetch from: an empty poll */
+        after_processing(c, cx); /* nothing to fetch from: an empty poll */
 }
 
-static void on_fetched(ks_consumer *c, ks_world *w, const ks_request *q)
+static void on_fetched(ks_consumer *c, ks_ctx *cx, const ks_request *q)
 {
     c->fetch_req[q->server] = KS_REQ_NONE;
     bool stale = q->owner != c->seeks;
     uint32_t at = 0;
-    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
-        const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
+    for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&cx->reqs, e)->next) {
+        const ks_req_batch *rb = ks_req_entry(&cx->reqs, e);
         uint32_t k = part_of(c, rb->partition), n = rb->records;
         if (k != UINT32_MAX)
             c->fetching[k] = false;
@@ -580,7 +578,7 @@ static void on_fetched(ks_consumer *c, ks_world *w, const ks_request *q)
             continue;
         }
         if (!buffer_room(c, n)) {
-            out_of_memory(w);
+            out_of_memory(cx);
             return;
         }
         for (uint32_t j = 0; j < n; j++) {
@@ -598,17 +596,17 @@ static void on_fetched(ks_consumer *c, ks_world *w, const ks_request *q)
         return;
     if (c->nbuf > 0) {
         c->waiting = false;
-        if (take_records(c, w)) {
-            send_fetches(c, w); /* poll() sends the next fetches as it returns */
-            process(c, w);
+        if (take_records(c, cx)) {
+            send_fetches(c, cx); /* poll() sends the next fetches as it returns */
+            process(c, cx);
         }
         return;
     }
-    for (uint32_t b = 0; b < w->broker_count; b++)
+    for (uint32_t b = 0; b < c->brokers; b++)
         if (c->fetch_req[b] != KS_REQ_NONE)
             return; /* another leader may still answer */
     c->waiting = false;
-    after_processing(c, w); /* the poll returns nothing */
+    after_processing(c, cx); /* the poll returns nothing */
 }
 
 /* ---- commits ------------------------------------------------------------ */
@@ -616,20 +614,19 @@ static void on_fetched(ks_consumer *c, ks_world *w, const ks_request *q)
 /* The group's committed offsets become `offsets` (commit "sync"): an
  * "offset_commit" trace record for each partition whose committed offset
  * moves. */
-static void set_committed(ks_consumer *c, ks_world *w, const int64_t *offsets)
+static void set_committed(ks_consumer *c, ks_ctx *cx, const int64_t *offsets)
 {
-    ks_trace *tr = w->trace;
+    ks_trace *tr = cx->trace;
     for (uint32_t k = 0; k < c->nparts; k++) {
         if (offsets[k] == c->committed[k])
             continue;
         c->committed[k] = offsets[k];
-        if (!tr || !ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_OFFSET_COMMIT))
+        if (!tr || !ks_trace_begin(tr, ks_sim_now(&cx->sim), KS_TR_OFFSET_COMMIT))
             continue;
-        const ks_partition *p = &w->partitions[c->parts[k]];
         ks_trace_str(tr, "consumer", c->conf->id);
         ks_trace_str(tr, "group", c->conf->group_id);
-        ks_trace_str(tr, "topic", w->sc->topics[p->topic].name);
-        ks_trace_u64(tr, "partition", p->index);
+        ks_trace_str(tr, "topic", cx->sc->topics[c->conf->topic].name);
+        ks_trace_u64(tr, "partition", c->parts[k] - c->first_partition);
         ks_trace_i64(tr, "offset", offsets[k]);
         ks_trace_str(tr, "commit", ks_commit_mode_name(c->conf->commit));
         ks_trace_end(tr);
@@ -647,38 +644,38 @@ static bool moved(const ks_consumer *c)
 /* When the application polls next: poll.interval.ms from now. A poll that
  * returned nothing in no time at all (zero latency and interval) waits
  * 1 ms, so that an idle loop cannot spin without time passing. */
-static void next_poll(ks_consumer *c, ks_world *w)
+static void next_poll(ks_consumer *c, ks_ctx *cx)
 {
     ks_time gap = c->conf->poll_interval_ns;
     if (gap == 0 && c->ncur == 0)
         gap = KS_NS_PER_MS;
     c->processing = false;
-    schedule(c, w, ks_time_add(ks_sim_now(&w->sim), gap), KS_CONSUMER_POLL);
+    schedule(c, cx, ks_time_add(ks_sim_now(&cx->sim), gap), KS_CONSUMER_POLL);
 }
 
 /* commitSync(): OffsetCommitRequest v9 of the positions to the group
  * coordinator; the application waits for its answer. */
-static bool commit_sync(ks_consumer *c, ks_world *w)
+static bool commit_sync(ks_consumer *c, ks_ctx *cx)
 {
-    uint32_t id = new_request(c, w, KS_API_OFFSET_COMMIT, c->coordinator, 9);
+    uint32_t id = new_request(c, cx, KS_API_OFFSET_COMMIT, c->coordinator, 9);
     if (id == KS_REQ_NONE)
         return false;
     uint32_t last = KS_REQ_NONE;
     for (uint32_t k = 0; k < c->nparts; k++)
-        if (!add_part(w, id, &last, c->parts[k], c->position[k]))
+        if (!add_part(cx, id, &last, c->parts[k], c->position[k]))
             return false;
     memcpy(c->pending_commit, c->position, c->nparts * sizeof *c->position);
-    send(c, w, id);
+    send(c, cx, id);
     return true;
 }
 
 /* The application has processed the poll's records: it commits as
  * configured, then polls again. */
-static void after_processing(ks_consumer *c, ks_world *w)
+static void after_processing(ks_consumer *c, ks_ctx *cx)
 {
     switch (c->conf->commit) {
     case KS_COMMIT_SYNC:
-        if (moved(c) && commit_sync(c, w))
+        if (moved(c) && commit_sync(c, cx))
             return; /* polls again once answered */
         break;
     case KS_COMMIT_TRANSACTION:
@@ -687,8 +684,8 @@ static void after_processing(ks_consumer *c, ks_world *w)
         if (c->ncur > 0 && c->forward_to >= 0) {
             memcpy(c->pending_commit, c->position, c->nparts * sizeof *c->position);
             c->txn_waiting = true;
-            ks_producer_send_offsets(&w->producers[c->forward_to], w, c->index, c->conf->group_id,
-                                     c->conf->id, c->parts, c->position, c->nparts);
+            c->app.send_offsets(c->app.app, cx, c->forward_to, c->index, c->parts, c->position,
+                                c->nparts);
             return;
         }
         break;
@@ -696,30 +693,30 @@ static void after_processing(ks_consumer *c, ks_world *w)
     case KS_COMMIT__COUNT:
         break;
     }
-    next_poll(c, w);
+    next_poll(c, cx);
 }
 
-static void on_committed(ks_consumer *c, ks_world *w, const ks_request *q)
+static void on_committed(ks_consumer *c, ks_ctx *cx, const ks_request *q)
 {
     if (q->error == KS_KERR_NONE) {
-        set_committed(c, w, c->pending_commit);
+        set_committed(c, cx, c->pending_commit);
         c->commits++;
     }
-    next_poll(c, w);
+    next_poll(c, cx);
 }
 
-void ks_consumer_txn_committed(ks_consumer *c, ks_world *w, const int64_t *offsets)
+void ks_consumer_txn_committed(ks_consumer *c, ks_ctx *cx, const int64_t *offsets)
 {
     if (!c->txn_waiting || !c->alive)
         return;
     c->txn_waiting = false;
     memcpy(c->committed, offsets ? offsets : c->pending_commit, c->nparts * sizeof *c->committed);
     c->commits++;
-    next_poll(c, w);
-    assert_consumer_invariants(c, w);
+    next_poll(c, cx);
+    assert_consumer_invariants(c, cx);
 }
 
-void ks_consumer_txn_aborted(ks_consumer *c, ks_world *w)
+void ks_consumer_txn_aborted(ks_consumer *c, ks_ctx *cx)
 {
     if (!c->txn_waiting || !c->alive)
         return;
@@ -733,25 +730,25 @@ void ks_consumer_txn_aborted(ks_consumer *c, ks_world *w)
     }
     c->nbuf = c->buf_head = 0;
     c->seeks++;
-    next_poll(c, w);
-    assert_consumer_invariants(c, w);
+    next_poll(c, cx);
+    assert_consumer_invariants(c, cx);
 }
 
 /* ---- answers, losses, life -------------------------------------------------- */
 
-static void on_coordinator(ks_consumer *c, ks_world *w, const ks_request *q)
+static void on_coordinator(ks_consumer *c, ks_ctx *cx, const ks_request *q)
 {
     if (q->error != KS_KERR_NONE) {
-        schedule(c, w, ks_time_add(ks_sim_now(&w->sim), RETRY_BACKOFF_NS), KS_CONSUMER_START);
+        schedule(c, cx, ks_time_add(ks_sim_now(&cx->sim), RETRY_BACKOFF_NS), KS_CONSUMER_START);
         return;
     }
     c->coordinator = q->node;
-    fetch_offsets(c, w);
+    fetch_offsets(c, cx);
 }
 
 /* The answers a consumer handles, one handler per API; an API it never
  * sends has none. */
-typedef void answer_fn(ks_consumer *c, ks_world *w, const ks_request *q);
+typedef void answer_fn(ks_consumer *c, ks_ctx *cx, const ks_request *q);
 static answer_fn *const answers[KS_API__COUNT] = {
     [KS_API_FIND_COORDINATOR] = on_coordinator,
     [KS_API_OFFSET_FETCH] = on_offsets,
@@ -760,38 +757,38 @@ static answer_fn *const answers[KS_API__COUNT] = {
     [KS_API_OFFSET_COMMIT] = on_committed,
 };
 
-static void answered(ks_consumer *c, ks_world *w, const ks_request *q)
+static void answered(ks_consumer *c, ks_ctx *cx, const ks_request *q)
 {
     answer_fn *h = (unsigned)q->api < (unsigned)KS_API__COUNT ? answers[q->api] : NULL;
     assert(h && "an answer to a request the consumer never sends");
     if (!h) {
-        ks_sim_stop(&w->sim, KS_SIM_INTERNAL_ERROR);
+        ks_sim_stop(&cx->sim, KS_SIM_INTERNAL_ERROR);
         return;
     }
-    h(c, w, q);
+    h(c, cx, q);
 }
 
-void ks_consumer_on_response(ks_consumer *c, ks_world *w, uint32_t id)
+void ks_consumer_on_response(ks_consumer *c, ks_ctx *cx, uint32_t id)
 {
-    const ks_request *q = ks_req(&w->reqs, id);
+    const ks_request *q = ks_req(&cx->reqs, id);
     uint32_t slot = slot_of(q->api, q->server);
     ks_client_conn *cc = &c->cc[slot];
     bool mine = c->alive && ks_client_arrived(cc, id);
-    ks_request_unref(&w->reqs, id); /* the response event's hold */
+    ks_request_unref(&cx->reqs, id); /* the response event's hold */
     if (!mine)
         return; /* given up, or of an instance that crashed: nobody waits for it */
     for (uint32_t a; c->alive && (a = ks_client_take_answered(cc)) != KS_CLIENT_NONE;) {
-        answered(c, w, ks_req(&w->reqs, a));
-        ks_request_unref(&w->reqs, a); /* the consumer's hold */
-        assert_consumer_invariants(c, w);
+        answered(c, cx, ks_req(&cx->reqs, a));
+        ks_request_unref(&cx->reqs, a); /* the consumer's hold */
+        assert_consumer_invariants(c, cx);
     }
     ks_event t = timeout_timer(c, slot);
-    ks_client_rearm(cc, &w->sim, REQUEST_TIMEOUT_NS, &t);
+    ks_client_rearm(cc, &cx->sim, REQUEST_TIMEOUT_NS, &t);
 }
 
 /* A request given up (its connection closed): it is asked again (a
  * fetch: at the next poll). */
-static void given_up(ks_consumer *c, ks_world *w, const ks_request *q)
+static void given_up(ks_consumer *c, ks_ctx *cx, const ks_request *q)
 {
     ks_api api = q->api;
     uint32_t broker = q->server;
@@ -802,45 +799,50 @@ static void given_up(ks_consumer *c, ks_world *w, const ks_request *q)
                 c->fetching[k] = false;
         if (c->waiting) {
             c->waiting = false;
-            after_processing(c, w);
+            after_processing(c, cx);
         }
     } else if (api == KS_API_OFFSET_COMMIT) {
-        next_poll(c, w); /* the commit failed; the next one carries the positions */
+        next_poll(c, cx); /* the commit failed; the next one carries the positions */
     } else if (api == KS_API_FIND_COORDINATOR) {
-        find_coordinator(c, w);
+        find_coordinator(c, cx);
     } else if (api == KS_API_OFFSET_FETCH) {
-        fetch_offsets(c, w);
+        fetch_offsets(c, cx);
     } else if (api == KS_API_LIST_OFFSETS) {
-        reset_offsets(c, w);
+        reset_offsets(c, cx);
     }
 }
 
 /* request.timeout.ms of the oldest request on a connection ran out: like
  * NetworkClient, the consumer closes the connection, and every request
  * on it is given up, oldest first. */
-static void on_timeout(ks_consumer *c, ks_world *w, uint32_t slot)
+static void on_timeout(ks_consumer *c, ks_ctx *cx, uint32_t slot)
 {
     ks_client_conn *cc = &c->cc[slot];
     ks_event t = timeout_timer(c, slot);
-    if (!ks_client_on_timer(cc, &w->sim, REQUEST_TIMEOUT_NS, &t))
+    if (!ks_client_on_timer(cc, &cx->sim, REQUEST_TIMEOUT_NS, &t))
         return;
-    uint32_t n = ks_client_close(cc, &w->sim);
-    ks_net_reconnect(&w->net, cc->conn);
+    uint32_t n = ks_client_close(cc, &cx->sim);
+    ks_net_reconnect(cx->net, cc->conn);
     while (n-- > 0) {
         uint32_t id = ks_client_take(cc);
-        given_up(c, w, ks_req(&w->reqs, id));
-        ks_request_unref(&w->reqs, id); /* the consumer's hold */
+        given_up(c, cx, ks_req(&cx->reqs, id));
+        ks_request_unref(&cx->reqs, id); /* the consumer's hold */
     }
 }
 
-void ks_consumer_start(ks_consumer *c, ks_world *w)
+/* ---- the node's operations ------------------------------------------------ */
+
+/* Schedules the start at start.ms. */
+static void start(void *self, ks_ctx *cx)
 {
-    schedule(c, w, c->conf->start_ns, KS_CONSUMER_START);
+    ks_consumer *c = self;
+    schedule(c, cx, c->conf->start_ns, KS_CONSUMER_START);
 }
 
 /* A new instance: everything but the results is as at the start. */
-static void on_restart(ks_consumer *c, ks_world *w)
+static void restart(void *self, ks_ctx *cx)
 {
+    ks_consumer *c = self;
     c->alive = true;
     c->restarts++;
     if (c->restart_forward_to >= 0)
@@ -851,44 +853,62 @@ static void on_restart(ks_consumer *c, ks_world *w)
         c->buffered[k] = 0;
         c->fetching[k] = false;
     }
-    for (uint32_t b = 0; b < w->broker_count; b++)
+    for (uint32_t b = 0; b < c->brokers; b++)
         c->fetch_req[b] = KS_REQ_NONE;
     c->nbuf = c->buf_head = c->ncur = c->cursor = 0;
     c->waiting = c->processing = c->txn_waiting = false;
-    find_coordinator(c, w);
+    find_coordinator(c, cx);
+    assert_consumer_invariants(c, cx);
 }
 
-static void on_event(ks_consumer *c, ks_world *w, uint32_t tag, uint64_t arg)
+static void on_event(ks_consumer *c, ks_ctx *cx, uint32_t tag, uint64_t arg)
 {
     if (tag == KS_CONSUMER_TIMEOUT) {
-        on_timeout(c, w, (uint32_t)arg);
+        on_timeout(c, cx, (uint32_t)arg);
         return;
     }
-    if (arg != c->generation || (!c->alive && tag != KS_CONSUMER_RESTART))
+    if (arg != c->generation || !c->alive)
         return; /* an event of an instance that crashed */
     switch (tag) {
     case KS_CONSUMER_START:
-        find_coordinator(c, w);
+        find_coordinator(c, cx);
         break;
     case KS_CONSUMER_RETRY:
-        fetch_offsets(c, w);
+        fetch_offsets(c, cx);
         break;
     case KS_CONSUMER_POLL:
-        on_poll(c, w);
+        on_poll(c, cx);
         break;
     case KS_CONSUMER_PROCESSED:
-        on_processed(c, w);
-        break;
-    case KS_CONSUMER_RESTART:
-        on_restart(c, w);
+        on_processed(c, cx);
         break;
     default:
         break;
     }
 }
 
-static void crash(ks_consumer *c, ks_world *w, ks_time restart_ns, int32_t forward_to)
+static void on_timer(void *self, ks_ctx *cx, const ks_event *ev)
 {
+    ks_consumer *c = self;
+    assert(ev->kind == KS_EV_CONSUMER && "an event a consumer never schedules");
+    on_event(c, cx, ev->tag, ev->arg);
+    assert_consumer_invariants(c, cx);
+}
+
+static void on_message(void *self, ks_ctx *cx, uint32_t msg, bool answer)
+{
+    assert(answer && "a consumer serves no request");
+    (void)answer;
+    ks_consumer_on_response(self, cx, msg);
+}
+
+/* Its process dies: what it had fetched or sent is gone; a restart (the
+ * world's, restart_ns) is a new instance forwarding to forward_to (-1:
+ * the same producer). */
+static void crash(void *self, ks_ctx *cx, ks_time restart_ns, int32_t forward_to)
+{
+    ks_consumer *c = self;
+    (void)restart_ns;
     if (!c->alive)
         return; /* already dead: there is no process to kill */
     c->alive = false;
@@ -903,26 +923,20 @@ static void crash(ks_consumer *c, ks_world *w, ks_time restart_ns, int32_t forwa
         ks_client_conn *cc = &c->cc[slot];
         if (cc->conn == KS_CLIENT_NONE)
             continue;
-        ks_client_close(cc, &w->sim);
+        ks_client_close(cc, &cx->sim);
         for (uint32_t id; (id = ks_client_take(cc)) != KS_CLIENT_NONE;)
-            ks_request_unref(&w->reqs, id); /* the consumer's hold */
-        cc->conn = ks_net_reopen(&w->net, c->node, slot / KS_CHAN__COUNT, slot % KS_CHAN__COUNT);
+            ks_request_unref(&cx->reqs, id); /* the consumer's hold */
+        cc->conn = ks_net_reopen(cx->net, c->node, slot / KS_CHAN__COUNT, slot % KS_CHAN__COUNT);
     }
-    if (restart_ns == KS_TIME_MAX)
-        return;
     c->restart_forward_to = forward_to;
-    ks_time now = ks_sim_now(&w->sim);
-    schedule(c, w, restart_ns > now ? restart_ns : now, KS_CONSUMER_RESTART);
+    assert_consumer_invariants(c, cx);
 }
 
-void ks_consumer_on_event(ks_consumer *c, ks_world *w, uint32_t tag, uint64_t arg)
-{
-    on_event(c, w, tag, arg);
-    assert_consumer_invariants(c, w);
-}
-
-void ks_consumer_crash(ks_consumer *c, ks_world *w, ks_time restart_ns, int32_t forward_to)
-{
-    crash(c, w, restart_ns, forward_to);
-    assert_consumer_invariants(c, w);
-}
+const ks_node_ops ks_consumer_ops = {
+    .kind = "consumer",
+    .start = start,
+    .on_message = on_message,
+    .on_timer = on_timer,
+    .crash = crash,
+    .restart = restart,
+};

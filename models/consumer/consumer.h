@@ -41,7 +41,9 @@
 #ifndef KS_CONSUMER_H
 #define KS_CONSUMER_H
 
-#include "models/broker/plog.h"
+#include "models/kafka/records.h"
+#include "models/ctx.h"
+#include "models/kafka/metadata.h"
 #include "models/events.h"
 #include "models/net/client.h"
 #include "models/net/node.h"
@@ -51,7 +53,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct ks_world;
 
 /* Where a consumer is in its start-up. */
 typedef enum ks_consumer_phase {
@@ -62,9 +63,21 @@ typedef enum ks_consumer_phase {
     KS_CONS_POLLING        /* the poll loop */
 } ks_consumer_phase;
 
+/* The application that owns a consumer that forwards what it reads
+ * (models/app/app.h): it hands each record processed, and the positions
+ * of a poll to commit in a transaction, to the producer `producer`. */
+typedef struct ks_cons_app {
+    void *app;
+    void (*forward)(void *app, ks_ctx *cx, int32_t producer, uint64_t record, uint32_t consumer);
+    void (*send_offsets)(void *app, ks_ctx *cx, int32_t producer, uint32_t consumer,
+                         const uint32_t *parts, const int64_t *offsets, uint32_t n);
+} ks_cons_app;
+
 typedef struct ks_consumer {
     uint32_t index;
     ks_node node;
+    uint32_t brokers;          /* brokers 0 .. brokers-1 (its bootstrap) */
+    ks_cons_app app;           /* its application (forward.to) */
     const ks_consumer_conf *conf;
     ks_consumer_phase phase;
     uint32_t nparts;
@@ -108,31 +121,28 @@ typedef struct ks_consumer {
     uint64_t polls, records, commits, crashes, restarts;
 } ks_consumer;
 
-bool ks_consumer_init(ks_consumer *c, struct ks_world *w, uint32_t index);
+/* The consumer node's operations (models/net/node.h). */
+extern const ks_node_ops ks_consumer_ops;
+
+/* Consumer `index` of the scenario, bootstrapped with the cluster's
+ * metadata `bootstrap` (the leaders of its partitions). False when out
+ * of memory. */
+bool ks_consumer_init(ks_consumer *c, ks_ctx *cx, uint32_t index, const ks_meta *bootstrap);
 void ks_consumer_free(ks_consumer *c);
-/* Schedules the start at start.ms. */
-void ks_consumer_start(ks_consumer *c, struct ks_world *w);
-/* Event handlers (KS_EV_CONSUMER, by tag). */
-void ks_consumer_on_event(ks_consumer *c, struct ks_world *w, uint32_t tag, uint64_t arg);
 /* The answer to request `req` reached the consumer. */
-void ks_consumer_on_response(ks_consumer *c, struct ks_world *w, uint32_t req);
-/* Its process dies now (crash.consumer); restart_ns (KS_TIME_MAX: never)
- * starts a new instance, forwarding to forward_to (-1: the same
- * producer). */
-void ks_consumer_crash(ks_consumer *c, struct ks_world *w, ks_time restart_ns, int32_t forward_to);
+void ks_consumer_on_response(ks_consumer *c, ks_ctx *cx, uint32_t req);
 /* commit "transaction": the application's commitTransaction returned:
  * the positions it sent are the group's committed offsets; it polls
  * again. */
-void ks_consumer_txn_committed(ks_consumer *c, struct ks_world *w, const int64_t *offsets);
+void ks_consumer_txn_committed(ks_consumer *c, ks_ctx *cx, const int64_t *offsets);
 /* ... or the transaction aborted: it seeks back to the committed offsets
  * and reads again. */
-void ks_consumer_txn_aborted(ks_consumer *c, struct ks_world *w);
+void ks_consumer_txn_aborted(ks_consumer *c, ks_ctx *cx);
 
 /* Tags of KS_EV_CONSUMER events (owner = consumer, arg = generation
  * unless said otherwise). */
 #define KS_CONSUMER_POLL 1u
 #define KS_CONSUMER_START 2u
-#define KS_CONSUMER_RESTART 4u
 #define KS_CONSUMER_PROCESSED 6u  /* the application processed a record */
 #define KS_CONSUMER_RETRY 7u      /* retry.backoff.ms after UNSTABLE_OFFSET_COMMIT */
 #define KS_CONSUMER_TIMEOUT 8u    /* request.timeout.ms of a connection's oldest

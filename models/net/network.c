@@ -3,22 +3,21 @@
  */
 #include "models/net/network.h"
 
-#include "models/world.h"
+#include "models/ctx.h"
 
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-bool ks_net_init(ks_net *n, ks_world *w, uint32_t nodes, uint32_t brokers,
-                 const char *const *names)
+bool ks_net_init(ks_net *n, ks_sim *sim, ks_streams *streams, const ks_network_conf *conf,
+                 uint32_t nodes, uint32_t brokers, const char *const *names)
 {
     memset(n, 0, sizeof *n);
-    const ks_scenario *sc = w->sc;
-    n->world = w;
-    n->sim = &w->sim;
-    n->latency = sc->network.latency;
-    n->bandwidth_bps = sc->network.bandwidth_bps;
+    n->streams = streams;
+    n->sim = sim;
+    n->latency = conf->latency;
+    n->bandwidth_bps = conf->bandwidth_bps;
     n->nodes = nodes;
     n->brokers = brokers;
     n->names = names;
@@ -107,8 +106,7 @@ static void seed_lane(ks_net *n, const ks_net_conn *c, ks_net_dir dir, ks_net_la
     else
         snprintf(name, sizeof name, "net.%s.%s%u~%u.%s", n->names[c->client], what, c->server,
                  c->incarnation + 1u, dir_names[dir]);
-    if (!ks_world_stream(n->world, &l->rng, name))
-        ks_rng_stream(&l->rng, n->world->sc->seed, name); /* same draws, unlisted */
+    (void)ks_streams_add(n->streams, &l->rng, name); /* seeded even when not listed */
     l->seeded = true;
 }
 

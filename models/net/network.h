@@ -23,7 +23,8 @@
 
 #include <stdint.h>
 
-struct ks_world;
+struct ks_streams;
+struct ks_network_conf;
 
 typedef enum ks_net_dir { KS_NET_REQUEST = 0, KS_NET_RESPONSE = 1 } ks_net_dir;
 
@@ -53,7 +54,7 @@ typedef struct ks_net_conn {
 } ks_net_conn;
 
 typedef struct ks_net {
-    struct ks_world *world;  /* for stream registration */
+    struct ks_streams *streams; /* where its lanes' streams are listed */
     ks_sim *sim;             /* whose run a lost message holds open */
     ks_dist latency;
     uint64_t bandwidth_bps;  /* 0 = unlimited */
@@ -66,9 +67,11 @@ typedef struct ks_net {
 } ks_net;
 
 /* Sets up a network of `nodes` nodes, the first `brokers` of them
- * brokers, with `names` (kept, not copied) for the streams. Returns false
- * on allocation failure. */
-bool ks_net_init(ks_net *n, struct ks_world *w, uint32_t nodes, uint32_t brokers,
+ * brokers, with the scenario's network conf and `names` (kept, not
+ * copied) for the streams, listed in `streams`. Returns false on
+ * allocation failure. */
+bool ks_net_init(ks_net *n, ks_sim *sim, struct ks_streams *streams,
+                 const struct ks_network_conf *conf, uint32_t nodes, uint32_t brokers,
                  const char *const *names);
 void ks_net_free(ks_net *n);
 

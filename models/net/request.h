@@ -9,7 +9,7 @@
 #ifndef KS_REQUEST_H
 #define KS_REQUEST_H
 
-#include "models/broker/plog.h"
+#include "models/kafka/records.h"
 #include "models/kafka/errors.h"
 #include "models/net/node.h"
 #include "sim/sim.h"

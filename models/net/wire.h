@@ -19,20 +19,34 @@
 #ifndef KS_WIRE_H
 #define KS_WIRE_H
 
+#include "models/net/faults.h"
 #include "models/net/network.h"
+#include "models/net/request.h"
+#include "models/obs.h"
 #include "sim/sim.h"
+#include "sim/trace.h"
 
 #include <stdint.h>
 
-struct ks_world;
+/* What the wire works with: the clock, the network, the faults, the
+ * messages, the observer, the trace and the node numbering. */
+typedef struct ks_wire {
+    ks_sim *sim;
+    ks_net *net;
+    ks_faults *faults;
+    ks_request_pool *reqs;
+    const ks_obs *obs;
+    ks_trace *trace;
+    const ks_nodes *nodes;
+} ks_wire;
 
 /* Request `id` leaves its client at its sent_ns: returns when its last
  * byte has left the client (what the client's socket tells it). */
-ks_time ks_wire_request(struct ks_world *w, uint32_t id);
+ks_time ks_wire_request(ks_wire *wi, uint32_t id);
 /* The response to request `id` leaves its server at `at`. */
-void ks_wire_response(struct ks_world *w, uint32_t id, ks_time at);
+void ks_wire_response(ks_wire *wi, uint32_t id, ks_time at);
 /* At its arrival: did the message get through? One that TCP was still
  * retransmitting when its connection was closed never does. */
-bool ks_wire_delivered(struct ks_world *w, uint32_t id, ks_net_dir dir);
+bool ks_wire_delivered(const ks_wire *wi, uint32_t id, ks_net_dir dir);
 
 #endif

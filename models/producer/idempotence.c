@@ -6,7 +6,6 @@
 
 #include "models/producer/producer.h"
 #include "models/producer/txn_manager.h"
-#include "models/world.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -203,14 +202,14 @@ void ks_prod_seq_assign(ks_producer *p, ks_batch *b)
 
 /* The lowest sequence of the partition's batches on the wire, or
  * INT32_MAX (with the head batch: firstInFlightSequence). */
-static int32_t lowest_on_wire(const ks_producer *p, const ks_world *w, uint32_t part)
+static int32_t lowest_on_wire(const ks_producer *p, const ks_ctx *cx, uint32_t part)
 {
     int32_t low = INT32_MAX;
     const ks_prod_node *n = &p->nodes[p->leader[part]];
-    for (uint32_t id = n->fifo_head; id != KS_REQ_NONE; id = ks_req(&w->reqs, id)->pnext) {
-        const ks_request *q = ks_req(&w->reqs, id);
-        for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&w->reqs, e)->next) {
-            const ks_req_batch *rb = ks_req_entry(&w->reqs, e);
+    for (uint32_t id = n->fifo_head; id != KS_REQ_NONE; id = ks_req(&cx->reqs, id)->pnext) {
+        const ks_request *q = ks_req(&cx->reqs, id);
+        for (uint32_t e = q->first; e != KS_REQ_NONE; e = ks_req_entry(&cx->reqs, e)->next) {
+            const ks_req_batch *rb = ks_req_entry(&cx->reqs, e);
             const ks_batch *b = &p->acc.batches[rb->batch];
             if (rb->partition == p->first_partition + part && b->state == KS_BATCH_IN_FLIGHT &&
                 b->id == rb->batch_seq && b->has_seq && b->base_seq < low)
@@ -228,13 +227,13 @@ static int32_t lowest_on_wire(const ks_producer *p, const ks_world *w, uint32_t 
 bool ks_prod_seq_may_drain(void *ctx, uint32_t part, const ks_batch *head)
 {
     const ks_producer *p = ((const void *const *)ctx)[0];
-    const ks_world *w = ((const void *const *)ctx)[1];
+    const ks_ctx *cx = ((const void *const *)ctx)[1];
     const ks_seq_state *sq = &p->seq[part];
     if (!ks_tm_send_allowed(&p->tm, part))
         return false; /* isSendToPartitionAllowed: AddPartitionsToTxn first */
     if (!head->has_seq)
         return !sq->unresolved && (sq->epoch == p->epoch || sq->incomplete == 0);
-    return head->base_seq < lowest_on_wire(p, w, part);
+    return head->base_seq < lowest_on_wire(p, cx, part);
 }
 
 /* Once nothing of an unresolved partition is left undone, its sequence
@@ -247,7 +246,7 @@ bool ks_prod_seq_may_drain(void *ctx, uint32_t part, const ks_batch *head)
  * (ksim's coordinators can always bump: ks_prod_tm_unresolved). The
  * transactional producer's epoch thus moves only by InitProducerId, never
  * locally. */
-void ks_prod_seq_resolve(ks_producer *p, ks_world *w)
+void ks_prod_seq_resolve(ks_producer *p, ks_ctx *cx)
 {
     /* (every sender run asks: cost only while a partition is unresolved) */
     for (uint32_t i = 0; p->unresolved > 0 && i < p->partitions; i++) {
@@ -259,7 +258,7 @@ void ks_prod_seq_resolve(ks_producer *p, ks_world *w)
         if (sq->next_seq == next_after(sq->last_acked))
             continue;
         if (p->tm.transactional)
-            ks_prod_tm_unresolved(p, w);
+            ks_prod_tm_unresolved(p, cx);
         else
             ks_prod_seq_request_bump(p, i);
     }
@@ -271,7 +270,7 @@ void ks_prod_seq_resolve(ks_producer *p, ks_world *w)
  * partitions start over at their next new batch, once their older
  * batches are done. At epoch 32767 Kafka asks for a new producer id
  * instead. */
-void ks_prod_seq_maybe_bump_epoch(ks_producer *p, ks_world *w)
+void ks_prod_seq_maybe_bump_epoch(ks_producer *p, ks_ctx *cx)
 {
     if (!p->bump_required)
         return;
@@ -281,7 +280,7 @@ void ks_prod_seq_maybe_bump_epoch(ks_producer *p, ks_world *w)
      * the wire: an answer to the old numbering would otherwise be taken
      * for the new one. */
     for (uint32_t i = 0; i < p->partitions; i++)
-        if (p->seq[i].rewrite && lowest_on_wire(p, w, i) != INT32_MAX)
+        if (p->seq[i].rewrite && lowest_on_wire(p, cx, i) != INT32_MAX)
             return;
     p->bump_required = false;
     p->epoch_bumps++;
@@ -289,7 +288,7 @@ void ks_prod_seq_maybe_bump_epoch(ks_producer *p, ks_world *w)
         p->producer_id = -1;
         for (uint32_t i = 0; i < p->max_partitions; i++)
             p->seq[i].rewrite = false;
-        ks_prod_tm_need_producer_id(p, w); /* every partition starts over */
+        ks_prod_tm_need_producer_id(p, cx); /* every partition starts over */
         return;
     }
     p->epoch++;
@@ -323,5 +322,5 @@ void ks_prod_seq_maybe_bump_epoch(ks_producer *p, ks_world *w)
         }
         sq->next_seq = next;
     }
-    ks_prod_trace_state(p, w, "epoch_bump", NULL);
+    ks_prod_trace_state(p, cx, "epoch_bump", NULL);
 }

@@ -31,6 +31,7 @@
 #ifndef KS_PRODUCER_IDEMPOTENCE_H
 #define KS_PRODUCER_IDEMPOTENCE_H
 
+#include "models/ctx.h"
 #include "models/producer/accumulator.h"
 
 #include <stdbool.h>
@@ -38,7 +39,6 @@
 
 struct ks_producer;
 struct ks_req_batch;
-struct ks_world;
 
 /* Idempotence, per partition ([K] TransactionManager's
  * TopicPartitionBookkeeper). */
@@ -102,9 +102,9 @@ bool ks_prod_seq_may_drain(void *ctx, uint32_t partition, const ks_batch *head);
 /* Once nothing of an unresolved partition is left undone, it is resolved,
  * or an idempotent producer's epoch bump is due, or a transactional
  * producer's transaction can only abort (maybeResolveSequences). */
-void ks_prod_seq_resolve(struct ks_producer *p, struct ks_world *w);
+void ks_prod_seq_resolve(struct ks_producer *p, ks_ctx *cx);
 /* The local epoch bump, if one is due and nothing it renumbers is on the
  * wire. */
-void ks_prod_seq_maybe_bump_epoch(struct ks_producer *p, struct ks_world *w);
+void ks_prod_seq_maybe_bump_epoch(struct ks_producer *p, ks_ctx *cx);
 
 #endif

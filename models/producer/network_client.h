@@ -21,6 +21,8 @@
 #ifndef KS_PRODUCER_NETWORK_CLIENT_H
 #define KS_PRODUCER_NETWORK_CLIENT_H
 
+#include "models/ctx.h"
+#include "models/kafka/metadata.h"
 #include "models/kafka/errors.h"
 #include "sim/sim.h"
 
@@ -29,7 +31,6 @@
 
 struct ks_producer;
 struct ks_request;
-struct ks_world;
 
 /* Per broker, as this producer sees it. */
 typedef struct ks_prod_node {
@@ -47,27 +48,27 @@ typedef struct ks_prod_node {
  * are sized for every partition the topic will ever have, so a metadata
  * refresh that finds new partitions only changes counts. False when out
  * of memory. */
-bool ks_prod_net_init(struct ks_producer *p, struct ks_world *w);
+bool ks_prod_net_init(struct ks_producer *p, ks_ctx *cx, const ks_meta *meta);
 void ks_prod_net_free(struct ks_producer *p);
 /* Schedules the next metadata refresh, if an admin operation on the
  * producer's topic is still to come. */
-void ks_prod_net_schedule_metadata(struct ks_producer *p, struct ks_world *w);
+void ks_prod_net_schedule_metadata(struct ks_producer *p, ks_ctx *cx);
 /* The least loaded broker whose connection can take a request now, or
  * UINT32_MAX (then *next says when to look again). */
-uint32_t ks_prod_net_least_loaded(const struct ks_producer *p, const struct ks_world *w,
+uint32_t ks_prod_net_least_loaded(const struct ks_producer *p, const ks_ctx *cx,
                                   ks_time now, ks_time *next);
 /* A new request of `api` to `broker`: addressed, numbered per API from
  * 1, answered (expects_response), of no producer id until the caller
  * says otherwise; KS_REQ_NONE when out of memory (the run stops). */
-uint32_t ks_prod_net_new_request(struct ks_producer *p, struct ks_world *w, ks_api api,
+uint32_t ks_prod_net_new_request(struct ks_producer *p, ks_ctx *cx, ks_api api,
                                  uint32_t broker);
 /* The request header and routing of q, to `broker`. */
-void ks_prod_net_address(struct ks_producer *p, struct ks_world *w, struct ks_request *q,
+void ks_prod_net_address(struct ks_producer *p, ks_ctx *cx, struct ks_request *q,
                          uint32_t broker);
 /* Request `id` is built: it leaves on the wire and, when an answer is
  * expected, joins the connection's in-flight list. *sent_out: when its
  * last byte left. */
-void ks_prod_net_launch(struct ks_producer *p, struct ks_world *w, uint32_t broker, uint32_t id,
+void ks_prod_net_launch(struct ks_producer *p, ks_ctx *cx, uint32_t broker, uint32_t id,
                         ks_time now, ks_time *sent_out);
 
 #endif

@@ -11,7 +11,6 @@
 
 #include "models/producer/sender.h"
 #include "models/producer/txn_manager.h"
-#include "models/world.h"
 #include "sim/detmath.h"
 
 #include <assert.h>
@@ -40,21 +39,20 @@ ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka
     return KS_PARTITIONER_UNIFORM_STICKY;
 }
 
-const char *ks_prod_topic_name(const ks_world *w, const ks_producer *p)
+const char *ks_prod_topic_name(const ks_ctx *cx, const ks_producer *p)
 {
-    return w->sc->topics[p->topic].name;
+    return cx->sc->topics[p->topic].name;
 }
 
-void ks_prod_oom(ks_world *w)
+void ks_prod_oom(ks_ctx *cx)
 {
-    w->out_of_memory = true;
-    ks_sim_stop(&w->sim, KS_SIM_OUT_OF_MEMORY);
+    ks_ctx_oom(cx);
 }
 
-void ks_prod_trace_state(ks_producer *p, ks_world *w, const char *what, const char *error)
+void ks_prod_trace_state(ks_producer *p, ks_ctx *cx, const char *what, const char *error)
 {
-    ks_trace *tr = w->trace;
-    if (tr && ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_PRODUCER)) {
+    ks_trace *tr = cx->trace;
+    if (tr && ks_trace_begin(tr, ks_sim_now(&cx->sim), KS_TR_PRODUCER)) {
         ks_trace_str(tr, "producer", p->conf->id);
         ks_trace_str(tr, "what", what);
         if (p->producer_id >= 0) {
@@ -87,27 +85,27 @@ static bool init_client_id(ks_producer *p, const ks_cfg_value *cfg, uint32_t ind
 }
 
 /* Seeds the producer's stream "producer.<id>.<what>". */
-static bool stream(ks_world *w, ks_rng *r, const char *id, const char *what)
+static bool stream(ks_ctx *cx, ks_rng *r, const char *id, const char *what)
 {
     char name[256]; /* producer ids are at most 100 characters */
     snprintf(name, sizeof name, "producer.%s.%s", id, what);
-    return ks_world_stream(w, r, name);
+    return ks_streams_add(cx->streams, r, name);
 }
 
 /* The workload's streams, and the application's share of forwarding. */
-static bool init_workload(ks_producer *p, ks_world *w, const ks_producer_conf *pc)
+static bool init_workload(ks_producer *p, ks_ctx *cx, const ks_producer_conf *pc)
 {
-    if (!stream(w, &p->workload_rng, pc->id, "workload") ||
-        !stream(w, &p->partitioner_rng, pc->id, "partitioner"))
+    if (!stream(cx, &p->workload_rng, pc->id, "workload") ||
+        !stream(cx, &p->partitioner_rng, pc->id, "partitioner"))
         return false;
-    for (uint32_t i = 0; i < w->sc->consumer_count; i++)
-        p->forward_target |= w->sc->consumers[i].forward_to == (int32_t)p->index;
-    for (uint32_t i = 0; i < w->sc->fault_count; i++)
-        p->forward_target |= w->sc->faults[i].forward_to == (int32_t)p->index;
+    for (uint32_t i = 0; i < cx->sc->consumer_count; i++)
+        p->forward_target |= cx->sc->consumers[i].forward_to == (int32_t)p->index;
+    for (uint32_t i = 0; i < cx->sc->fault_count; i++)
+        p->forward_target |= cx->sc->faults[i].forward_to == (int32_t)p->index;
     const ks_workload_conf *wl = &pc->workload;
-    if (wl->key_pick != KS_PICK_CYCLE && !stream(w, &p->keys_rng, pc->id, "keys"))
+    if (wl->key_pick != KS_PICK_CYCLE && !stream(cx, &p->keys_rng, pc->id, "keys"))
         return false;
-    if (wl->value_pick != KS_PICK_CYCLE && !stream(w, &p->values_rng, pc->id, "values"))
+    if (wl->value_pick != KS_PICK_CYCLE && !stream(cx, &p->values_rng, pc->id, "values"))
         return false;
     if (wl->key_pick == KS_PICK_ZIPF) {
         /* weight of rank k+1 is (k+1)^-s, with ksim's exp and log */
@@ -125,10 +123,10 @@ static bool init_workload(ks_producer *p, ks_world *w, const ks_producer_conf *p
 
 /* KafkaProducer's constructor: idempotence, retry and timeout rules.
  * When it throws, the producer never starts (ks_producer_start). */
-static bool init_settings(ks_producer *p, ks_world *w, const ks_producer_conf *pc)
+static bool init_settings(ks_producer *p, ks_ctx *cx, const ks_producer_conf *pc)
 {
     const ks_cfg_value *cfg = pc->config;
-    if (!ks_producer_settings_resolve(cfg, w->sc->kafka_version, &p->set, p->config_error,
+    if (!ks_producer_settings_resolve(cfg, cx->sc->kafka_version, &p->set, p->config_error,
                                       sizeof p->config_error) &&
         p->config_error[0] == '\0')
         snprintf(p->config_error, sizeof p->config_error, "ConfigException");
@@ -141,23 +139,23 @@ static bool init_settings(ks_producer *p, ks_world *w, const ks_producer_conf *p
     p->producer_id = -1;
     p->epoch = -1;
     p->expiry_timer = KS_HANDLE_NONE;
-    if (p->set.exponential_backoff && !stream(w, &p->retry_rng, pc->id, "retry"))
+    if (p->set.exponential_backoff && !stream(cx, &p->retry_rng, pc->id, "retry"))
         return false;
     if (p->set.idempotent && !ks_prod_seq_init(p))
         return false;
     p->acks = p->set.acks;
     p->max_in_flight = p->set.max_in_flight;
     p->last_partition = UINT32_MAX;
-    return ks_prod_tm_init(p, w, pc);
+    return ks_prod_tm_init(p, cx, pc);
 }
 
 /* The partitioner and the accumulator. */
-static bool init_partitioning(ks_producer *p, ks_world *w, const ks_producer_conf *pc)
+static bool init_partitioning(ks_producer *p, ks_ctx *cx, const ks_producer_conf *pc)
 {
     const ks_cfg_value *cfg = pc->config;
     p->max_request_size = (uint32_t)cfg[KS_PCFG_MAX_REQUEST_SIZE].i;
     p->max_block_ns = ks_time_from_ms(cfg[KS_PCFG_MAX_BLOCK_MS].i);
-    ks_partitioner_kind kind = ks_producer_partitioner(pc, w->sc->kafka_version);
+    ks_partitioner_kind kind = ks_producer_partitioner(pc, cx->sc->kafka_version);
     p->ignore_keys = cfg[KS_PCFG_PARTITIONER_IGNORE_KEYS].i != 0 &&
                      kind == KS_PARTITIONER_UNIFORM_STICKY;
     /* 2.4-3.2: the partitioner is an object with onNewBatch, and
@@ -180,7 +178,7 @@ static bool init_partitioning(ks_producer *p, ks_world *w, const ks_producer_con
         return false;
     /* KAFKA-13834 (PR #12066, April 2022, so 3.3) gave each broker its own
      * drain index; before, one index served all brokers. */
-    ks_acc_set_shared_drain_index(&p->acc, w->sc->kafka_version < KS_KV(3, 3, 0));
+    ks_acc_set_shared_drain_index(&p->acc, cx->sc->kafka_version < KS_KV(3, 3, 0));
     if (cfg[KS_PCFG_COMPRESSION_TYPE].i != 0)
         ks_acc_set_compression(&p->acc, &pc->compression);
     if (!ks_partitioner_init(&p->part, kind, p->max_partitions, cfg[KS_PCFG_BATCH_SIZE].i,
@@ -190,28 +188,30 @@ static bool init_partitioning(ks_producer *p, ks_world *w, const ks_producer_con
     return true;
 }
 
-bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
+bool ks_producer_init(ks_producer *p, ks_ctx *cx, uint32_t index, const ks_meta *bootstrap)
 {
-    const ks_producer_conf *pc = &w->sc->producers[index];
+    const ks_producer_conf *pc = &cx->sc->producers[index];
     memset(p, 0, sizeof *p);
     p->index = index;
+    p->node = ks_node_producer(cx->nodes, index);
     p->conf = pc;
-    if (!init_client_id(p, pc->config, index) || !init_workload(p, w, pc))
+    if (!init_client_id(p, pc->config, index) || !init_workload(p, cx, pc))
         return false;
     ks_prod_send_init(p);
     p->topic = pc->topic;
-    p->first_partition = w->topic_first_partition[pc->topic];
-    p->partitions = w->topic_partitions[pc->topic];
-    p->max_partitions = w->sc->topics[pc->topic].max_partitions;
+    p->first_partition = bootstrap->topic_first[pc->topic];
+    p->partitions = bootstrap->topic_partitions[pc->topic];
+    p->max_partitions = cx->sc->topics[pc->topic].max_partitions;
     p->metadata_max_age_ns = ks_time_from_ms(pc->config[KS_PCFG_METADATA_MAX_AGE_MS].i);
     p->metadata_timer = KS_HANDLE_NONE;
     uint32_t max = p->max_partitions;
-    p->node_ready = calloc(w->broker_count, sizeof *p->node_ready);
+    p->node_ready = calloc(bootstrap->brokers, sizeof *p->node_ready);
     p->queue = calloc(max, sizeof *p->queue);
     p->queue_ids = calloc(max, sizeof *p->queue_ids);
     if (!p->node_ready || !p->queue || !p->queue_ids)
         return false;
-    if (!ks_prod_net_init(p, w) || !init_settings(p, w, pc) || !init_partitioning(p, w, pc))
+    if (!ks_prod_net_init(p, cx, bootstrap) || !init_settings(p, cx, pc) ||
+        !init_partitioning(p, cx, pc))
         return false;
     p->wake = KS_HANDLE_NONE;
     p->block_timer = KS_HANDLE_NONE;
@@ -220,7 +220,7 @@ bool ks_producer_init(ks_producer *p, ks_world *w, uint32_t index)
         ks_hist_init(&p->hist[h]);
     /* With a few producers their histograms stay in the cache, and
      * keeping values costs more than it saves (ks_hist_defer). */
-    p->hist_defer.on = w->sc->producer_count >= KS_PROD_HIST_DEFER_FROM;
+    p->hist_defer.on = cx->sc->producer_count >= KS_PROD_HIST_DEFER_FROM;
     return true;
 }
 
@@ -254,21 +254,83 @@ void ks_producer_free(ks_producer *p)
     ks_partitioner_free(&p->part);
 }
 
-void ks_producer_start(ks_producer *p, ks_world *w)
+/* ---- the node's operations -------------------------------------------------- */
+
+/* Schedules the first send() of the workload. */
+static void start(void *self, ks_ctx *cx)
 {
+    ks_producer *p = self;
     if (p->config_error[0]) {
         /* new KafkaProducer(...) threw: the application never sends */
-        ks_prod_trace_state(p, w, "config_exception", p->config_error);
+        ks_prod_trace_state(p, cx, "config_exception", p->config_error);
         return;
     }
-    ks_prod_tm_start(p, w);
+    ks_prod_tm_start(p, cx);
     if (p->conf->workload.records > 0)
-        ks_prod_send_schedule_arrival(p, w, p->conf->workload.start_ns);
-    ks_prod_net_schedule_metadata(p, w);
+        ks_prod_send_schedule_arrival(p, cx, p->conf->workload.start_ns);
+    ks_prod_net_schedule_metadata(p, cx);
 }
 
-void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_time at)
+static void on_timer(ks_producer *p, ks_ctx *cx, const ks_event *t)
 {
+    switch (t->tag) {
+    case KS_TIMER_BLOCK:
+        ks_producer_on_block_timeout(p, cx);
+        break;
+    case KS_TIMER_APP:
+        ks_producer_on_app_free(p, cx);
+        break;
+    case KS_TIMER_METADATA:
+        ks_producer_on_metadata(p, cx);
+        break;
+    case KS_TIMER_SENT:
+        ks_producer_on_sent(p, cx, (uint32_t)t->arg);
+        break;
+    case KS_TIMER_REQUEST_TIMEOUT:
+        ks_producer_on_request_timeout(p, cx, (uint32_t)t->arg);
+        break;
+    case KS_TIMER_EXPIRY:
+        ks_producer_on_expiry(p, cx);
+        break;
+    case KS_TIMER_TXN_END:
+        ks_producer_on_txn_end(p, cx);
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_event(void *self, ks_ctx *cx, const ks_event *ev)
+{
+    ks_producer *p = self;
+    switch (ev->kind) {
+    case KS_EV_PRODUCE:
+        ks_producer_on_produce(p, cx);
+        break;
+    case KS_EV_SENDER:
+        ks_producer_on_sender(p, cx);
+        break;
+    case KS_EV_TIMER:
+        on_timer(p, cx, ev);
+        break;
+    default:
+        assert(!"an event a producer never schedules");
+        break;
+    }
+}
+
+static void on_message(void *self, ks_ctx *cx, uint32_t msg, bool answer)
+{
+    assert(answer && "a producer serves no request");
+    (void)answer;
+    ks_producer_on_response(self, cx, msg);
+}
+
+/* A paused producer's event moved to `at` under a new handle: keep the
+ * handle the producer cancels it by. */
+static void rehandle(void *self, const ks_event *ev, ks_handle h, ks_time at)
+{
+    ks_producer *p = self;
     if (ev->kind == KS_EV_SENDER) {
         p->wake = h;
         p->wake_ns = at;
@@ -298,10 +360,57 @@ void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_ti
     }
 }
 
-void ks_producer_finish(ks_producer *p, ks_world *w)
+/* The application's arrivals come from outside the process: they keep
+ * their times while it is paused (send.c queues them). */
+static bool runs_paused(const ks_event *ev)
 {
+    return ev->kind == KS_EV_PRODUCE;
+}
+
+static void on_pause(void *self, ks_ctx *cx, ks_time until)
+{
+    ks_producer *p = self;
+    (void)cx;
+    p->paused_until = until;
+}
+
+static void on_resume(void *self, ks_ctx *cx)
+{
+    ks_producer *p = self;
+    (void)cx;
+    p->paused_until = 0;
+}
+
+/* Its process dies: nothing of it happens any more. */
+static void crash(void *self, ks_ctx *cx, ks_time restart_ns, int32_t arg)
+{
+    ks_producer *p = self;
+    (void)restart_ns;
+    (void)arg;
+    p->down = true;
+    ks_prod_net_crash(p, cx);
+}
+
+/* At the end: tells the observer about records never sent, and counts
+ * what its histograms have still to count. */
+static void finish(void *self, ks_ctx *cx)
+{
+    ks_producer *p = self;
     ks_prod_hist_flush(p);
     uint64_t untold = (p->blocked ? 1u : 0u) + ks_acc_unsent_records(&p->acc);
     if (untold > 0)
-        ks_obs_untold(&w->obs, p->index, untold);
+        ks_obs_untold(cx->obs, p->index, untold);
 }
+
+const ks_node_ops ks_producer_ops = {
+    .kind = "producer",
+    .start = start,
+    .on_message = on_message,
+    .on_timer = on_event,
+    .crash = crash,
+    .pause = on_pause,
+    .resume = on_resume,
+    .runs_paused = runs_paused,
+    .rehandle = rehandle,
+    .finish = finish,
+};

@@ -32,6 +32,9 @@
 #ifndef KS_PRODUCER_H
 #define KS_PRODUCER_H
 
+#include "models/ctx.h"
+#include "models/kafka/metadata.h"
+#include "models/net/node.h"
 #include "models/producer/accumulator.h"
 #include "models/producer/idempotence.h"
 #include "models/producer/network_client.h"
@@ -47,7 +50,6 @@
 
 #include <stdint.h>
 
-struct ks_world;
 
 /* The summary lists where the first records went and what the
  * application was told about them. */
@@ -67,12 +69,21 @@ typedef enum ks_prod_hist {
     KS_PH__COUNT
 } ks_prod_hist;
 
+/* The application process that owns a producer (models/app/app.h),
+ * told when a transaction it handed offsets to ends. NULL txn_ended: a
+ * producer of its own. */
+typedef struct ks_prod_app {
+    void *app;
+    void (*txn_ended)(void *app, ks_ctx *cx, bool committed);
+} ks_prod_app;
+
 typedef struct ks_producer {
     /* Hot: the fields every record or batch reads or writes, packed into
      * the struct's first seven cache lines, each under the module that owns
      * it. With 1000 producers a producer's state has left the cache by
      * the time its turn comes again, so every line touched is a miss. */
     uint32_t index;
+    ks_node node;             /* its node id: the owner of its events */
     const ks_producer_conf *conf;
     char *client_id;
     /* send.c */
@@ -184,6 +195,12 @@ typedef struct ks_producer {
     ks_hist hist[KS_PH__COUNT]; /* see ks_prod_hist; up to date once
                                    ks_prod_hist_flush ran */
 
+    /* its process: paused until (pause.producer), gone (crash.producer),
+     * and the application that owns it (consume-transform-produce) */
+    ks_time paused_until;
+    bool down;
+    ks_prod_app app;
+
     /* Large and seldom read */
     char config_error[512];   /* the exception the constructor threw, or "" */
     char key_buf[128];        /* the drawn key of the record in send() */
@@ -194,43 +211,41 @@ typedef struct ks_producer {
                                                     KS_OFFSET_UNTOLD) */
 } ks_producer;
 
-bool ks_producer_init(ks_producer *p, struct ks_world *w, uint32_t index);
+/* The producer node's operations (models/net/node.h). */
+extern const ks_node_ops ks_producer_ops;
+
+/* Producer `index` of the scenario, bootstrapped with the cluster's
+ * metadata `bootstrap` (what its first Metadata answer told it: the
+ * leaders of its topic's partitions). False when out of memory. */
+bool ks_producer_init(ks_producer *p, ks_ctx *cx, uint32_t index, const ks_meta *bootstrap);
 void ks_producer_free(ks_producer *p);
-/* Schedules the first send() of the workload. */
-void ks_producer_start(ks_producer *p, struct ks_world *w);
-/* Event handlers. */
-void ks_producer_on_produce(ks_producer *p, struct ks_world *w);
-void ks_producer_on_sender(ks_producer *p, struct ks_world *w);
-void ks_producer_on_block_timeout(ks_producer *p, struct ks_world *w);
-void ks_producer_on_app_free(ks_producer *p, struct ks_world *w);
-void ks_producer_on_metadata(ks_producer *p, struct ks_world *w);
-void ks_producer_on_sent(ks_producer *p, struct ks_world *w, uint32_t chain);
-void ks_producer_on_response(ks_producer *p, struct ks_world *w, uint32_t req);
-void ks_producer_on_request_timeout(ks_producer *p, struct ks_world *w, uint32_t broker);
-void ks_producer_on_txn_end(ks_producer *p, struct ks_world *w);
-void ks_producer_on_expiry(ks_producer *p, struct ks_world *w);
-/* A paused producer's event moved to `at` under a new handle: keep the
- * handle the producer cancels it by. */
-void ks_producer_rehandle(ks_producer *p, const ks_event *ev, ks_handle h, ks_time at);
-/* Its process dies (crash.producer): its connections close with it, and
- * nothing it had in flight is waited for any more. */
-void ks_producer_crash(ks_producer *p, struct ks_world *w);
+/* Event handlers, each module's (the operations dispatch to them). */
+void ks_producer_on_produce(ks_producer *p, ks_ctx *cx);
+void ks_producer_on_sender(ks_producer *p, ks_ctx *cx);
+void ks_producer_on_block_timeout(ks_producer *p, ks_ctx *cx);
+void ks_producer_on_app_free(ks_producer *p, ks_ctx *cx);
+void ks_producer_on_metadata(ks_producer *p, ks_ctx *cx);
+void ks_producer_on_sent(ks_producer *p, ks_ctx *cx, uint32_t chain);
+void ks_producer_on_response(ks_producer *p, ks_ctx *cx, uint32_t req);
+void ks_producer_on_request_timeout(ks_producer *p, ks_ctx *cx, uint32_t broker);
+void ks_producer_on_txn_end(ks_producer *p, ks_ctx *cx);
+void ks_producer_on_expiry(ks_producer *p, ks_ctx *cx);
+/* Its connections close with its process: nothing it had in flight is
+ * waited for any more (network_client.c). */
+void ks_prod_net_crash(ks_producer *p, ks_ctx *cx);
 /* Consume-transform-produce: the application hands the producer one
  * record read by a consumer (key and value as the producer's workload
  * says), as if it had arrived: `source` is the id of the record read,
  * `consumer` the consumer's index. The record written for it has a
  * "forward" trace line and is followed by the delivery checker. */
-void ks_producer_forward(ks_producer *p, struct ks_world *w, uint64_t source, uint32_t consumer);
+void ks_producer_forward(ks_producer *p, ks_ctx *cx, uint64_t source, uint32_t consumer);
 /* Consume-transform-produce with commit "transaction": after forwarding a
- * poll's records, the consumer asks the producer to put its positions in
- * the transaction (sendOffsetsToTransaction) and end it; the producer
- * calls ks_consumer_txn_committed when the transaction commits. */
-void ks_producer_send_offsets(ks_producer *p, struct ks_world *w, uint32_t consumer,
+ * poll's records, the application asks the producer to put the consumer's
+ * positions in the transaction (sendOffsetsToTransaction) and end it; the
+ * producer tells its application when the transaction has ended. */
+void ks_producer_send_offsets(ks_producer *p, ks_ctx *cx, uint32_t consumer,
                               const char *group_id, const char *member_id, const uint32_t *parts,
                               const int64_t *offsets, uint32_t n);
-/* At the end: tells the observer about records never sent, and counts
- * what its histograms have still to count. */
-void ks_producer_finish(ks_producer *p, struct ks_world *w);
 
 /* Counts v in histogram `which` of p, at once or later (ks_hist_defer:
  * with many producers, a producer's histograms are not in the cache when
@@ -252,9 +267,9 @@ ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka
 /* For the producer's modules (producer.c): the topic's name; the run
  * stops for want of memory; a "producer" trace record of what happened
  * to the producer id ("what"), with the error if any. */
-const char *ks_prod_topic_name(const struct ks_world *w, const ks_producer *p);
-void ks_prod_oom(struct ks_world *w);
-void ks_prod_trace_state(ks_producer *p, struct ks_world *w, const char *what,
+const char *ks_prod_topic_name(const ks_ctx *cx, const ks_producer *p);
+void ks_prod_oom(ks_ctx *cx);
+void ks_prod_trace_state(ks_producer *p, ks_ctx *cx, const char *what,
                          const char *error);
 
 /* Timer tags owned by producers (ks_ev_timer.tag). */

@@ -7,7 +7,6 @@
 #include "models/producer/producer.h"
 #include "models/producer/sender.h"
 #include "models/producer/txn_manager.h"
-#include "models/world.h"
 #include "sim/detmath.h"
 
 #include <assert.h>
@@ -36,10 +35,10 @@ void ks_prod_send_init(ks_producer *p)
     };
 }
 
-void ks_prod_send_schedule_arrival(ks_producer *p, ks_world *w, ks_time at)
+void ks_prod_send_schedule_arrival(ks_producer *p, ks_ctx *cx, ks_time at)
 {
-    ks_event ev = {.kind = KS_EV_PRODUCE, .owner = p->index};
-    ks_sim_schedule(&w->sim, at, &ev);
+    ks_event ev = {.kind = KS_EV_PRODUCE, .owner = p->node};
+    ks_sim_schedule(&cx->sim, at, &ev);
 }
 
 /* The runs of fields an "ack" line shares with the others of its batch:
@@ -66,19 +65,19 @@ static KS_INLINE void ack_from_runs(ks_trace *tr, const ack_runs *k, uint64_t re
 /* The "ack" line, out of line: untraced runs only test for it. When k
  * is given, the runs of it that the batch's next lines share are kept
  * there (k->kept), for ack_from_runs. */
-static KS_TRACE_NOINLINE void trace_ack(ks_producer *p, ks_world *w, uint64_t record,
+static KS_TRACE_NOINLINE void trace_ack(ks_producer *p, ks_ctx *cx, uint64_t record,
                                         uint32_t partition, int64_t offset, ks_time latency,
                                         const char *error, ack_runs *k)
 {
-    ks_trace *tr = w->trace;
+    ks_trace *tr = cx->trace;
     uint64_t m = ks_trace_mark(tr);
-    if (!ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_ACK))
+    if (!ks_trace_begin(tr, ks_sim_now(&cx->sim), KS_TR_ACK))
         return;
     ks_trace_str(tr, "producer", p->conf->id);
     bool kept = k && ks_trace_keep(tr, m, &k->head);
     ks_trace_u64(tr, "record", record);
     m = ks_trace_mark(tr);
-    ks_trace_str(tr, "topic", ks_prod_topic_name(w, p));
+    ks_trace_str(tr, "topic", ks_prod_topic_name(cx, p));
     ks_trace_i64(tr, "partition", partition == KS_NONE ? -1 : (int64_t)partition);
     kept = kept && ks_trace_keep(tr, m, &k->mid);
     ks_trace_i64(tr, "offset", offset);
@@ -94,30 +93,30 @@ static KS_TRACE_NOINLINE void trace_ack(ks_producer *p, ks_world *w, uint64_t re
 /* The "ack" lines of a batch that succeeded, in record order: the first
  * keeps the runs the others share (trace_ack), for a third of the work
  * and the same bytes. */
-void ks_prod_send_trace_acks(ks_producer *p, ks_world *w, const ks_batch *b, int64_t base_offset)
+void ks_prod_send_trace_acks(ks_producer *p, ks_ctx *cx, const ks_batch *b, int64_t base_offset)
 {
-    ks_time now = ks_sim_now(&w->sim);
+    ks_time now = ks_sim_now(&cx->sim);
     ack_runs k;
     k.kept = false;
     int64_t offset = base_offset;
     for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
         const ks_rec *rec = &p->acc.recs[r];
         if (k.kept)
-            ack_from_runs(w->trace, &k, rec->id, offset, now - rec->produced_ns);
+            ack_from_runs(cx->trace, &k, rec->id, offset, now - rec->produced_ns);
         else
-            trace_ack(p, w, rec->id, b->partition, offset, now - rec->produced_ns, "NONE", &k);
+            trace_ack(p, cx, rec->id, b->partition, offset, now - rec->produced_ns, "NONE", &k);
         if (offset >= 0)
             offset++;
     }
 }
 
 /* The application learns a record's outcome now. */
-void ks_prod_send_complete(ks_producer *p, ks_world *w, uint64_t record, ks_time produced_ns,
+void ks_prod_send_complete(ks_producer *p, ks_ctx *cx, uint64_t record, ks_time produced_ns,
                            uint32_t partition, int64_t offset, uint32_t bytes, const char *error)
 {
-    ks_time now = ks_sim_now(&w->sim);
+    ks_time now = ks_sim_now(&cx->sim);
     ks_time latency = now - produced_ns;
-    ks_bucket *bk = &w->metrics.cur;
+    ks_bucket *bk = &cx->metrics.cur;
     if (error) {
         p->failed++;
         bk->failed++;
@@ -132,16 +131,16 @@ void ks_prod_send_complete(ks_producer *p, ks_world *w, uint64_t record, ks_time
             if (p->first_ids[k] == record)
                 p->first_offsets[k] = error ? KS_OFFSET_FAILED : offset;
     }
-    bool metrics = w->metrics.bucket_ns > 0;
+    bool metrics = cx->metrics.bucket_ns > 0;
     if (metrics && !p->hist_defer.on) {
-        ks_hist_add2(&p->hist[KS_PH_LATENCY], &w->metrics.latency, latency); /* one bucket */
+        ks_hist_add2(&p->hist[KS_PH_LATENCY], &cx->metrics.latency, latency); /* one bucket */
     } else {
         if (metrics)
-            ks_hist_add(&w->metrics.latency, latency);
+            ks_hist_add(&cx->metrics.latency, latency);
         ks_prod_hist_add(p, KS_PH_LATENCY, latency);
     }
-    if (w->trace && ks_trace_on(w->trace, KS_TR_ACK))
-        trace_ack(p, w, record, partition, offset, latency, error ? error : "NONE", NULL);
+    if (cx->trace && ks_trace_on(cx->trace, KS_TR_ACK))
+        trace_ack(p, cx, record, partition, offset, latency, error ? error : "NONE", NULL);
 }
 
 /* The records of a batch that succeeded, in order: their ids into ids,
@@ -149,11 +148,11 @@ void ks_prod_send_complete(ks_producer *p, ks_world *w, uint64_t record, ks_time
  * and keep fixed by the caller, so that each case is a loop of its own):
  * the producer's histogram's buckets (or, when keep, the values kept for
  * it, ks_prod_hist_add) and, when metrics, the metrics window's too. */
-static KS_INLINE uint32_t acked_records(ks_producer *p, ks_world *w, const ks_batch *b,
+static KS_INLINE uint32_t acked_records(ks_producer *p, ks_ctx *cx, const ks_batch *b,
                                         int64_t base_offset, uint64_t *ids, ks_hist_run *run,
                                         uint64_t *bytes, bool metrics, bool keep)
 {
-    ks_time now = ks_sim_now(&w->sim);
+    ks_time now = ks_sim_now(&cx->sim);
     ks_hist *mine = &p->hist[KS_PH_LATENCY];
     uint32_t n = 0;
     for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
@@ -169,9 +168,9 @@ static KS_INLINE uint32_t acked_records(ks_producer *p, ks_world *w, const ks_ba
         if (keep)
             ks_prod_hist_add(p, KS_PH_LATENCY, latency);
         if (keep && metrics)
-            ks_hist_run_add(&w->metrics.latency, run, latency);
+            ks_hist_run_add(&cx->metrics.latency, run, latency);
         else if (metrics)
-            ks_hist_run_add2(mine, &w->metrics.latency, run, latency);
+            ks_hist_run_add2(mine, &cx->metrics.latency, run, latency);
         else if (!keep)
             ks_hist_run_add(mine, run, latency);
     }
@@ -184,48 +183,48 @@ static KS_INLINE uint32_t acked_records(ks_producer *p, ks_world *w, const ks_ba
  * only its latency's bucket (or, with many producers, keeps its latency
  * for the producer's histogram: ks_prod_hist_add). Fills ids with the
  * record ids in order and returns their count. */
-uint32_t ks_prod_send_acked_batch(ks_producer *p, ks_world *w, const ks_batch *b,
+uint32_t ks_prod_send_acked_batch(ks_producer *p, ks_ctx *cx, const ks_batch *b,
                                   int64_t base_offset, uint64_t *ids)
 {
-    bool metrics = w->metrics.bucket_ns > 0, keep = p->hist_defer.on;
+    bool metrics = cx->metrics.bucket_ns > 0, keep = p->hist_defer.on;
     ks_hist_run run = {0};
     uint64_t bytes = 0;
     uint32_t n;
     if (keep)
-        n = metrics ? acked_records(p, w, b, base_offset, ids, &run, &bytes, true, true)
-                    : acked_records(p, w, b, base_offset, ids, &run, &bytes, false, true);
+        n = metrics ? acked_records(p, cx, b, base_offset, ids, &run, &bytes, true, true)
+                    : acked_records(p, cx, b, base_offset, ids, &run, &bytes, false, true);
     else
-        n = metrics ? acked_records(p, w, b, base_offset, ids, &run, &bytes, true, false)
-                    : acked_records(p, w, b, base_offset, ids, &run, &bytes, false, false);
+        n = metrics ? acked_records(p, cx, b, base_offset, ids, &run, &bytes, true, false)
+                    : acked_records(p, cx, b, base_offset, ids, &run, &bytes, false, false);
     if (!keep)
         ks_hist_run_end(&p->hist[KS_PH_LATENCY], &run);
     if (metrics)
-        ks_hist_run_end(&w->metrics.latency, &run);
+        ks_hist_run_end(&cx->metrics.latency, &run);
     if (n > 0) {
         p->acked += n;
-        w->metrics.cur.acked += n;
-        w->metrics.cur.bytes += bytes;
-        p->last_ack_ns = ks_sim_now(&w->sim);
+        cx->metrics.cur.acked += n;
+        cx->metrics.cur.bytes += bytes;
+        p->last_ack_ns = ks_sim_now(&cx->sim);
     }
     return n;
 }
 
 /* A record failed inside send(), before any batch held it. */
-static void told_alone(ks_producer *p, ks_world *w, uint64_t record, const char *error)
+static void told_alone(ks_producer *p, ks_ctx *cx, uint64_t record, const char *error)
 {
-    ks_obs_told(&w->obs, p->index, KS_OBS_NO_BATCH, UINT32_MAX, KS_TOLD_FAILED, error,
+    ks_obs_told(cx->obs, p->index, KS_OBS_NO_BATCH, UINT32_MAX, KS_TOLD_FAILED, error,
                     -1, &record, 1);
 }
 
 /* A record written for a record a consumer read: a "forward" trace line
  * (before its "produce" line), and the checker learns its source. */
-static void forwarded(ks_producer *p, ks_world *w, const ks_send_rec *r)
+static void forwarded(ks_producer *p, ks_ctx *cx, const ks_send_rec *r)
 {
-    ks_obs_forward(&w->obs, r->id, r->source);
-    ks_trace *tr = w->trace;
-    if (!tr || !ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_FORWARD))
+    ks_obs_forward(cx->obs, r->id, r->source);
+    ks_trace *tr = cx->trace;
+    if (!tr || !ks_trace_begin(tr, ks_sim_now(&cx->sim), KS_TR_FORWARD))
         return;
-    ks_trace_str(tr, "consumer", r->via >= 0 ? w->sc->consumers[r->via].id : NULL);
+    ks_trace_str(tr, "consumer", r->via >= 0 ? cx->sc->consumers[r->via].id : NULL);
     ks_trace_u64(tr, "source", r->source);
     ks_trace_str(tr, "producer", p->conf->id);
     ks_trace_u64(tr, "record", r->id);
@@ -239,11 +238,11 @@ typedef struct ks_prod_line_runs {
 } ks_prod_line_runs;
 
 /* The "produce" line, out of line: untraced runs only test for it. */
-static KS_TRACE_NOINLINE void write_produce_line(ks_producer *p, ks_world *w,
+static KS_TRACE_NOINLINE void write_produce_line(ks_producer *p, ks_ctx *cx,
                                                  const ks_send_rec *r, int64_t partition)
 {
-    ks_trace *tr = w->trace;
-    if (!ks_trace_begin(tr, ks_sim_now(&w->sim), KS_TR_PRODUCE))
+    ks_trace *tr = cx->trace;
+    if (!ks_trace_begin(tr, ks_sim_now(&cx->sim), KS_TR_PRODUCE))
         return;
     ks_prod_line_runs *k = p->produce_runs;
     if (k && k->producer.len > 0 && k->topic.len > 0) {
@@ -261,7 +260,7 @@ static KS_TRACE_NOINLINE void write_produce_line(ks_producer *p, ks_world *w,
             ks_trace_keep(tr, m, &k->producer);
         ks_trace_u64(tr, "record", r->id);
         m = ks_trace_mark(tr);
-        ks_trace_str(tr, "topic", ks_prod_topic_name(w, p));
+        ks_trace_str(tr, "topic", ks_prod_topic_name(cx, p));
         if (k)
             ks_trace_keep(tr, m, &k->topic);
     }
@@ -271,11 +270,11 @@ static KS_TRACE_NOINLINE void write_produce_line(ks_producer *p, ks_world *w,
     ks_trace_end(tr);
 }
 
-static inline void trace_produce(ks_producer *p, ks_world *w, const ks_send_rec *r,
+static inline void trace_produce(ks_producer *p, ks_ctx *cx, const ks_send_rec *r,
                                  int64_t partition)
 {
-    if (w->trace && ks_trace_on(w->trace, KS_TR_PRODUCE))
-        write_produce_line(p, w, r, partition);
+    if (cx->trace && ks_trace_on(cx->trace, KS_TR_PRODUCE))
+        write_produce_line(p, cx, r, partition);
     p->last_partition = partition < 0 ? UINT32_MAX : (uint32_t)partition;
     if (p->first_count < KS_FIRST_RECORDS) {
         p->first_ids[p->first_count] = r->id;
@@ -315,22 +314,22 @@ static uint32_t choose_partition(ks_producer *p, const ks_send_rec *r)
     return 0;
 }
 
-static void after_append(ks_producer *p, ks_world *w, const ks_send_rec *r,
+static void after_append(ks_producer *p, ks_ctx *cx, const ks_send_rec *r,
                          const ks_append_result *res)
 {
     if (!r->keyed && p->part.kind == KS_PARTITIONER_UNIFORM_STICKY)
         ks_us_update(&p->part, res->appended, ks_acc_all_full(&p->acc, r->partition));
     if (res->new_batch)
-        ks_prod_sender_arm_expiry(p, w,
-                                  ks_time_add(ks_sim_now(&w->sim), p->set.delivery_timeout_ns));
+        ks_prod_sender_arm_expiry(p, cx,
+                                  ks_time_add(ks_sim_now(&cx->sim), p->set.delivery_timeout_ns));
     if (res->batch_is_full || res->new_batch)
-        ks_prod_sender_wake(p, w, ks_sim_now(&w->sim));
+        ks_prod_sender_wake(p, cx, ks_sim_now(&cx->sim));
 }
 
 /* Appends with a buffer already reserved (possibly after blocking). */
-static void append_new_batch(ks_producer *p, ks_world *w, const ks_send_rec *r, uint32_t alloc)
+static void append_new_batch(ks_producer *p, ks_ctx *cx, const ks_send_rec *r, uint32_t alloc)
 {
-    ks_time now = ks_sim_now(&w->sim);
+    ks_time now = ks_sim_now(&cx->sim);
     /* Someone may have made room meanwhile (appendNewBatch tries first). */
     ks_append_result res = ks_acc_try_append(&p->acc, r->partition, r->id, r->send_ns,
                                              r->key_len, r->value_bytes);
@@ -338,24 +337,24 @@ static void append_new_batch(ks_producer *p, ks_world *w, const ks_send_rec *r, 
         p->acc.memory_used -= alloc; /* the buffer goes back unused */
     } else if (!ks_acc_new_batch(&p->acc, r->partition, r->id, r->send_ns, now, r->key_len,
                                  r->value_bytes, alloc, &res)) {
-        ks_prod_oom(w);
+        ks_prod_oom(cx);
         return;
     }
-    after_append(p, w, r, &res);
+    after_append(p, cx, r, &res);
 }
 
-static void start_blocking(ks_producer *p, ks_world *w, const ks_send_rec *r, uint32_t alloc)
+static void start_blocking(ks_producer *p, ks_ctx *cx, const ks_send_rec *r, uint32_t alloc)
 {
     p->blocked = true;
     p->blocked_count++;
     p->blocked_rec = *r;
-    p->blocked_since_ns = ks_sim_now(&w->sim);
+    p->blocked_since_ns = ks_sim_now(&cx->sim);
     p->blocked_alloc = alloc;
     ks_event ev = {.kind = KS_EV_TIMER,
-                   .owner = p->index, .tag = KS_TIMER_BLOCK, .arg = r->id};
-    p->block_timer = ks_sim_after(&w->sim, p->max_block_ns, &ev);
+                   .owner = p->node, .tag = KS_TIMER_BLOCK, .arg = r->id};
+    p->block_timer = ks_sim_after(&cx->sim, p->max_block_ns, &ev);
     /* While a thread waits for memory every partition counts as ready. */
-    ks_prod_sender_wake(p, w, ks_sim_now(&w->sim));
+    ks_prod_sender_wake(p, cx, ks_sim_now(&cx->sim));
 }
 
 /* The next record's key and value size: in turn from the workload's
@@ -435,55 +434,55 @@ static ks_append_result partition_and_append(ks_producer *p, ks_send_rec *r, ks_
 }
 
 /* One send() call by the application. */
-static void do_send(ks_producer *p, ks_world *w, ks_send_rec *r)
+static void do_send(ks_producer *p, ks_ctx *cx, ks_send_rec *r)
 {
-    ks_time now = ks_sim_now(&w->sim);
-    r->id = w->next_record_id++;
+    ks_time now = ks_sim_now(&cx->sim);
+    r->id = ks_ctx_record_id(cx);
     r->send_ns = now;
     if (r->source != KS_NO_SOURCE)
-        forwarded(p, w, r);
+        forwarded(p, cx, r);
     if (p->produced == 0)
         p->first_produce_ns = now;
     p->produced++;
-    w->metrics.cur.produced++;
+    cx->metrics.cur.produced++;
     p->record_bytes += r->value_bytes + (r->key_len > 0 ? (uint64_t)r->key_len : 0);
     const char *fatal = ks_prod_tm_fatal_error(p);
     if (fatal) {
         /* a fenced (or otherwise failed) producer refuses every send() */
-        trace_produce(p, w, r, -1);
-        ks_prod_send_complete(p, w, r->id, now, KS_NONE, -1, 0, fatal);
-        told_alone(p, w, r->id, fatal);
+        trace_produce(p, cx, r, -1);
+        ks_prod_send_complete(p, cx, r->id, now, KS_NONE, -1, 0, fatal);
+        told_alone(p, cx, r->id, fatal);
         return;
     }
     uint32_t upper = ks_acc_upper_bound(&p->acc, r->key_len, r->value_bytes);
     /* KafkaProducer.ensureValidRecordSize */
     if (upper > p->max_request_size || upper > p->acc.memory_total) {
-        trace_produce(p, w, r, -1);
-        ks_prod_send_complete(p, w, r->id, now, KS_NONE, -1, 0, "RecordTooLargeException");
-        told_alone(p, w, r->id, "RecordTooLargeException");
+        trace_produce(p, cx, r, -1);
+        ks_prod_send_complete(p, cx, r->id, now, KS_NONE, -1, 0, "RecordTooLargeException");
+        told_alone(p, cx, r->id, "RecordTooLargeException");
         return;
     }
     ks_append_result res = partition_and_append(p, r, now);
-    trace_produce(p, w, r, r->partition);
+    trace_produce(p, cx, r, r->partition);
     if (res.status == KS_APPEND_OK) {
-        after_append(p, w, r, &res);
+        after_append(p, cx, r, &res);
         return;
     }
     uint32_t alloc = (uint64_t)p->acc.batch_size > upper ? (uint32_t)p->acc.batch_size : upper;
     if (alloc > p->acc.memory_total) {
         /* BufferPool.allocate: "Attempt to allocate X bytes, but there is
          * a hard limit of Y on memory allocations" - thrown at once. */
-        ks_prod_send_complete(p, w, r->id, now, r->partition, -1, 0, "IllegalArgumentException");
-        told_alone(p, w, r->id, "IllegalArgumentException");
+        ks_prod_send_complete(p, cx, r->id, now, r->partition, -1, 0, "IllegalArgumentException");
+        told_alone(p, cx, r->id, "IllegalArgumentException");
         return;
     }
     if (ks_acc_reserve(&p->acc, alloc))
-        append_new_batch(p, w, r, alloc);
+        append_new_batch(p, cx, r, alloc);
     else
-        start_blocking(p, w, r, alloc);
+        start_blocking(p, cx, r, alloc);
 }
 
-static void app_send(ks_producer *p, ks_world *w)
+static void app_send(ks_producer *p, ks_ctx *cx)
 {
     ks_send_rec r = {.source = KS_NO_SOURCE, .via = -1};
     if (p->forward_target && p->fwd_len > 0) { /* (only a target queues) */
@@ -495,75 +494,75 @@ static void app_send(ks_producer *p, ks_world *w)
     pick_record(p, &r);
     uint64_t bytes = r.value_bytes + (r.key_len > 0 ? (uint64_t)r.key_len : 0u);
     ks_prod_tm_before_send(p);
-    do_send(p, w, &r);
+    do_send(p, cx, &r);
     if (p->tm.transactional)
-        ks_prod_tm_after_send(p, w);
+        ks_prod_tm_after_send(p, cx);
     /* Records are compressed as they are appended (the batch's
      * compression stream), on the application thread. */
     uint64_t ps = (uint64_t)p->send_hot.compress_ps;
     ks_time compress = ps == 0 ? 0 : (ks_time)((bytes * ps + 500u) / 1000u);
     ks_time cpu = p->send_hot.record_ns + compress;
     p->app_busy_ns = ks_time_add(p->app_busy_ns, cpu);
-    p->app_free_ns = ks_time_add(ks_sim_now(&w->sim), cpu);
+    p->app_free_ns = ks_time_add(ks_sim_now(&cx->sim), cpu);
 }
 
 /* Runs send() for arrivals that waited while the application thread was
  * blocked or busy; when it is busy, comes back once it is free. */
-void ks_prod_send_drain_backlog(ks_producer *p, ks_world *w)
+void ks_prod_send_drain_backlog(ks_producer *p, ks_ctx *cx)
 {
-    while (!p->blocked && !p->tm.blocked && p->backlog > 0 && w->sim.verdict == KS_SIM_RUNNING) {
+    while (!p->blocked && !p->tm.blocked && p->backlog > 0 && cx->sim.verdict == KS_SIM_RUNNING) {
         /* a paused producer (fault pause.producer) sends nothing until the
          * pause ends */
-        ks_time until = ks_faults_producer_paused(w, p->index, ks_sim_now(&w->sim));
+        ks_time until = ks_sim_now(&cx->sim) < p->paused_until ? p->paused_until : 0;
         if (until > p->app_free_ns)
             p->app_free_ns = until;
-        if (ks_sim_now(&w->sim) < p->app_free_ns) {
+        if (ks_sim_now(&cx->sim) < p->app_free_ns) {
             if (p->app_timer == KS_HANDLE_NONE) {
                 ks_event ev = {.kind = KS_EV_TIMER,
-                               .owner = p->index, .tag = KS_TIMER_APP};
-                p->app_timer = ks_sim_schedule(&w->sim, p->app_free_ns, &ev);
+                               .owner = p->node, .tag = KS_TIMER_APP};
+                p->app_timer = ks_sim_schedule(&cx->sim, p->app_free_ns, &ev);
             }
             return;
         }
         p->backlog--;
-        app_send(p, w);
+        app_send(p, cx);
     }
-    ks_prod_tm_try_end(p, w);
+    ks_prod_tm_try_end(p, cx);
 }
 
-void ks_producer_on_app_free(ks_producer *p, ks_world *w)
+void ks_producer_on_app_free(ks_producer *p, ks_ctx *cx)
 {
     p->app_timer = KS_HANDLE_NONE;
-    ks_prod_send_drain_backlog(p, w);
+    ks_prod_send_drain_backlog(p, cx);
 }
 
 /* Memory was freed: a blocked send() may go on. */
-void ks_prod_send_try_unblock(ks_producer *p, ks_world *w)
+void ks_prod_send_try_unblock(ks_producer *p, ks_ctx *cx)
 {
     if (!p->blocked || !ks_acc_reserve(&p->acc, p->blocked_alloc))
         return;
     p->blocked = false;
-    p->blocked_ns_total += ks_sim_now(&w->sim) - p->blocked_since_ns;
-    ks_sim_cancel(&w->sim, p->block_timer);
+    p->blocked_ns_total += ks_sim_now(&cx->sim) - p->blocked_since_ns;
+    ks_sim_cancel(&cx->sim, p->block_timer);
     p->block_timer = KS_HANDLE_NONE;
-    append_new_batch(p, w, &p->blocked_rec, p->blocked_alloc);
-    ks_prod_send_drain_backlog(p, w);
+    append_new_batch(p, cx, &p->blocked_rec, p->blocked_alloc);
+    ks_prod_send_drain_backlog(p, cx);
 }
 
-void ks_producer_on_block_timeout(ks_producer *p, ks_world *w)
+void ks_producer_on_block_timeout(ks_producer *p, ks_ctx *cx)
 {
     if (!p->blocked)
         return;
     /* BufferPool.allocate gives up after max.block.ms:
      * BufferExhaustedException, a TimeoutException. */
     p->blocked = false;
-    p->blocked_ns_total += ks_sim_now(&w->sim) - p->blocked_since_ns;
+    p->blocked_ns_total += ks_sim_now(&cx->sim) - p->blocked_since_ns;
     p->block_timer = KS_HANDLE_NONE;
     const ks_send_rec *r = &p->blocked_rec;
-    ks_prod_send_complete(p, w, r->id, r->send_ns, r->partition, -1, 0,
+    ks_prod_send_complete(p, cx, r->id, r->send_ns, r->partition, -1, 0,
                           "BufferExhaustedException");
-    told_alone(p, w, r->id, "BufferExhaustedException");
-    ks_prod_send_drain_backlog(p, w);
+    told_alone(p, cx, r->id, "BufferExhaustedException");
+    ks_prod_send_drain_backlog(p, cx);
 }
 
 /* Queues an arrival's source for its send() (a forward target's every
@@ -599,44 +598,44 @@ static bool fwd_push(ks_producer *p, uint64_t source, int32_t via)
 }
 
 /* One record arrives at the application. */
-static void arrive(ks_producer *p, ks_world *w, uint64_t source, int32_t via)
+static void arrive(ks_producer *p, ks_ctx *cx, uint64_t source, int32_t via)
 {
     if (p->forward_target && !fwd_push(p, source, via)) {
-        ks_prod_oom(w);
+        ks_prod_oom(cx);
         return;
     }
     p->arrivals++;
     /* (faults.n first: no call for every record of a run without faults) */
-    if (p->blocked || p->tm.blocked || p->backlog > 0 || ks_sim_now(&w->sim) < p->app_free_ns ||
-        (w->faults.n > 0 && ks_faults_producer_paused(w, p->index, ks_sim_now(&w->sim)) > 0)) {
+    if (p->blocked || p->tm.blocked || p->backlog > 0 || ks_sim_now(&cx->sim) < p->app_free_ns ||
+        ks_sim_now(&cx->sim) < p->paused_until) {
         p->backlog++;
-        ks_prod_send_drain_backlog(p, w);
+        ks_prod_send_drain_backlog(p, cx);
     } else {
-        app_send(p, w);
+        app_send(p, cx);
     }
 }
 
-void ks_producer_forward(ks_producer *p, ks_world *w, uint64_t source, uint32_t consumer)
+void ks_producer_forward(ks_producer *p, ks_ctx *cx, uint64_t source, uint32_t consumer)
 {
-    if (w->node_down[ks_node_producer(&w->nodes, p->index)] || p->config_error[0])
+    if (p->down || p->config_error[0])
         return;
-    arrive(p, w, source, (int32_t)consumer);
+    arrive(p, cx, source, (int32_t)consumer);
 }
 
-void ks_producer_on_produce(ks_producer *p, ks_world *w)
+void ks_producer_on_produce(ks_producer *p, ks_ctx *cx)
 {
     const ks_send_hot *h = &p->send_hot;
-    ks_time now = ks_sim_now(&w->sim);
+    ks_time now = ks_sim_now(&cx->sim);
     if (h->arrival == KS_ARRIVAL_BURST) {
         const ks_workload_conf *wl = &p->conf->workload;
         for (uint32_t i = 0; i < wl->burst_records && p->arrivals < wl->records; i++)
-            arrive(p, w, KS_NO_SOURCE, -1);
+            arrive(p, cx, KS_NO_SOURCE, -1);
         if (p->arrivals < wl->records)
-            ks_prod_send_schedule_arrival(p, w, ks_time_add(now, wl->burst_interval_ns));
+            ks_prod_send_schedule_arrival(p, cx, ks_time_add(now, wl->burst_interval_ns));
         return;
     }
     for (;;) {
-        arrive(p, w, KS_NO_SOURCE, -1);
+        arrive(p, cx, KS_NO_SOURCE, -1);
         if (p->arrivals >= h->records)
             return;
         ks_time gap = h->interval_ns;
@@ -645,8 +644,8 @@ void ks_producer_on_produce(ks_producer *p, ks_world *w)
         ks_time at = ks_time_add(now, gap);
         /* The next arrival comes before anything else pending: it runs
          * now, as the dispatch loop would run it next. */
-        if (!w->chain || !ks_sim_chain(&w->sim, at, KS_EV_PRODUCE)) {
-            ks_prod_send_schedule_arrival(p, w, at);
+        if (!cx->chain || !ks_sim_chain(&cx->sim, at, KS_EV_PRODUCE)) {
+            ks_prod_send_schedule_arrival(p, cx, at);
             return;
         }
         now = at;

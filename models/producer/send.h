@@ -17,6 +17,7 @@
 #ifndef KS_PRODUCER_SEND_H
 #define KS_PRODUCER_SEND_H
 
+#include "models/ctx.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>
@@ -24,7 +25,6 @@
 
 struct ks_producer;
 struct ks_batch;
-struct ks_world;
 
 /* One send() call in progress. */
 typedef struct ks_send_rec {
@@ -64,25 +64,25 @@ typedef struct ks_send_hot {
 /* Fills p->send_hot from its conf. */
 void ks_prod_send_init(struct ks_producer *p);
 /* Schedules the workload's next arrival at `at`. */
-void ks_prod_send_schedule_arrival(struct ks_producer *p, struct ks_world *w, ks_time at);
+void ks_prod_send_schedule_arrival(struct ks_producer *p, ks_ctx *cx, ks_time at);
 /* The application learns a record's outcome now: error NULL is success
  * at `offset` (-1 unknown). */
-void ks_prod_send_complete(struct ks_producer *p, struct ks_world *w, uint64_t record,
+void ks_prod_send_complete(struct ks_producer *p, ks_ctx *cx, uint64_t record,
                            ks_time produced_ns, uint32_t partition, int64_t offset,
                            uint32_t bytes, const char *error);
 /* The same for every record of batch b, a success at base_offset (-1
  * unknown), but for the "ack" lines: ids gets the records' ids in order;
  * returns their count. */
-uint32_t ks_prod_send_acked_batch(struct ks_producer *p, struct ks_world *w,
+uint32_t ks_prod_send_acked_batch(struct ks_producer *p, ks_ctx *cx,
                                   const struct ks_batch *b, int64_t base_offset, uint64_t *ids);
 /* ... and the "ack" lines it leaves out, one per record in order, when
  * they are traced: the same lines ks_prod_send_complete writes. */
-void ks_prod_send_trace_acks(struct ks_producer *p, struct ks_world *w, const struct ks_batch *b,
+void ks_prod_send_trace_acks(struct ks_producer *p, ks_ctx *cx, const struct ks_batch *b,
                              int64_t base_offset);
 /* Runs send() for the arrivals that waited, as far as the application
  * thread can go now. */
-void ks_prod_send_drain_backlog(struct ks_producer *p, struct ks_world *w);
+void ks_prod_send_drain_backlog(struct ks_producer *p, ks_ctx *cx);
 /* Memory was freed: a send() blocked on buffer memory may go on. */
-void ks_prod_send_try_unblock(struct ks_producer *p, struct ks_world *w);
+void ks_prod_send_try_unblock(struct ks_producer *p, ks_ctx *cx);
 
 #endif

@@ -19,6 +19,7 @@
 #ifndef KS_PRODUCER_SENDER_H
 #define KS_PRODUCER_SENDER_H
 
+#include "models/ctx.h"
 #include "models/kafka/errors.h"
 #include "sim/sim.h"
 
@@ -27,26 +28,25 @@
 
 struct ks_producer;
 struct ks_request;
-struct ks_world;
 
 /* Wakes the sender at `at` unless it is already due by then. */
-void ks_prod_sender_wake(struct ks_producer *p, struct ks_world *w, ks_time at);
+void ks_prod_sender_wake(struct ks_producer *p, ks_ctx *cx, ks_time at);
 /* The sender thread spends request.us (+ batch.us per batch) building
  * request q; q leaves when that is done (q->sent_ns). */
 void ks_prod_sender_cost(struct ks_producer *p, struct ks_request *q, ks_time now);
 /* The delivery.timeout.ms check runs at `at` (or earlier). */
-void ks_prod_sender_arm_expiry(struct ks_producer *p, struct ks_world *w, ks_time at);
+void ks_prod_sender_arm_expiry(struct ks_producer *p, ks_ctx *cx, ks_time at);
 /* Tells the application the outcome of every record of batch `bid`
  * (error NULL: success at base_offset, -1 when unknown), tells the
  * observer, and gives the batch's memory back. */
-void ks_prod_sender_finish_batch(struct ks_producer *p, struct ks_world *w, uint32_t bid,
+void ks_prod_sender_finish_batch(struct ks_producer *p, ks_ctx *cx, uint32_t bid,
                                  int64_t base_offset, const char *error);
 /* A Produce response is handled: every batch it answers. */
-void ks_prod_sender_handle_response(struct ks_producer *p, struct ks_world *w,
+void ks_prod_sender_handle_response(struct ks_producer *p, ks_ctx *cx,
                                     const struct ks_request *q);
 /* A Produce request failed with its connection: each of its batches
  * still in flight gets `err` (retried or failed). */
-void ks_prod_sender_fail_request(struct ks_producer *p, struct ks_world *w,
+void ks_prod_sender_fail_request(struct ks_producer *p, ks_ctx *cx,
                                  const struct ks_request *q, ks_kerr err);
 
 #endif

@@ -21,6 +21,7 @@
 #ifndef KS_PRODUCER_TXN_MANAGER_H
 #define KS_PRODUCER_TXN_MANAGER_H
 
+#include "models/ctx.h"
 #include "models/scenario.h"
 #include "sim/sim.h"
 
@@ -29,7 +30,6 @@
 
 struct ks_producer;
 struct ks_request;
-struct ks_world;
 
 /* X(ENUM, "NAME", id, legal predecessors as a bit mask of ids): [K]
  * TransactionManager.State and State.isTransitionValid, as Java has
@@ -89,6 +89,8 @@ typedef struct ks_txn_manager {
     uint32_t pending_count;
     /* sendOffsetsToTransaction */
     int32_t offsets_consumer; /* consumer whose offsets ride in this one, or -1 */
+    bool app_ends;            /* its application ends each transaction, with the
+                                 offsets of what it read (commit "transaction") */
     bool end_after_backlog;   /* ... once the records handed over are sent */
     int64_t *offsets;         /* ... its positions then */
     uint32_t *offset_parts;   /* ... of these world partitions */
@@ -140,22 +142,22 @@ static inline bool ks_tm_send_allowed(const ks_txn_manager *tm, uint32_t partiti
 
 /* The transaction manager's part of KafkaProducer's constructor; false
  * when out of memory. */
-bool ks_prod_tm_init(struct ks_producer *p, struct ks_world *w, const ks_producer_conf *pc);
+bool ks_prod_tm_init(struct ks_producer *p, ks_ctx *cx, const ks_producer_conf *pc);
 void ks_prod_tm_free(struct ks_producer *p);
 /* initTransactions(), or the idempotent producer's first InitProducerId. */
-void ks_prod_tm_start(struct ks_producer *p, struct ks_world *w);
+void ks_prod_tm_start(struct ks_producer *p, ks_ctx *cx);
 /* The producer id is used up (epoch 32767): the idempotent producer asks
  * for a new one. */
-void ks_prod_tm_need_producer_id(struct ks_producer *p, struct ks_world *w);
+void ks_prod_tm_need_producer_id(struct ks_producer *p, ks_ctx *cx);
 /* The idempotent producer's InitProducerId, if due and a broker can take
  * it now; else *next says when to look again. */
-bool ks_prod_tm_maybe_init_producer_id(struct ks_producer *p, struct ks_world *w, ks_time now,
+bool ks_prod_tm_maybe_init_producer_id(struct ks_producer *p, ks_ctx *cx, ks_time now,
                                        ks_time *next);
 /* Sends the transactional request due, if any (*next: when to look
  * again). */
-void ks_prod_tm_send_due(struct ks_producer *p, struct ks_world *w, ks_time now, ks_time *next);
+void ks_prod_tm_send_due(struct ks_producer *p, ks_ctx *cx, ks_time now, ks_time *next);
 /* The answer to one of its requests (anything but Produce and Metadata). */
-void ks_prod_tm_answered(struct ks_producer *p, struct ks_world *w, const struct ks_request *q);
+void ks_prod_tm_answered(struct ks_producer *p, ks_ctx *cx, const struct ks_request *q);
 /* One of its requests died with its connection: retried after
  * retry.backoff.ms. */
 void ks_prod_tm_request_lost(struct ks_producer *p, ks_time now);
@@ -164,19 +166,19 @@ void ks_prod_tm_request_lost(struct ks_producer *p, ks_time now);
 void ks_prod_tm_before_send(struct ks_producer *p);
 /* After a send(): its partition joins the transaction, which the
  * application may now end. */
-void ks_prod_tm_after_send(struct ks_producer *p, struct ks_world *w);
+void ks_prod_tm_after_send(struct ks_producer *p, ks_ctx *cx);
 /* A Produce request left: with KIP-890 its partitions join the
  * transaction at the leader. */
 void ks_prod_tm_produce_sent(struct ks_producer *p);
 /* The application ends the transaction once the records handed over
  * for it are sent (consume-transform-produce). */
-void ks_prod_tm_try_end(struct ks_producer *p, struct ks_world *w);
+void ks_prod_tm_try_end(struct ks_producer *p, ks_ctx *cx);
 /* A batch of the transaction failed, or send() threw: the transaction
  * can only abort, and what is not yet sent fails at once. */
-void ks_prod_tm_abortable(struct ks_producer *p, struct ks_world *w);
+void ks_prod_tm_abortable(struct ks_producer *p, ks_ctx *cx);
 /* A partition's sequence did not resolve: the transaction can only
  * abort, with an epoch bump, and what is not yet sent fails at once. */
-void ks_prod_tm_unresolved(struct ks_producer *p, struct ks_world *w);
+void ks_prod_tm_unresolved(struct ks_producer *p, ks_ctx *cx);
 /* A batch of the transaction ran out of delivery.timeout.ms. */
 void ks_prod_tm_batch_expired(struct ks_producer *p);
 /* The exception every send() gets once the producer is fenced or failed
