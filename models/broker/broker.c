@@ -257,7 +257,7 @@ static void on_timer(void *self, ks_ctx *cx, const ks_event *ev)
             client_timed_out(b, cx, (uint32_t)ev->arg);
         break;
     default:
-        assert(!"an event a broker never schedules");
+        assert(0 && "an event a broker never schedules");
         break;
     }
 }

@@ -314,7 +314,7 @@ static void on_event(void *self, ks_ctx *cx, const ks_event *ev)
         on_timer(p, cx, ev);
         break;
     default:
-        assert(!"an event a producer never schedules");
+        assert(0 && "an event a producer never schedules");
         break;
     }
 }
