@@ -10,6 +10,10 @@
  * from the documented cost model. "--set path=value" overrides are applied
  * to the document before validation, so they are checked the same way.
  *
+ * The ks_scenario struct itself is models/scenario_types.h's (so that
+ * the sections can fill it in without including this file); this header
+ * gathers it with every section's loader, and is what the models include.
+ *
  * Ownership: ks_scenario_load allocates; ks_scenario_free releases
  * everything, including strings that configs point at.
  */
@@ -23,6 +27,7 @@
 #include "models/net/network_section.h"
 #include "models/producer/producer_section.h"
 #include "models/producer/workload_section.h"
+#include "models/scenario_types.h"
 #include "sim/conf.h"
 #include "sim/diag.h"
 #include "sim/dist.h"
@@ -37,54 +42,6 @@
 #include <stdint.h>
 
 #define KS_SCENARIO_FORMAT 1
-
-typedef struct ks_limits_conf {
-    uint64_t max_events;
-    ks_time max_time_ns;
-    uint32_t max_pending;
-} ks_limits_conf;
-
-typedef struct ks_scenario {
-    char *file;                /* as given, for messages */
-    char *name;
-    char *description;
-    uint64_t seed;
-    char *kafka_version_text;
-    ks_kafka_version kafka_version;
-    ks_limits_conf limits;
-
-    uint32_t broker_count;
-    ks_cfg_value broker_config[KS_BCFG__COUNT];
-    ks_broker_cost broker_cost;       /* brokers.cost, common to all */
-    ks_broker_cost *broker_costs;     /* per broker, with overrides */
-    bool *broker_overridden;          /* per broker: has an override */
-
-    ks_network_conf network;
-
-    uint32_t topic_count;
-    ks_topic_conf *topics;
-    uint32_t producer_count;
-    ks_producer_conf *producers;
-    uint32_t consumer_count;
-    ks_consumer_conf *consumers;
-
-    ks_time metrics_bucket_ns;  /* metrics.bucket.ms; 0 = no series */
-
-    uint32_t admin_count;
-    ks_admin_op *admin;         /* in time order (stable for equal times) */
-
-    uint32_t fault_count;
-    ks_fault_conf *faults;      /* as listed */
-
-    /* Brokers' idempotent-producer state: batches kept per producer id
-     * and partition (Kafka's NUM_BATCHES_TO_RETAIN, 5), and the first
-     * producer id the cluster hands out. */
-    uint32_t producer_state_batches;
-    int64_t first_producer_id;
-
-    json_t *expect;   /* the expect block as written, NULL if none */
-    json_t *doc;      /* the document after --set, for messages */
-} ks_scenario;
 
 /* --set overrides (ks_override, KS_MAX_OVERRIDES) are sim/conf.h's. */
 

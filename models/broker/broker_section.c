@@ -6,7 +6,7 @@
 #include "models/broker/broker_section.h"
 
 #include "models/kafka/config_json.h"
-#include "models/scenario.h"
+#include "models/scenario_types.h"
 #include "sim/detmath.h"
 
 #include <stdlib.h>

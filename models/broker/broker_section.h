@@ -4,13 +4,15 @@
  * per broker), and the idempotent-producer state they keep.
  *
  * Owns: loading that section through the generic loader (sim/conf.h),
- * with its defaults, and writing its resolved form back. The values live
- * in ks_scenario (models/scenario.h), which models/broker/ reads; nothing
- * here runs a broker.
+ * with its defaults, and writing its resolved form back. The types are
+ * models/broker/broker_conf.h's; the values live in ks_scenario
+ * (models/scenario_types.h), which models/broker/ reads; nothing here
+ * runs a broker.
  */
 #ifndef KS_BROKER_SECTION_H
 #define KS_BROKER_SECTION_H
 
+#include "models/broker/broker_conf.h"
 #include "sim/conf.h"
 #include "sim/sim.h"
 
@@ -18,17 +20,6 @@
 #include <stdint.h>
 
 typedef struct ks_scenario ks_scenario;
-
-/* Broker costs (docs/scenario.md, "cost model"). */
-typedef struct ks_broker_cost {
-    ks_time request_ns;        /* fixed cost of handling one request */
-    ks_time batch_ns;          /* cost of each partition's batch appended */
-    int64_t byte_ps;           /* cost per byte appended, picoseconds */
-    ks_time response_delay_ns; /* added before every response leaves */
-    ks_time txn_log_write_ns;  /* a coordinator's write to __transaction_state */
-    ks_time idempotent_batch_ns; /* per batch with a producer id: the
-                                    producer-state lookup and sequence check */
-} ks_broker_cost;
 
 /* Reads root's "brokers" (defaults when absent) into sc. Needs
  * sc->kafka_version. */

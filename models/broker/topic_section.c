@@ -6,7 +6,7 @@
 #include "models/broker/topic_section.h"
 
 #include "models/kafka/config_json.h"
-#include "models/scenario.h"
+#include "models/scenario_types.h"
 #include "sim/json_path.h"
 #include "sim/str.h"
 

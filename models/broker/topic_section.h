@@ -5,12 +5,14 @@
  *
  * Owns: loading both through the generic loader (sim/conf.h), checking
  * topic names as Kafka does and partitions only growing, resolving a
- * client's "topic" to a topic, and writing both back. The values live in
- * ks_scenario (models/scenario.h).
+ * client's "topic" to a topic, and writing both back. The types are
+ * models/broker/topic_conf.h's; the values live in ks_scenario
+ * (models/scenario_types.h).
  */
 #ifndef KS_TOPIC_SECTION_H
 #define KS_TOPIC_SECTION_H
 
+#include "models/broker/topic_conf.h"
 #include "models/kafka/config.h"
 #include "sim/conf.h"
 #include "sim/sim.h"
@@ -19,27 +21,6 @@
 #include <stdint.h>
 
 typedef struct ks_scenario ks_scenario;
-
-/* Most topics a scenario has, and most partitions a topic has. */
-#define KS_MAX_TOPICS 100000u
-#define KS_MAX_PARTITIONS 100000u
-
-typedef struct ks_topic_conf {
-    char *name;
-    uint32_t partitions;        /* at the start */
-    uint32_t max_partitions;    /* after every admin operation */
-    uint32_t replication_factor;
-    ks_cfg_value config[KS_TCFG__COUNT]; /* "config": topic-level overrides */
-} ks_topic_conf;
-
-/* An administrative operation at a point of the run: so far
- * create.partitions (AdminClient.createPartitions, NewPartitions.
- * increaseTo(total)). */
-typedef struct ks_admin_op {
-    ks_time at_ns;
-    uint32_t topic;
-    uint32_t total;
-} ks_admin_op;
 
 /* The largest record batch topic t's leaders accept: its
  * max.message.bytes if set, else the brokers' message.max.bytes (Kafka's

@@ -4,7 +4,7 @@
  */
 #include "models/check/expect_section.h"
 
-#include "models/scenario.h"
+#include "models/scenario_types.h"
 
 #include <string.h>
 

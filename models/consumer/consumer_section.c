@@ -5,7 +5,8 @@
  */
 #include "models/consumer/consumer_section.h"
 
-#include "models/scenario.h"
+#include "models/broker/topic_section.h"
+#include "models/scenario_types.h"
 #include "sim/detmath.h"
 #include "sim/str.h"
 

@@ -5,7 +5,7 @@
  */
 #include "models/net/fault_section.h"
 
-#include "models/scenario.h"
+#include "models/scenario_types.h"
 #include "sim/rng.h"
 #include "sim/str.h"
 

@@ -4,7 +4,7 @@
  */
 #include "models/net/network_section.h"
 
-#include "models/scenario.h"
+#include "models/scenario_types.h"
 #include "sim/detmath.h"
 
 static void load_latency_object(ks_conf *L, json_t *obj, ks_dist *d)

@@ -4,12 +4,14 @@
  * bandwidth.
  *
  * Owns: loading the section through the generic loader (sim/conf.h), with
- * its defaults, and writing it back. The values live in ks_scenario
- * (models/scenario.h); models/net/network.c reads them.
+ * its defaults, and writing it back. The type is models/net/
+ * network_conf.h's; the values live in ks_scenario (models/
+ * scenario_types.h); models/net/network.c reads them.
  */
 #ifndef KS_NETWORK_SECTION_H
 #define KS_NETWORK_SECTION_H
 
+#include "models/net/network_conf.h"
 #include "sim/conf.h"
 #include "sim/dist.h"
 #include "sim/sim.h"
@@ -19,11 +21,6 @@
 #include <stdint.h>
 
 typedef struct ks_scenario ks_scenario;
-
-typedef struct ks_network_conf {
-    ks_dist latency;           /* one-way, per message */
-    uint64_t bandwidth_bps;    /* per link and direction; 0 = unlimited */
-} ks_network_conf;
 
 /* Reads root's "network" (defaults when absent) into sc. */
 void ks_network_section_load(ks_conf *L, json_t *root, ks_scenario *sc);

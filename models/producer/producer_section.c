@@ -5,8 +5,9 @@
  */
 #include "models/producer/producer_section.h"
 
+#include "models/broker/topic_section.h"
 #include "models/kafka/config_json.h"
-#include "models/scenario.h"
+#include "models/scenario_types.h"
 #include "sim/detmath.h"
 #include "sim/str.h"
 
