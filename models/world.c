@@ -69,9 +69,9 @@ static bool build_checker(ks_world *w)
     return w->checker != NULL;
 }
 
-/* Every node's name, for its streams and messages: "broker0", and the
- * clients' ids. */
-static bool name_nodes(ks_world *w, const ks_scenario *sc)
+/* Every node's name, for its streams and messages: "broker0", the
+ * clients' ids, and the names of the nodes the caller added. */
+static bool name_nodes(ks_world *w, const ks_scenario *sc, const ks_world_node *more)
 {
     uint32_t n = ks_nodes_count(&w->nodes);
     w->node_names = calloc(n, sizeof *w->node_names);
@@ -88,6 +88,9 @@ static bool name_nodes(ks_world *w, const ks_scenario *sc)
             return false;
     for (uint32_t i = 0; i < sc->consumer_count; i++)
         if (!(w->node_names[ks_node_consumer(&w->nodes, i)] = ks_strdup(sc->consumers[i].id)))
+            return false;
+    for (uint32_t i = 0; i < w->nodes.others; i++)
+        if (!(w->node_names[ks_node_other(&w->nodes, i)] = ks_strdup(more[i].name)))
             return false;
     return true;
 }
@@ -193,11 +196,11 @@ static void build_ctx(ks_world *w)
     cx->out_of_memory = &w->out_of_memory;
 }
 
-static bool build(ks_world *w, const ks_scenario *sc)
+static bool build(ks_world *w, const ks_scenario *sc, const ks_world_node *more, uint32_t n)
 {
-    w->nodes = (ks_nodes){sc->broker_count, sc->producer_count, sc->consumer_count};
+    w->nodes = (ks_nodes){sc->broker_count, sc->producer_count, sc->consumer_count, n};
     w->slots = calloc(ks_nodes_count(&w->nodes), sizeof *w->slots);
-    if (!w->slots || !name_nodes(w, sc) ||
+    if (!w->slots || !name_nodes(w, sc, more) ||
         !ks_net_init(&w->net, &w->ctx.sim, &w->streams, &sc->network, ks_nodes_count(&w->nodes),
                      sc->broker_count, (const char *const *)w->node_names) ||
         !build_metadata(w, sc))
@@ -211,10 +214,18 @@ static bool build(ks_world *w, const ks_scenario *sc)
     if (!ks_faults_init(&w->faults, &env, w->meta.topic_first, &w->streams) ||
         !build_clients(w, sc))
         return false;
+    for (uint32_t i = 0; i < n; i++)
+        slot(w, ks_node_other(&w->nodes, i), more[i].ops, more[i].self);
     return build_checker(w);
 }
 
 ks_world *ks_world_create(const ks_scenario *sc, ks_trace *tr, ks_diag *diag)
+{
+    return ks_world_create_with(sc, tr, diag, NULL, 0);
+}
+
+ks_world *ks_world_create_with(const ks_scenario *sc, ks_trace *tr, ks_diag *diag,
+                               const ks_world_node *more, uint32_t n)
 {
     if (!supported(sc, diag))
         return NULL;
@@ -234,7 +245,7 @@ ks_world *ks_world_create(const ks_scenario *sc, ks_trace *tr, ks_diag *diag)
     ks_sim_init(&w->ctx.sim, &lim);
     ks_metrics_init(&w->ctx.metrics, sc->metrics_bucket_ns);
     ks_request_pool_init(&w->ctx.reqs);
-    if (!build(w, sc)) {
+    if (!build(w, sc, more, n)) {
         ks_diag_error(diag, "out of memory while building the simulation");
         ks_world_free(w);
         return NULL;

@@ -87,6 +87,21 @@ void ks_world_trace_end(ks_world *w);
 /* Builds a world. Reports model-level problems with the scenario (things
  * this version cannot simulate) to diag and returns NULL. tr may be NULL. */
 ks_world *ks_world_create(const ks_scenario *sc, ks_trace *tr, ks_diag *diag);
+
+/* A node of a kind the scenario does not build: its operations, its
+ * state (which the caller owns and frees after ks_world_free) and its
+ * name. */
+typedef struct ks_world_node {
+    const ks_node_ops *ops;
+    void *self;
+    const char *name;
+} ks_world_node;
+/* The same, with n more nodes (KS_NODE_OTHER, numbered after the
+ * consumers in the order given): a node kind plugs in with its
+ * operations alone; the network, the routing and the faults take it as
+ * they take every node. */
+ks_world *ks_world_create_with(const ks_scenario *sc, ks_trace *tr, ks_diag *diag,
+                               const ks_world_node *more, uint32_t n);
 void ks_world_free(ks_world *w);
 /* Runs to the end (a verdict) and writes the trace's end record. */
 void ks_world_run(ks_world *w);

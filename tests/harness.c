@@ -53,6 +53,25 @@ bool line_is(const char *line, const char *ev)
     return strncmp(p + 7, ev, n) == 0 && p[7 + n] == '"';
 }
 
+run run_world(ks_world *w, ks_trace *tr, FILE *f)
+{
+    run r = {0};
+    ks_world_run(w);
+    assert_true(ks_trace_flush(tr));
+    r.summary = ks_world_summary(w);
+    r.summary_text = json_dumps(r.summary, JSON_COMPACT);
+    long len = ftell(f);
+    assert_true(len >= 0);
+    rewind(f);
+    r.trace = calloc((size_t)len + 1, 1);
+    assert_non_null(r.trace);
+    assert_int_equal(fread(r.trace, 1, (size_t)len, f), (size_t)len);
+    r.trace_len = (size_t)len;
+    fclose(f);
+    split_lines(&r);
+    return r;
+}
+
 run run_text(const char *json, const ks_override *o, size_t n, ks_trace_level level)
 {
     run r = {0};
@@ -72,19 +91,7 @@ run run_text(const char *json, const ks_override *o, size_t n, ks_trace_level le
     if (!w)
         ks_diag_print(d, stderr);
     assert_non_null(w);
-    ks_world_run(w);
-    assert_true(ks_trace_flush(tr));
-    r.summary = ks_world_summary(w);
-    r.summary_text = json_dumps(r.summary, JSON_COMPACT);
-    long len = ftell(f);
-    assert_true(len >= 0);
-    rewind(f);
-    r.trace = calloc((size_t)len + 1, 1);
-    assert_non_null(r.trace);
-    assert_int_equal(fread(r.trace, 1, (size_t)len, f), (size_t)len);
-    r.trace_len = (size_t)len;
-    fclose(f);
-    split_lines(&r);
+    r = run_world(w, tr, f);
     ks_world_free(w);
     ks_scenario_free(sc);
     free(tr);
@@ -215,6 +222,14 @@ const char *find_line(const run *r, const char *ev, const char *field, const cha
 const char *nth(const run *r, const char *ev, size_t k)
 {
     return find_line(r, ev, NULL, NULL, k);
+}
+
+const char *nth_produce(const run *r, const char *ev, size_t k)
+{
+    for (size_t i = 0; i < r->nlines; i++)
+        if (line_is(r->lines[i], ev) && !line_has(r->lines[i], "api") && k-- == 0)
+            return r->lines[i];
+    return NULL;
 }
 
 size_t count_with(const run *r, const char *ev, const char *field, const char *value)

@@ -10,12 +10,14 @@
 #define KS_TEST_HARNESS_H
 
 #include "models/scenario.h"
+#include "models/world.h"
 #include "sim/trace.h"
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct run {
     char *trace;
@@ -32,6 +34,9 @@ typedef struct run {
 /* Runs the scenario text (file name "t.json" in messages) with the
  * overrides, tracing at `level`. */
 run run_text(const char *json, const ks_override *o, size_t n, ks_trace_level level);
+/* Runs world w, whose trace tr writes to f, and reads trace and summary;
+ * closes f (the caller frees w and tr). */
+run run_world(ks_world *w, ks_trace *tr, FILE *f);
 void run_free(run *r);
 void split_lines(run *r);
 
@@ -52,6 +57,9 @@ size_t find_idx(const run *r, const char *ev, const char *field, const char *val
 const char *find_line(const run *r, const char *ev, const char *field, const char *value,
                       size_t k);
 const char *nth(const run *r, const char *ev, size_t k);
+/* The k-th line of kind ev that has no "api" field: a produce request's
+ * send, arrive or response line; NULL if none. */
+const char *nth_produce(const run *r, const char *ev, size_t k);
 size_t count_with(const run *r, const char *ev, const char *field, const char *value);
 const char *find_int(const run *r, const char *ev, const char *field, int64_t value);
 /* The integer `field` of the k-th line of kind ev. */

@@ -24,6 +24,12 @@
 
 #include "tests/harness.h"
 
+#include "models/net/client.h"
+#include "models/net/network.h"
+#include "models/net/wire.h"
+#include "models/world.h"
+#include "sim/trace.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +286,178 @@ static void test_pause_broker_coordinator(void **state)
     free(text);
 }
 
+/* ---- a node kind that plugs in --------------------------------------------- */
+
+/* A node of a kind ksim does not have, built from its operations alone:
+ * every interval it asks broker 0 for the metadata of topic 0, over its
+ * own connection, with a request timeout of its own (models/net/client.h).
+ * The network, the world's routing and the faults take it as they take
+ * every node. */
+typedef struct pinger {
+    ks_node node;
+    const char *name;
+    uint32_t pings, sent, answered, given_up;
+    uint32_t leaders;        /* partitions the last answer listed */
+    ks_time interval_ns, first_answer_ns;
+    ks_client_conn cc;
+} pinger;
+
+#define PING 1u
+#define PING_TIMEOUT 2u
+#define PING_TIMEOUT_NS (30 * S)
+
+static ks_event ping_event(const pinger *pg, uint32_t tag)
+{
+    return (ks_event){.kind = KS_EV_TIMER, .owner = pg->node, .tag = tag};
+}
+
+static void ping_start(void *self, ks_ctx *cx)
+{
+    pinger *pg = self;
+    ks_event ev = ping_event(pg, PING);
+    ks_sim_schedule(&cx->sim, MS, &ev);
+}
+
+static void ping(pinger *pg, ks_ctx *cx)
+{
+    if (pg->cc.conn == KS_CLIENT_NONE)
+        pg->cc.conn = ks_net_connect(cx->net, pg->node, 0);
+    uint32_t id = ks_request_alloc(&cx->reqs);
+    assert_true(id != KS_REQ_NONE);
+    ks_request *q = ks_req(&cx->reqs, id);
+    q->api = KS_API_METADATA;
+    q->version = 12;
+    q->client = pg->node;
+    q->server = 0;
+    q->client_id = pg->name;
+    q->conn = pg->cc.conn;
+    q->correlation_id = ++pg->sent;
+    q->expects_response = true;
+    q->producer_id = -1;
+    q->topic = 0;
+    q->request_bytes = 40;
+    q->sent_ns = ks_sim_now(&cx->sim);
+    q->refs++; /* the pinger's hold */
+    ks_event t = ping_event(pg, PING_TIMEOUT);
+    assert_true(ks_client_sent(&pg->cc, &cx->sim, id, q->sent_ns, PING_TIMEOUT_NS, &t));
+    (void)ks_wire_request(cx->wire, id);
+    if (pg->sent < pg->pings) {
+        ks_event ev = ping_event(pg, PING);
+        ks_sim_schedule(&cx->sim, ks_sim_now(&cx->sim) + pg->interval_ns, &ev);
+    }
+}
+
+static void ping_timer(void *self, ks_ctx *cx, const ks_event *ev)
+{
+    pinger *pg = self;
+    if (ev->tag == PING) {
+        ping(pg, cx);
+        return;
+    }
+    ks_event t = ping_event(pg, PING_TIMEOUT);
+    if (!ks_client_on_timer(&pg->cc, &cx->sim, PING_TIMEOUT_NS, &t))
+        return;
+    uint32_t n = ks_client_close(&pg->cc, &cx->sim);
+    ks_net_reconnect(cx->net, pg->cc.conn);
+    while (n-- > 0) {
+        ks_request_unref(&cx->reqs, ks_client_take(&pg->cc));
+        pg->given_up++;
+    }
+}
+
+static void ping_answer(void *self, ks_ctx *cx, uint32_t msg, bool answer)
+{
+    pinger *pg = self;
+    assert_true(answer);
+    bool mine = ks_client_arrived(&pg->cc, msg);
+    ks_request_unref(&cx->reqs, msg); /* the event's hold */
+    if (!mine)
+        return;
+    for (uint32_t a; (a = ks_client_take_answered(&pg->cc)) != KS_CLIENT_NONE;) {
+        const ks_request *q = ks_req(&cx->reqs, a);
+        pg->leaders = q->nleaders;
+        if (pg->answered++ == 0)
+            pg->first_answer_ns = ks_sim_now(&cx->sim);
+        ks_request_unref(&cx->reqs, a);
+    }
+    ks_event t = ping_event(pg, PING_TIMEOUT);
+    ks_client_rearm(&pg->cc, &cx->sim, PING_TIMEOUT_NS, &t);
+}
+
+static const ks_node_ops pinger_ops = {
+    .kind = "pinger",
+    .start = ping_start,
+    .on_message = ping_answer,
+    .on_timer = ping_timer,
+};
+
+/* Runs the actors scenario with a pinger beside its nodes. */
+static run run_pinger(pinger *pg, const char *faults)
+{
+    ks_diag *d = malloc(sizeof *d);
+    assert_non_null(d);
+    ks_diag_init(d);
+    ks_override o[] = {{"faults", faults}};
+    ks_scenario *sc = ks_scenario_parse("t.json", ACTORS, o, faults ? 1 : 0, false, 0, d);
+    assert_non_null(sc);
+    memset(pg, 0, sizeof *pg);
+    pg->name = "pinger";
+    pg->pings = 3;
+    pg->interval_ns = MS;
+    ks_client_conn_init(&pg->cc);
+    ks_world_node more = {.ops = &pinger_ops, .self = pg, .name = pg->name};
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    ks_trace tr;
+    ks_trace_init(&tr, f, KS_TL_BATCH);
+    ks_world *w = ks_world_create_with(sc, &tr, d, &more, 1);
+    assert_non_null(w);
+    pg->node = ks_node_other(&w->nodes, 0);
+    run r = run_world(w, &tr, f);
+    ks_world_free(w);
+    ks_client_conn_free(&pg->cc);
+    ks_scenario_free(sc);
+    free(d);
+    return r;
+}
+
+/* It plugs in: its requests travel, are served and traced like any
+ * node's (its name as their client), and are answered. */
+static void test_node_kind_plugs_in(void **state)
+{
+    (void)state;
+    pinger pg;
+    run r = run_pinger(&pg, NULL);
+    assert_string_equal(sum_str(&r, "verdict"), "complete");
+    assert_int_equal(pg.sent, 3);
+    assert_int_equal(pg.answered, 3);
+    assert_int_equal(pg.leaders, 1);
+    assert_int_equal(count_with(&r, "send", "client", "pinger"), 3);
+    assert_int_equal(count_with(&r, "arrive", "client", "pinger"), 3);
+    run_free(&r);
+}
+
+/* Faults take it as any node: its first answer dropped (a fault with no
+ * client selector strikes the first Metadata answer, its), the answers
+ * behind it wait, its own timeout gives all three up, and the run is
+ * held open until then. A pause of broker 0 holds its answers back. */
+static void test_node_kind_faults(void **state)
+{
+    (void)state;
+    pinger pg;
+    run r = run_pinger(&pg, "[{\"type\": \"drop.response\", \"api\": \"Metadata\","
+                            " \"broker\": 0}]");
+    assert_int_equal(pg.answered, 0);
+    assert_int_equal(pg.given_up, 3);
+    assert_true(sum_int(&r, "time_ns") >= PING_TIMEOUT_NS);
+    run_free(&r);
+    r = run_pinger(&pg, "[{\"type\": \"pause.broker\", \"broker\": 0, \"from.ms\": 0.5,"
+                        " \"to.ms\": 40}]");
+    assert_int_equal(pg.answered, 3);
+    assert_true(pg.first_answer_ns >= 40 * MS);
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +468,8 @@ int main(void)
         cmocka_unit_test(test_lost_offset_fetch_answer),
         cmocka_unit_test(test_late_answer_ignored),
         cmocka_unit_test(test_pause_broker_coordinator),
+        cmocka_unit_test(test_node_kind_plugs_in),
+        cmocka_unit_test(test_node_kind_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -390,6 +390,32 @@ static void test_mermaid_too_big(void **state)
     result_free(&r);
 }
 
+/* A broker's own request is drawn when a fault strikes it, and its resend
+ * after the silence: a WriteTxnMarkers request lost on the way is sent
+ * again at the coordinator's request timeout (30 s), and the marker is
+ * written then. */
+static void test_broker_own_request(void **state)
+{
+    fixture *fx = *state;
+    static const ks_override drop[] = {
+        {"faults", "[{\"type\": \"drop.request\", \"api\": \"WriteTxnMarkers\"}]"}};
+    run_scenario(fx, "seed-transaction-commit", drop, 1, KS_TL_RECORD, false);
+    result r = explain(fx, fx->trace, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const steps[] = {
+        "t=14.216 ms  the coordinator (broker 0) sends WriteTxnMarkers request 1 to broker 0; it "
+        "is lost on the way (fault 0: drop.request)",
+        "✕ WriteTxnMarkers lost (fault 0)",
+        "commitTransaction() returns",
+        "t=30014.216 ms  the coordinator (broker 0) has heard nothing for its request timeout: it "
+        "sends WriteTxnMarkers again, as request 2 to broker 0",
+        "── WriteTxnMarkers(request 2) ──",
+        "t=30015.246 ms  the coordinator has broker 0 write a COMMIT marker"};
+    assert_in_order(r.out, steps, sizeof steps / sizeof *steps);
+    result_free(&r);
+}
+
 static void test_mermaid_transaction(void **state)
 {
     fixture *fx = *state;
@@ -400,11 +426,11 @@ static void test_mermaid_transaction(void **state)
     static const char *const lines[] = {
         "sequenceDiagram\n", "participant prod0 as Producer p1\n",
         "participant brk0 as Broker 0\n", "participant coord0 as Coordinator (broker 0)\n",
-        "participant cons0 as Consumer c1\n", "prod0->>coord0: [3] t=2.031 ms InitProducerId(tx-1)\n",
-        "Note over coord0: [8] t=7.107 ms<br/>transaction log<br/>tx-1 ↔ PID 1000, epoch 0<br/>state : Ongoing  (was Empty)",
-        "coord0->>brk0: [16] t=15.246 ms COMMIT marker offset 1\n",
+        "participant cons0 as Consumer c1\n", "prod0->>coord0: [5] t=2.031 ms InitProducerId(tx-1)\n",
+        "Note over coord0: [12] t=7.107 ms<br/>transaction log<br/>tx-1 ↔ PID 1000, epoch 0<br/>state : Ongoing  (was Empty)",
+        "coord0->>brk0: [20] t=15.246 ms COMMIT marker offset 1\n",
         "Note over brk0: P0 log<br/>", /* a box after the step's message: no number */
-        "brk0-->>cons0: [17] t=16.248 ms records(offset 0: record A)\n"};
+        "brk0-->>cons0: [21] t=16.248 ms records(offset 0: record A)\n"};
     assert_in_order(r.out, lines, sizeof lines / sizeof *lines);
     result_free(&r);
 }
@@ -513,8 +539,8 @@ static void test_pipeline_brief(void **state)
     static const char *const commit[] = {
         "t=84.298 ms  stream's committed offset for in-0 becomes 7 (group ctp): commitSync() "
         "is answered",
-        "│ committed offset of in-0: 7 (commitSync)",
-        "│ after a restart, stream reads in-0 from offset 7",
+        "── committed offset of in-0: 7 (commitSync) ───▶ │", /* broker 0 to stream */
+        "after a restart, stream reads in-0 from offset 7",
         "t=97.000 ms  fault 0 (crash.consumer): stream's process dies; a new one starts at "
         "t=150.000 ms"};
     assert_in_order(r.out, commit, sizeof commit / sizeof *commit);
@@ -1020,6 +1046,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_traces, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_broker_own_request, setup, teardown),
         cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
     };

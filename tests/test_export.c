@@ -285,8 +285,26 @@ static json_t *check_format(const char *name, char **text)
     return root;
 }
 
-/* The complete event of the request (api, number) of the export. */
-static const json_t *request(const json_t *root, const char *api, json_int_t number)
+/* The metadata name of a process or track of event e. */
+static const char *meta_name(const json_t *root, const char *what, const json_t *e)
+{
+    json_int_t pid = json_integer_value(json_object_get(e, "pid"));
+    json_int_t tid = json_integer_value(json_object_get(e, "tid"));
+    bool thread = strcmp(what, "thread_name") == 0;
+    const json_t *m;
+    size_t i;
+    json_array_foreach(json_object_get(root, "traceEvents"), i, m)
+        if (strcmp(json_string_value(json_object_get(m, "name")), what) == 0 &&
+            json_integer_value(json_object_get(m, "pid")) == pid &&
+            (!thread || json_integer_value(json_object_get(m, "tid")) == tid))
+            return json_string_value(json_object_get(json_object_get(m, "args"), "name"));
+    return NULL;
+}
+
+/* The complete event of the request (api, number) of the export, on the
+ * thread named thread (any thread when NULL). */
+static const json_t *request_on(const json_t *root, const char *thread, const char *api,
+                                json_int_t number)
 {
     const json_t *e, *found = NULL;
     size_t i;
@@ -294,13 +312,19 @@ static const json_t *request(const json_t *root, const char *api, json_int_t num
         const json_t *args = json_object_get(e, "args");
         if (strcmp(json_string_value(json_object_get(e, "ph")), "X") == 0 &&
             strcmp(json_string_value(json_object_get(e, "name")), api) == 0 &&
-            json_integer_value(json_object_get(args, "request")) == number) {
+            json_integer_value(json_object_get(args, "request")) == number &&
+            (!thread || strcmp(meta_name(root, "thread_name", e), thread) == 0)) {
             assert_null(found);
             found = e;
         }
     }
     assert_non_null(found);
     return found;
+}
+
+static const json_t *request(const json_t *root, const char *api, json_int_t number)
+{
+    return request_on(root, NULL, api, number);
 }
 
 static const char *end_of(const json_t *req)
@@ -317,22 +341,6 @@ static size_t count_named(const json_t *root, const char *ph, const char *name)
         n += strcmp(json_string_value(json_object_get(e, "ph")), ph) == 0 &&
              strcmp(json_string_value(json_object_get(e, "name")), name) == 0;
     return n;
-}
-
-/* The metadata name of a process or track of event e. */
-static const char *meta_name(const json_t *root, const char *what, const json_t *e)
-{
-    json_int_t pid = json_integer_value(json_object_get(e, "pid"));
-    json_int_t tid = json_integer_value(json_object_get(e, "tid"));
-    bool thread = strcmp(what, "thread_name") == 0;
-    const json_t *m;
-    size_t i;
-    json_array_foreach(json_object_get(root, "traceEvents"), i, m)
-        if (strcmp(json_string_value(json_object_get(m, "name")), what) == 0 &&
-            json_integer_value(json_object_get(m, "pid")) == pid &&
-            (!thread || json_integer_value(json_object_get(m, "tid")) == tid))
-            return json_string_value(json_object_get(json_object_get(m, "args"), "name"));
-    return NULL;
 }
 
 /* ---- the scenarios ---------------------------------------------------------- */
@@ -375,10 +383,15 @@ static void transaction(void **state)
     static const char *const apis[] = {"FindCoordinator", "InitProducerId", "AddPartitionsToTxn",
                                        "Produce", "EndTxn"};
     for (size_t i = 0; i < sizeof apis / sizeof *apis; i++) {
-        const json_t *r = request(root, apis[i], 1);
+        const json_t *r = request_on(root, "p1 \xE2\x86\x92 broker 0", apis[i], 1);
         assert_string_equal(end_of(r), "response");
-        assert_string_equal(meta_name(root, "thread_name", r), "p1 \xE2\x86\x92 broker 0");
     }
+    /* the consumer's requests and the coordinator's, each on its own lane */
+    assert_string_equal(
+        end_of(request_on(root, "c1 \xE2\x86\x92 broker 0", "FindCoordinator", 1)), "response");
+    assert_string_equal(
+        end_of(request_on(root, "broker0 \xE2\x86\x92 broker 0", "WriteTxnMarkers", 1)),
+        "response");
     assert_int_equal(count_named(root, "i", "txn Ongoing"), 1);
     assert_int_equal(count_named(root, "i", "txn CompleteCommit"), 1);
     assert_int_equal(count_named(root, "i", "marker COMMIT"), 1);

@@ -13,6 +13,7 @@
 #include "models/broker/broker.h"
 
 #include "models/events.h"
+#include "models/net/wire.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -203,12 +204,22 @@ static void answered(ks_broker *b, ks_ctx *cx, uint32_t id, bool given_up)
     }
 }
 
+/* A "response" trace line: the broker handles the answer to a request of
+ * its; its error is the request's, or its first partition's. */
+static void trace_answer(ks_ctx *cx, const ks_request *q)
+{
+    if (cx->trace)
+        ks_wire_trace_response(cx->trace, cx->nodes, q, ks_sim_now(&cx->sim),
+                               ks_req_first_error(&cx->reqs, q));
+}
+
 static void on_answer(ks_broker *b, ks_ctx *cx, uint32_t id)
 {
     uint32_t to = ks_req(&cx->reqs, id)->server;
     if (!ks_bio_answer(&b->io, cx, id))
         return; /* its request was given up: an answer nobody waits for */
     for (uint32_t a; (a = ks_bio_take_answered(&b->io, to)) != KS_REQ_NONE;) {
+        trace_answer(cx, ks_req(&cx->reqs, a));
         answered(b, cx, a, false);
         ks_request_unref(&cx->reqs, a); /* the sender's hold */
     }

@@ -146,13 +146,10 @@ static bool ensure_conn(ks_bio *io, uint32_t conn)
 static void trace_arrive(const ks_bio *io, ks_ctx *cx, const ks_request *q)
 {
     ks_trace *tr = cx->trace;
-    /* "arrive" is of the producers' requests (docs/trace.md); markers have
-     * their "marker" lines */
-    if (!tr || ks_node_kind_of(cx->nodes, q->client) != KS_NODE_PRODUCER ||
-        !ks_trace_begin(tr, ks_sim_now(&cx->sim), KS_TR_ARRIVE))
+    if (!tr || !ks_trace_begin(tr, ks_sim_now(&cx->sim), KS_TR_ARRIVE))
         return;
     ks_trace_u64(tr, "broker", io->broker);
-    ks_trace_str(tr, "producer", q->client_id);
+    ks_request_trace_client(tr, cx->nodes, q);
     ks_trace_u64(tr, "request", q->correlation_id);
     if (q->api != KS_API_PRODUCE) /* as its send line names it */
         ks_trace_str(tr, "api", ks_api_name(q->api));

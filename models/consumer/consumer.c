@@ -768,6 +768,15 @@ static void answered(ks_consumer *c, ks_ctx *cx, const ks_request *q)
     h(c, cx, q);
 }
 
+/* A "response" trace line: the consumer handles the answer; its error is
+ * the request's, or its first partition's. */
+static void trace_answer(ks_ctx *cx, const ks_request *q)
+{
+    if (cx->trace)
+        ks_wire_trace_response(cx->trace, cx->nodes, q, ks_sim_now(&cx->sim),
+                               ks_req_first_error(&cx->reqs, q));
+}
+
 void ks_consumer_on_response(ks_consumer *c, ks_ctx *cx, uint32_t id)
 {
     const ks_request *q = ks_req(&cx->reqs, id);
@@ -778,6 +787,7 @@ void ks_consumer_on_response(ks_consumer *c, ks_ctx *cx, uint32_t id)
     if (!mine)
         return; /* given up, or of an instance that crashed: nobody waits for it */
     for (uint32_t a; c->alive && (a = ks_client_take_answered(cc)) != KS_CLIENT_NONE;) {
+        trace_answer(cx, ks_req(&cx->reqs, a));
         answered(c, cx, ks_req(&cx->reqs, a));
         ks_request_unref(&cx->reqs, a); /* the consumer's hold */
         assert_consumer_invariants(c, cx);

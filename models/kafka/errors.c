@@ -64,3 +64,9 @@ bool ks_api_find(const char *name, ks_api *out)
     }
     return false;
 }
+
+bool ks_kerr_invalid_metadata(ks_kerr e)
+{
+    return e == KS_KERR_NOT_LEADER_OR_FOLLOWER || e == KS_KERR_UNKNOWN_TOPIC_OR_PARTITION ||
+           e == KS_KERR_KAFKA_STORAGE_ERROR;
+}

@@ -71,6 +71,10 @@ const char *ks_kerr_name(ks_kerr e);
 const char *ks_kerr_exception(ks_kerr e);
 bool ks_kerr_retriable(ks_kerr e);
 bool ks_kerr_injectable(ks_kerr e);
+/* Does the error say the client's metadata is stale: its exception
+ * extends InvalidMetadataException ([K] NotLeaderOrFollowerException,
+ * UnknownTopicOrPartitionException, KafkaStorageException)? */
+bool ks_kerr_invalid_metadata(ks_kerr e);
 /* By name; false if unknown. */
 bool ks_kerr_find(const char *name, ks_kerr *out);
 

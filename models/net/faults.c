@@ -243,10 +243,7 @@ static void trace_strike(ks_faults *f, uint32_t i, const ks_request *q, ks_time 
     if (!trace_fault(f, i, at))
         return;
     ks_trace *tr = f->env.trace;
-    if (ks_node_kind_of(f->env.nodes, q->client) == KS_NODE_PRODUCER)
-        ks_trace_str(tr, "producer", q->client_id);
-    else if (ks_node_kind_of(f->env.nodes, q->client) == KS_NODE_CONSUMER)
-        ks_trace_str(tr, "consumer", q->client_id);
+    ks_request_trace_client(tr, f->env.nodes, q);
     ks_trace_u64(tr, "broker", q->server);
     ks_trace_u64(tr, "request", q->correlation_id);
     if (q->api != KS_API_PRODUCE)

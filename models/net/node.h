@@ -29,15 +29,23 @@
 typedef uint32_t ks_node;
 #define KS_NODE_NONE UINT32_MAX
 
-typedef enum ks_node_kind { KS_NODE_BROKER, KS_NODE_PRODUCER, KS_NODE_CONSUMER } ks_node_kind;
+/* KS_NODE_OTHER: a node of a kind the scenario does not build, given to
+ * the world by its caller (ks_world_create_with; tests plug a node kind
+ * in this way), numbered after the consumers. */
+typedef enum ks_node_kind {
+    KS_NODE_BROKER,
+    KS_NODE_PRODUCER,
+    KS_NODE_CONSUMER,
+    KS_NODE_OTHER
+} ks_node_kind;
 
 typedef struct ks_nodes {
-    uint32_t brokers, producers, consumers;
+    uint32_t brokers, producers, consumers, others;
 } ks_nodes;
 
 static inline uint32_t ks_nodes_count(const ks_nodes *n)
 {
-    return n->brokers + n->producers + n->consumers;
+    return n->brokers + n->producers + n->consumers + n->others;
 }
 
 static inline ks_node ks_node_broker(const ks_nodes *n, uint32_t b)
@@ -59,12 +67,19 @@ static inline ks_node ks_node_consumer(const ks_nodes *n, uint32_t c)
     return n->brokers + n->producers + c;
 }
 
+static inline ks_node ks_node_other(const ks_nodes *n, uint32_t i)
+{
+    assert(i < n->others);
+    return n->brokers + n->producers + n->consumers + i;
+}
+
 static inline ks_node_kind ks_node_kind_of(const ks_nodes *n, ks_node id)
 {
     assert(id < ks_nodes_count(n));
-    return id < n->brokers                  ? KS_NODE_BROKER
-           : id < n->brokers + n->producers ? KS_NODE_PRODUCER
-                                            : KS_NODE_CONSUMER;
+    return id < n->brokers                                  ? KS_NODE_BROKER
+           : id < n->brokers + n->producers                 ? KS_NODE_PRODUCER
+           : id < n->brokers + n->producers + n->consumers ? KS_NODE_CONSUMER
+                                                            : KS_NODE_OTHER;
 }
 
 /* The node's index among those of its kind. */
@@ -76,9 +91,11 @@ static inline uint32_t ks_node_index(const ks_nodes *n, ks_node id)
     case KS_NODE_PRODUCER:
         return id - n->brokers;
     case KS_NODE_CONSUMER:
+        return id - n->brokers - n->producers;
+    case KS_NODE_OTHER:
         break;
     }
-    return id - n->brokers - n->producers;
+    return id - n->brokers - n->producers - n->consumers;
 }
 
 /* The producer index of node n, or UINT32_MAX when n is no producer. */

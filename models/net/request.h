@@ -13,6 +13,7 @@
 #include "models/kafka/errors.h"
 #include "models/net/node.h"
 #include "sim/sim.h"
+#include "sim/trace.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -145,6 +146,17 @@ static inline ks_req_batch *ks_req_entry(const ks_request_pool *p, uint32_t e)
     return block + (e & (KS_REQ_BLOCK - 1u));
 }
 
+/* The error of an answered request: its own, or its first entry's that
+ * has one (what a "response" trace line names). */
+static inline ks_kerr ks_req_first_error(const ks_request_pool *p, const ks_request *q)
+{
+    ks_kerr err = q->error;
+    for (uint32_t e = q->first; err == KS_KERR_NONE && e != KS_REQ_NONE;
+         e = ks_req_entry(p, e)->next)
+        err = ks_req_entry(p, e)->error;
+    return err;
+}
+
 void ks_request_pool_init(ks_request_pool *p);
 void ks_request_pool_free(ks_request_pool *p);
 /* A zeroed request's index, or KS_REQ_NONE when memory ran out. */
@@ -152,6 +164,10 @@ uint32_t ks_request_alloc(ks_request_pool *p);
 /* Adds an entry to request `id` (at the end). Returns the entry's index,
  * or KS_REQ_NONE when memory ran out. */
 uint32_t ks_request_add_batch(ks_request_pool *p, uint32_t id, uint32_t *last);
+/* The trace field that names a message's client: "producer" or
+ * "consumer" (its id), or "client" (a broker as a client: "broker<N>",
+ * or a node of another kind: its name). */
+void ks_request_trace_client(ks_trace *tr, const ks_nodes *nodes, const ks_request *q);
 /* Releases a request and its entries. */
 void ks_request_release(ks_request_pool *p, uint32_t id);
 /* Drops one holder; releases the request when none is left. */

@@ -25,15 +25,29 @@ static void observe_loss(ks_wire *w, const ks_request *q, ks_net_dir dir, int32_
     ks_obs_request_fate(w->obs, producer, q->correlation_id, KS_FATE_REQUEST_DROPPED, fault);
 }
 
-/* A "send" trace line: a producer's request left, arriving at `arrival`
+void ks_wire_trace_response(ks_trace *tr, const ks_nodes *nodes, const ks_request *q, ks_time now,
+                            ks_kerr err)
+{
+    if (!tr || !ks_trace_begin(tr, now, KS_TR_RESPONSE))
+        return;
+    ks_request_trace_client(tr, nodes, q);
+    ks_trace_u64(tr, "broker", q->server);
+    ks_trace_u64(tr, "request", q->correlation_id);
+    if (q->api != KS_API_PRODUCE)
+        ks_trace_str(tr, "api", ks_api_name(q->api));
+    ks_trace_str(tr, "error", ks_kerr_name(err));
+    ks_trace_i64(tr, "rtt_ns", now - q->sent_ns);
+    ks_trace_end(tr);
+}
+
+/* A "send" trace line: a request left its client, arriving at `arrival`
  * (-1: lost). */
 static void trace_send(ks_wire *w, const ks_request *q, ks_time arrival)
 {
     ks_trace *tr = w->trace;
-    if (!tr || ks_node_kind_of(w->nodes, q->client) != KS_NODE_PRODUCER ||
-        !ks_trace_begin(tr, ks_sim_now(w->sim), KS_TR_SEND))
+    if (!tr || !ks_trace_begin(tr, ks_sim_now(w->sim), KS_TR_SEND))
         return;
-    ks_trace_str(tr, "producer", q->client_id);
+    ks_request_trace_client(tr, w->nodes, q);
     ks_trace_u64(tr, "broker", q->server);
     ks_trace_u64(tr, "request", q->correlation_id);
     if (q->api != KS_API_PRODUCE)

@@ -11,7 +11,7 @@
  * A lost message is a silence: its sender is told nothing (it learns of
  * the loss only from its own timeout). The wire reports the loss to the
  * observer (models/obs.h), beside the run, and writes the request's
- * "send" trace line, with when it will arrive.
+ * "send" trace line, with when it will arrive, whoever its client is.
  *
  * Never: decides what the message means or what its sender does; tells
  * the sender or the receiver whether it got through.
@@ -45,6 +45,10 @@ typedef struct ks_wire {
 ks_time ks_wire_request(ks_wire *wi, uint32_t id);
 /* The response to request `id` leaves its server at `at`. */
 void ks_wire_response(ks_wire *wi, uint32_t id, ks_time at);
+/* A "response" trace line at `now`: the client handles the answer to q,
+ * whose error (the request's, or its first entry's) is err. */
+void ks_wire_trace_response(ks_trace *tr, const ks_nodes *nodes, const ks_request *q, ks_time now,
+                            ks_kerr err);
 /* At its arrival: did the message get through? One that TCP was still
  * retransmitting when its connection was closed never does. */
 bool ks_wire_delivered(const ks_wire *wi, uint32_t id, ks_net_dir dir);

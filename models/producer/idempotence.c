@@ -4,8 +4,7 @@
  */
 #include "models/producer/idempotence.h"
 
-#include "models/producer/producer.h"
-#include "models/producer/txn_manager.h"
+#include "models/producer/prod.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -243,11 +242,13 @@ bool ks_prod_seq_may_drain(void *ctx, uint32_t part, const ks_batch *head)
  * for the transactional producer
  *     if (canBumpEpoch()) { epochBumpRequired = true; transitionToAbortableError(...) }
  *     else transitionToFatalError(...)
- * (ksim's coordinators can always bump: ks_prod_tm_unresolved). The
+ * (ksim's coordinators can always bump: the sender hands each such
+ * partition to ks_prod_tm_unresolved). The
  * transactional producer's epoch thus moves only by InitProducerId, never
  * locally. */
-void ks_prod_seq_resolve(ks_producer *p, ks_ctx *cx)
+uint32_t ks_prod_seq_resolve(ks_producer *p)
 {
+    uint32_t gaps = 0;
     /* (every sender run asks: cost only while a partition is unresolved) */
     for (uint32_t i = 0; p->unresolved > 0 && i < p->partitions; i++) {
         ks_seq_state *sq = &p->seq[i];
@@ -258,10 +259,11 @@ void ks_prod_seq_resolve(ks_producer *p, ks_ctx *cx)
         if (sq->next_seq == next_after(sq->last_acked))
             continue;
         if (p->tm.transactional)
-            ks_prod_tm_unresolved(p, cx);
+            gaps++;
         else
             ks_prod_seq_request_bump(p, i);
     }
+    return gaps;
 }
 
 /* KIP-360: the idempotent producer bumps its epoch locally and renumbers,
@@ -270,10 +272,10 @@ void ks_prod_seq_resolve(ks_producer *p, ks_ctx *cx)
  * partitions start over at their next new batch, once their older
  * batches are done. At epoch 32767 Kafka asks for a new producer id
  * instead. */
-void ks_prod_seq_maybe_bump_epoch(ks_producer *p, ks_ctx *cx)
+bool ks_prod_seq_maybe_bump_epoch(ks_producer *p, ks_ctx *cx)
 {
     if (!p->bump_required)
-        return;
+        return false;
     /* bumpIdempotentEpochAndResetIdIfNeeded: if (!isTransactional()) */
     assert(!p->tm.transactional && "a transactional producer's epoch bumps by InitProducerId");
     /* ksim waits until none of the renumbered partitions' batches is on
@@ -281,15 +283,14 @@ void ks_prod_seq_maybe_bump_epoch(ks_producer *p, ks_ctx *cx)
      * for the new one. */
     for (uint32_t i = 0; i < p->partitions; i++)
         if (p->seq[i].rewrite && lowest_on_wire(p, cx, i) != INT32_MAX)
-            return;
+            return false;
     p->bump_required = false;
     p->epoch_bumps++;
     if (p->epoch == INT16_MAX) {
         p->producer_id = -1;
         for (uint32_t i = 0; i < p->max_partitions; i++)
             p->seq[i].rewrite = false;
-        ks_prod_tm_need_producer_id(p, cx); /* every partition starts over */
-        return;
+        return true; /* a new producer id: every partition starts over */
     }
     p->epoch++;
     for (uint32_t i = 0; i < p->partitions; i++) {
@@ -323,4 +324,5 @@ void ks_prod_seq_maybe_bump_epoch(ks_producer *p, ks_ctx *cx)
         sq->next_seq = next;
     }
     ks_prod_trace_state(p, cx, "epoch_bump", NULL);
+    return false;
 }

@@ -32,6 +32,7 @@
 #define KS_PRODUCER_IDEMPOTENCE_H
 
 #include "models/ctx.h"
+#include "models/producer/prod.h"
 #include "models/producer/accumulator.h"
 
 #include <stdbool.h>
@@ -40,19 +41,7 @@
 struct ks_producer;
 struct ks_req_batch;
 
-/* Idempotence, per partition ([K] TransactionManager's
- * TopicPartitionBookkeeper). */
-typedef struct ks_seq_state { /* 20 bytes: one per partition of the topic */
-    int32_t next_seq;       /* the next batch's base sequence */
-    int32_t last_acked;     /* last sequence acknowledged, -1 */
-    uint32_t incomplete;    /* batches with a sequence not yet done, on the
-                               wire or waiting to be retried
-                               (inflightBatchesBySequence) */
-    int32_t unresolved_seq; /* the last sequence of the batch below */
-    int16_t epoch;          /* the epoch this numbering belongs to */
-    bool unresolved;        /* a retried batch expired: its fate unknown */
-    bool rewrite;           /* renumber its batches at the next epoch bump */
-} ks_seq_state;
+
 
 /* Per-partition state for an idempotent producer; false when out of
  * memory. */
@@ -102,9 +91,9 @@ bool ks_prod_seq_may_drain(void *ctx, uint32_t partition, const ks_batch *head);
 /* Once nothing of an unresolved partition is left undone, it is resolved,
  * or an idempotent producer's epoch bump is due, or a transactional
  * producer's transaction can only abort (maybeResolveSequences). */
-void ks_prod_seq_resolve(struct ks_producer *p, ks_ctx *cx);
+uint32_t ks_prod_seq_resolve(struct ks_producer *p);
 /* The local epoch bump, if one is due and nothing it renumbers is on the
  * wire. */
-void ks_prod_seq_maybe_bump_epoch(struct ks_producer *p, ks_ctx *cx);
+bool ks_prod_seq_maybe_bump_epoch(struct ks_producer *p, ks_ctx *cx);
 
 #endif

@@ -4,9 +4,8 @@
  */
 #include "models/producer/network_client.h"
 
-#include "models/producer/producer.h"
-#include "models/producer/sender.h"
-#include "models/producer/txn_manager.h"
+#include "models/producer/prod.h"
+#include "models/net/network.h"
 #include "models/net/wire.h"
 
 #include <assert.h>
@@ -43,24 +42,41 @@ void ks_prod_net_free(ks_producer *p)
     p->leader = NULL;
 }
 
-/* The next metadata refresh, worth scheduling while an admin operation
- * on the producer's topic is still to come (none else changes metadata;
- * a refresh that finds nothing keeps no run alive, but scheduling it
- * forever would be work for nothing). metadata.max.age.ms 0 refreshes
- * again as soon as the last refresh is answered ([K] Metadata
- * .timeToNextUpdate). */
+/* When the next metadata refresh is due ([K] Metadata.timeToNextUpdate):
+ * metadata.max.age.ms after the last one, or, once an update is asked
+ * for (an error that says the metadata is stale, a connection closed),
+ * as soon as retry.backoff.ms after the last one allows. */
+static ks_time metadata_due(const ks_producer *p)
+{
+    ks_time backoff = ks_time_add(p->md_last_ns, p->set.retry_backoff_ns);
+    if (p->md_need)
+        return backoff;
+    ks_time age = ks_time_add(p->md_last_ns, p->metadata_max_age_ns);
+    return age > backoff ? age : backoff;
+}
+
+/* The timer of the next metadata refresh (a daemon: a refresh keeps no
+ * run alive), unless one is in flight (its answer or failure arms the
+ * next). */
 void ks_prod_net_schedule_metadata(ks_producer *p, ks_ctx *cx)
 {
-    const ks_scenario *sc = cx->sc;
-    ks_time now = ks_sim_now(&cx->sim), last = -1;
-    for (uint32_t i = 0; i < sc->admin_count; i++)
-        if (sc->admin[i].topic == p->topic)
-            last = sc->admin[i].at_ns;
-    if (last < 0 || now > last)
+    if (p->md_in_flight)
         return;
-    ks_time age = p->metadata_max_age_ns > 0 ? p->metadata_max_age_ns : 0;
+    ks_time at = ks_sim_not_before_now(&cx->sim, metadata_due(p));
+    if (p->metadata_timer != KS_HANDLE_NONE) {
+        if (p->metadata_at <= at)
+            return;
+        ks_sim_cancel(&cx->sim, p->metadata_timer);
+    }
     ks_event ev = {.kind = KS_EV_TIMER, .owner = p->node, .tag = KS_TIMER_METADATA};
-    p->metadata_timer = ks_sim_schedule_daemon(&cx->sim, ks_time_add(now, age), &ev);
+    p->metadata_timer = ks_sim_schedule_daemon(&cx->sim, at, &ev);
+    p->metadata_at = at;
+}
+
+void ks_prod_net_request_metadata(ks_producer *p, ks_ctx *cx)
+{
+    p->md_need = true;
+    ks_prod_net_schedule_metadata(p, cx);
 }
 
 /* The least loaded broker whose connection can take a request now, or
@@ -258,14 +274,18 @@ void ks_producer_on_metadata(ks_producer *p, ks_ctx *cx)
 {
     p->metadata_timer = KS_HANDLE_NONE;
     ks_time now = ks_sim_now(&cx->sim), next = KS_TIME_MAX;
+    if (p->md_in_flight)
+        return;
     uint32_t broker = ks_prod_net_least_loaded(p, cx, now, &next);
     if (broker == UINT32_MAX) {
         if (next != KS_TIME_MAX) {
             ks_event ev = {.kind = KS_EV_TIMER, .owner = p->node, .tag = KS_TIMER_METADATA};
             p->metadata_timer = ks_sim_schedule_daemon(&cx->sim, next, &ev);
+            p->metadata_at = next;
         }
         return;
     }
+    p->md_in_flight = true;
     uint32_t id = ks_prod_net_new_request(p, cx, KS_API_METADATA, broker);
     if (id == KS_REQ_NONE)
         return;
@@ -279,10 +299,23 @@ void ks_producer_on_metadata(ks_producer *p, ks_ctx *cx)
     ks_prod_net_launch(p, cx, broker, id, now, &sent);
 }
 
-/* The MetadataResponse: new partitions of the topic and their leaders. */
+/* The MetadataResponse: the leaders of the topic's partitions, and the
+ * new partitions; the producer acts on it from now on. */
 static void metadata_answered(ks_producer *p, ks_ctx *cx, const ks_request *q)
 {
     uint32_t known = q->nleaders < p->max_partitions ? q->nleaders : p->max_partitions;
+    p->md_in_flight = false;
+    if (q->error == KS_KERR_NONE) {
+        p->md_need = false;
+        p->md_last_ns = ks_sim_now(&cx->sim);
+        bool moved = false;
+        for (uint32_t i = 0; i < known && i < p->partitions; i++) {
+            moved = moved || p->leader[i] != q->leaders[i];
+            p->leader[i] = q->leaders[i];
+        }
+        if (moved && !ks_acc_set_leaders(&p->acc, p->leader))
+            ks_prod_oom(cx);
+    }
     if (q->error == KS_KERR_NONE && known > p->partitions) {
         for (uint32_t i = p->partitions; i < known; i++)
             p->leader[i] = q->leaders[i];
@@ -350,29 +383,17 @@ static void close_connection(ks_producer *p, ks_ctx *cx, uint32_t broker, bool t
         uint32_t id = pop_in_flight(p, cx, n);
         ks_request *q = ks_req(&cx->reqs, id);
         if (q->api == KS_API_METADATA) {
-            ks_prod_net_schedule_metadata(p, cx); /* the next refresh asks again */
-            ks_request_unref(&cx->reqs, id);
-            continue;
-        }
-        if (q->api != KS_API_PRODUCE) {
-            /* retried after retry.backoff.ms, like every request of the
-             * TransactionManager */
-            ks_prod_tm_request_lost(p, now);
+            p->md_in_flight = false; /* the refresh asks again (below) */
+        } else {
+            p->net->given_up(p, cx, q, err, first, timed_out);
             first = false;
-            ks_request_unref(&cx->reqs, id);
-            continue;
         }
-        /* what the producer saw of it (the observer keeps what the
-         * network saw, when it lost a message of this request) */
-        ks_obs_request_fate(cx->obs, p->index, q->correlation_id,
-                            first && timed_out ? KS_FATE_TIMED_OUT : KS_FATE_DISCARDED,
-                            KS_OBS_NO_FAULT);
-        first = false;
-        ks_prod_sender_fail_request(p, cx, q, err);
         ks_request_unref(&cx->reqs, id); /* the producer's hold */
     }
-    ks_prod_send_try_unblock(p, cx);
-    ks_prod_sender_wake(p, cx, now);
+    /* "we disconnected, so we should probably refresh our metadata"
+     * ([K] NetworkClient.handleTimedOutRequests, handleDisconnections) */
+    ks_prod_net_request_metadata(p, cx);
+    p->net->after(p, cx);
 }
 
 void ks_prod_net_crash(ks_producer *p, ks_ctx *cx)
@@ -403,75 +424,27 @@ void ks_producer_on_request_timeout(ks_producer *p, ks_ctx *cx, uint32_t broker)
 /* A "response" trace record: the request's answer, its first error. */
 static void trace_response(const ks_producer *p, ks_ctx *cx, const ks_request *q, ks_time now)
 {
-    ks_trace *tr = cx->trace;
-    if (!tr || !ks_trace_begin(tr, now, KS_TR_RESPONSE))
+    (void)p;
+    if (!cx->trace)
         return;
-    ks_trace_str(tr, "producer", p->conf->id);
-    ks_trace_u64(tr, "broker", q->server);
-    ks_trace_u64(tr, "request", q->correlation_id);
-    if (q->api != KS_API_PRODUCE)
-        ks_trace_str(tr, "api", ks_api_name(q->api));
     ks_kerr err = q->api == KS_API_PRODUCE ? KS_KERR_NONE : q->error;
     for (uint32_t e = q->first; q->api == KS_API_PRODUCE && e != KS_REQ_NONE &&
                                 err == KS_KERR_NONE;
          e = ks_req_entry(&cx->reqs, e)->next)
         err = ks_req_entry(&cx->reqs, e)->error;
-    ks_trace_str(tr, "error", ks_kerr_name(err));
-    ks_trace_i64(tr, "rtt_ns", now - q->sent_ns);
-    ks_trace_end(tr);
+    ks_wire_trace_response(cx->trace, cx->nodes, q, now, err);
 }
 
 /* ---- Response dispatch -------------------------------------------------- */
 
-/* A ProduceResponse: the observer learns the request was answered, the
- * Sender completes or retries its batches. */
-static void on_produce_response(ks_producer *p, ks_ctx *cx, ks_request *q)
+/* Hands response q to its handler: a MetadataResponse is the network
+ * client's own, every other the producer's. */
+static void dispatch_response(ks_producer *p, ks_ctx *cx, ks_request *q)
 {
-    ks_obs_request_fate(cx->obs, p->index, q->correlation_id, KS_FATE_ANSWERED, KS_OBS_NO_FAULT);
-    ks_prod_sender_handle_response(p, cx, q);
-}
-
-static void on_metadata_response(ks_producer *p, ks_ctx *cx, ks_request *q)
-{
-    metadata_answered(p, cx, q);
-}
-
-/* InitProducerId and the transactional requests: the TransactionManager's. */
-static void on_txn_response(ks_producer *p, ks_ctx *cx, ks_request *q)
-{
-    ks_prod_tm_answered(p, cx, q);
-}
-
-typedef void response_handler(ks_producer *p, ks_ctx *cx, ks_request *q);
-
-/* The producer node's handler of each API's response. An API the
- * producer never sends has none (NULL): its response reaching the
- * producer is a ksim bug. A new ApiKey needs no entry here unless the
- * producer sends it. */
-static response_handler *const response_handlers[KS_API__COUNT] = {
-    [KS_API_PRODUCE] = on_produce_response,
-    [KS_API_METADATA] = on_metadata_response,
-    [KS_API_INIT_PRODUCER_ID] = on_txn_response,
-    [KS_API_FIND_COORDINATOR] = on_txn_response,
-    [KS_API_ADD_PARTITIONS_TO_TXN] = on_txn_response,
-    [KS_API_ADD_OFFSETS_TO_TXN] = on_txn_response,
-    [KS_API_TXN_OFFSET_COMMIT] = on_txn_response,
-    [KS_API_END_TXN] = on_txn_response,
-};
-
-/* Hands response q to its API's handler; false (and the run ends with
- * an internal error) when the producer has none for it. */
-static bool dispatch_response(ks_producer *p, ks_ctx *cx, ks_request *q)
-{
-    response_handler *h = (unsigned)q->api < (unsigned)KS_API__COUNT ? response_handlers[q->api]
-                                                                     : NULL;
-    assert(h && "a response to a request the producer never sends");
-    if (!h) {
-        ks_sim_stop(&cx->sim, KS_SIM_INTERNAL_ERROR);
-        return false;
-    }
-    h(p, cx, q);
-    return true;
+    if (q->api == KS_API_METADATA)
+        metadata_answered(p, cx, q);
+    else
+        p->net->answered(p, cx, q);
 }
 
 /* Responses on a connection are handled in request order, as
@@ -486,9 +459,9 @@ static void handle_arrived(ks_producer *p, ks_ctx *cx, uint32_t broker)
         ks_request *q = ks_req(&cx->reqs, id);
         p->responses++;
         trace_response(p, cx, q, now);
-        bool handled = dispatch_response(p, cx, q);
+        dispatch_response(p, cx, q);
         ks_request_unref(&cx->reqs, id); /* the producer's hold */
-        if (!handled)
+        if (cx->sim.verdict != KS_SIM_RUNNING)
             return;
     }
     arm_timeout(p, cx, broker);
@@ -503,6 +476,5 @@ void ks_producer_on_response(ks_producer *p, ks_ctx *cx, uint32_t id)
         handle_arrived(p, cx, broker);
     } /* else its connection was closed meanwhile: nobody reads it */
     ks_request_unref(&cx->reqs, id); /* the response event's hold */
-    ks_prod_send_try_unblock(p, cx);
-    ks_prod_sender_wake(p, cx, ks_sim_now(&cx->sim));
+    p->net->after(p, cx);
 }

@@ -22,6 +22,7 @@
 #define KS_PRODUCER_NETWORK_CLIENT_H
 
 #include "models/ctx.h"
+#include "models/producer/prod.h"
 #include "models/kafka/metadata.h"
 #include "models/kafka/errors.h"
 #include "sim/sim.h"
@@ -32,17 +33,7 @@
 struct ks_producer;
 struct ks_request;
 
-/* Per broker, as this producer sees it. */
-typedef struct ks_prod_node {
-    uint32_t conn;          /* connection id */
-    uint32_t in_flight;     /* requests without a response */
-    uint32_t fifo_head, fifo_tail; /* those requests, oldest first (ks_request.pnext) */
-    uint32_t gen;           /* connection generation: +1 when it closes */
-    ks_time ready_at_ns;    /* reconnecting until then */
-    ks_handle timeout_timer;/* request.timeout.ms of the oldest request */
-    ks_time ready_ns;       /* last time it had data ready (KIP-794 stats) */
-    ks_time drain_ns;       /* last time it could be drained */
-} ks_prod_node;
+
 
 /* Connects to every broker and learns the partitions' leaders. Arrays
  * are sized for every partition the topic will ever have, so a metadata
@@ -50,9 +41,13 @@ typedef struct ks_prod_node {
  * of memory. */
 bool ks_prod_net_init(struct ks_producer *p, ks_ctx *cx, const ks_meta *meta);
 void ks_prod_net_free(struct ks_producer *p);
-/* Schedules the next metadata refresh, if an admin operation on the
- * producer's topic is still to come. */
+/* Schedules the next metadata refresh: metadata.max.age.ms after the
+ * last, or sooner once one is asked for. */
 void ks_prod_net_schedule_metadata(struct ks_producer *p, ks_ctx *cx);
+/* The metadata is stale (an error said so, a connection closed): a
+ * refresh as soon as retry.backoff.ms since the last allows
+ * ([K] Metadata.requestUpdate). */
+void ks_prod_net_request_metadata(struct ks_producer *p, ks_ctx *cx);
 /* The least loaded broker whose connection can take a request now, or
  * UINT32_MAX (then *next says when to look again). */
 uint32_t ks_prod_net_least_loaded(const struct ks_producer *p, const ks_ctx *cx,
@@ -70,5 +65,14 @@ void ks_prod_net_address(struct ks_producer *p, ks_ctx *cx, struct ks_request *q
  * last byte left. */
 void ks_prod_net_launch(struct ks_producer *p, ks_ctx *cx, uint32_t broker, uint32_t id,
                         ks_time now, ks_time *sent_out);
+
+/* Its events: metadata.max.age.ms passed; request.timeout.ms of the
+ * oldest request to a broker; the answer to request `req` arrived. */
+void ks_producer_on_metadata(struct ks_producer *p, ks_ctx *cx);
+void ks_producer_on_request_timeout(struct ks_producer *p, ks_ctx *cx, uint32_t broker);
+void ks_producer_on_response(struct ks_producer *p, ks_ctx *cx, uint32_t req);
+/* Its connections close with its process: nothing it had in flight is
+ * waited for any more. */
+void ks_prod_net_crash(struct ks_producer *p, ks_ctx *cx);
 
 #endif

@@ -9,8 +9,13 @@
  */
 #include "models/producer/producer.h"
 
+#include "models/producer/prod.h"
+#include "models/producer/send.h"
 #include "models/producer/sender.h"
 #include "models/producer/txn_manager.h"
+#include "models/producer/idempotence.h"
+#include "models/producer/network_client.h"
+
 #include "sim/detmath.h"
 
 #include <assert.h>
@@ -37,32 +42,6 @@ ks_partitioner_kind ks_producer_partitioner(const ks_producer_conf *pc, ks_kafka
     if (v < KS_KV(3, 3, 0))
         return KS_PARTITIONER_STICKY;
     return KS_PARTITIONER_UNIFORM_STICKY;
-}
-
-const char *ks_prod_topic_name(const ks_ctx *cx, const ks_producer *p)
-{
-    return cx->sc->topics[p->topic].name;
-}
-
-void ks_prod_oom(ks_ctx *cx)
-{
-    ks_ctx_oom(cx);
-}
-
-void ks_prod_trace_state(ks_producer *p, ks_ctx *cx, const char *what, const char *error)
-{
-    ks_trace *tr = cx->trace;
-    if (tr && ks_trace_begin(tr, ks_sim_now(&cx->sim), KS_TR_PRODUCER)) {
-        ks_trace_str(tr, "producer", p->conf->id);
-        ks_trace_str(tr, "what", what);
-        if (p->producer_id >= 0) {
-            ks_trace_i64(tr, "producer_id", p->producer_id);
-            ks_trace_i64(tr, "epoch", p->epoch);
-        }
-        if (error)
-            ks_trace_str(tr, "error", error);
-        ks_trace_end(tr);
-    }
 }
 
 /* Without client.id, KafkaProducer names the client
@@ -188,6 +167,84 @@ static bool init_partitioning(ks_producer *p, ks_ctx *cx, const ks_producer_conf
     return true;
 }
 
+/* ---- what the network client hands back ------------------------------------------ */
+
+/* A ProduceResponse: the observer learns the request was answered, the
+ * Sender completes or retries its batches. */
+static void on_produce_response(ks_producer *p, ks_ctx *cx, ks_request *q)
+{
+    ks_obs_request_fate(cx->obs, p->index, q->correlation_id, KS_FATE_ANSWERED, KS_OBS_NO_FAULT);
+    ks_prod_sender_handle_response(p, cx, q);
+}
+
+/* InitProducerId and the transactional requests: the TransactionManager's. */
+static void on_txn_response(ks_producer *p, ks_ctx *cx, ks_request *q)
+{
+    ks_prod_tm_answered(p, cx, q);
+}
+
+typedef void response_handler(ks_producer *p, ks_ctx *cx, ks_request *q);
+
+/* The producer node's handler of each API's response (Metadata's is the
+ * network client's own). An API the producer never sends has none
+ * (NULL): its response reaching the producer is a ksim bug. A new ApiKey
+ * needs no entry here unless the producer sends it. */
+static response_handler *const response_handlers[KS_API__COUNT] = {
+    [KS_API_PRODUCE] = on_produce_response,
+    [KS_API_INIT_PRODUCER_ID] = on_txn_response,
+    [KS_API_FIND_COORDINATOR] = on_txn_response,
+    [KS_API_ADD_PARTITIONS_TO_TXN] = on_txn_response,
+    [KS_API_ADD_OFFSETS_TO_TXN] = on_txn_response,
+    [KS_API_TXN_OFFSET_COMMIT] = on_txn_response,
+    [KS_API_END_TXN] = on_txn_response,
+};
+
+/* Hands response q to its API's handler; the run ends with an internal
+ * error when the producer has none for it. */
+static void answered(ks_producer *p, ks_ctx *cx, ks_request *q)
+{
+    response_handler *h = (unsigned)q->api < (unsigned)KS_API__COUNT ? response_handlers[q->api]
+                                                                     : NULL;
+    assert(h && "a response to a request the producer never sends");
+    if (!h) {
+        ks_sim_stop(&cx->sim, KS_SIM_INTERNAL_ERROR);
+        return;
+    }
+    h(p, cx, q);
+}
+
+/* Its connection closed: a Produce request's batches fail (and are
+ * retried or failed), the TransactionManager's request is retried after
+ * retry.backoff.ms. */
+static void given_up(ks_producer *p, ks_ctx *cx, ks_request *q, ks_kerr err, bool first,
+                     bool timed_out)
+{
+    if (q->api != KS_API_PRODUCE) {
+        ks_prod_tm_request_lost(p, ks_sim_now(&cx->sim));
+        return;
+    }
+    /* what the producer saw of it (the observer keeps what the network
+     * saw, when it lost a message of this request) */
+    ks_obs_request_fate(cx->obs, p->index, q->correlation_id,
+                        first && timed_out ? KS_FATE_TIMED_OUT : KS_FATE_DISCARDED,
+                        KS_OBS_NO_FAULT);
+    ks_prod_sender_fail_request(p, cx, q, err);
+}
+
+/* Answers and failures may have given memory back: a blocked send()
+ * may go on, and the sender runs. */
+static void after(ks_producer *p, ks_ctx *cx)
+{
+    p->app_thread->unblock(p, cx);
+    ks_prod_sender_wake(p, cx, ks_sim_now(&cx->sim));
+}
+
+static const ks_prod_net_handlers net_handlers = {
+    .answered = answered,
+    .given_up = given_up,
+    .after = after,
+};
+
 bool ks_producer_init(ks_producer *p, ks_ctx *cx, uint32_t index, const ks_meta *bootstrap)
 {
     const ks_producer_conf *pc = &cx->sc->producers[index];
@@ -195,6 +252,8 @@ bool ks_producer_init(ks_producer *p, ks_ctx *cx, uint32_t index, const ks_meta 
     p->index = index;
     p->node = ks_node_producer(cx->nodes, index);
     p->conf = pc;
+    p->net = &net_handlers;
+    p->app_thread = &ks_prod_send_thread;
     if (!init_client_id(p, pc->config, index) || !init_workload(p, cx, pc))
         return false;
     ks_prod_send_init(p);

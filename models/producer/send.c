@@ -4,9 +4,11 @@
  */
 #include "models/producer/send.h"
 
-#include "models/producer/producer.h"
+#include "models/producer/prod.h"
 #include "models/producer/sender.h"
 #include "models/producer/txn_manager.h"
+#include "models/producer/outcome.h"
+
 #include "sim/detmath.h"
 
 #include <assert.h>
@@ -39,174 +41,6 @@ void ks_prod_send_schedule_arrival(ks_producer *p, ks_ctx *cx, ks_time at)
 {
     ks_event ev = {.kind = KS_EV_PRODUCE, .owner = p->node};
     ks_sim_schedule(&cx->sim, at, &ev);
-}
-
-/* The runs of fields an "ack" line shares with the others of its batch:
- * all but its record, offset and latency. */
-typedef struct ack_runs {
-    bool kept;
-    ks_trace_run head, mid, tail; /* up to "record", to "offset", the rest */
-} ack_runs;
-
-/* An "ack" line from kept runs: the fields trace_ack writes between
- * them (keep the two alike). */
-static KS_INLINE void ack_from_runs(ks_trace *tr, const ack_runs *k, uint64_t record,
-                                    int64_t offset, ks_time latency)
-{
-    ks_trace_begin_run(tr, KS_TR_ACK, &k->head);
-    ks_trace_u64(tr, "record", record);
-    ks_trace_put_run(tr, &k->mid);
-    ks_trace_i64(tr, "offset", offset);
-    ks_trace_i64(tr, "latency_ns", latency);
-    ks_trace_put_run(tr, &k->tail);
-    ks_trace_end(tr);
-}
-
-/* The "ack" line, out of line: untraced runs only test for it. When k
- * is given, the runs of it that the batch's next lines share are kept
- * there (k->kept), for ack_from_runs. */
-static KS_TRACE_NOINLINE void trace_ack(ks_producer *p, ks_ctx *cx, uint64_t record,
-                                        uint32_t partition, int64_t offset, ks_time latency,
-                                        const char *error, ack_runs *k)
-{
-    ks_trace *tr = cx->trace;
-    uint64_t m = ks_trace_mark(tr);
-    if (!ks_trace_begin(tr, ks_sim_now(&cx->sim), KS_TR_ACK))
-        return;
-    ks_trace_str(tr, "producer", p->conf->id);
-    bool kept = k && ks_trace_keep(tr, m, &k->head);
-    ks_trace_u64(tr, "record", record);
-    m = ks_trace_mark(tr);
-    ks_trace_str(tr, "topic", ks_prod_topic_name(cx, p));
-    ks_trace_i64(tr, "partition", partition == KS_NONE ? -1 : (int64_t)partition);
-    kept = kept && ks_trace_keep(tr, m, &k->mid);
-    ks_trace_i64(tr, "offset", offset);
-    ks_trace_i64(tr, "latency_ns", latency);
-    m = ks_trace_mark(tr);
-    ks_trace_str(tr, "error", error);
-    kept = kept && ks_trace_keep(tr, m, &k->tail);
-    ks_trace_end(tr);
-    if (k)
-        k->kept = kept;
-}
-
-/* The "ack" lines of a batch that succeeded, in record order: the first
- * keeps the runs the others share (trace_ack), for a third of the work
- * and the same bytes. */
-void ks_prod_send_trace_acks(ks_producer *p, ks_ctx *cx, const ks_batch *b, int64_t base_offset)
-{
-    ks_time now = ks_sim_now(&cx->sim);
-    ack_runs k;
-    k.kept = false;
-    int64_t offset = base_offset;
-    for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
-        const ks_rec *rec = &p->acc.recs[r];
-        if (k.kept)
-            ack_from_runs(cx->trace, &k, rec->id, offset, now - rec->produced_ns);
-        else
-            trace_ack(p, cx, rec->id, b->partition, offset, now - rec->produced_ns, "NONE", &k);
-        if (offset >= 0)
-            offset++;
-    }
-}
-
-/* The application learns a record's outcome now. */
-void ks_prod_send_complete(ks_producer *p, ks_ctx *cx, uint64_t record, ks_time produced_ns,
-                           uint32_t partition, int64_t offset, uint32_t bytes, const char *error)
-{
-    ks_time now = ks_sim_now(&cx->sim);
-    ks_time latency = now - produced_ns;
-    ks_bucket *bk = &cx->metrics.cur;
-    if (error) {
-        p->failed++;
-        bk->failed++;
-    } else {
-        p->acked++;
-        bk->acked++;
-        bk->bytes += bytes;
-    }
-    p->last_ack_ns = now;
-    if (p->first_count > 0 && record <= p->first_last_id) {
-        for (uint32_t k = 0; k < p->first_count; k++)
-            if (p->first_ids[k] == record)
-                p->first_offsets[k] = error ? KS_OFFSET_FAILED : offset;
-    }
-    bool metrics = cx->metrics.bucket_ns > 0;
-    if (metrics && !p->hist_defer.on) {
-        ks_hist_add2(&p->hist[KS_PH_LATENCY], &cx->metrics.latency, latency); /* one bucket */
-    } else {
-        if (metrics)
-            ks_hist_add(&cx->metrics.latency, latency);
-        ks_prod_hist_add(p, KS_PH_LATENCY, latency);
-    }
-    if (cx->trace && ks_trace_on(cx->trace, KS_TR_ACK))
-        trace_ack(p, cx, record, partition, offset, latency, error ? error : "NONE", NULL);
-}
-
-/* The records of a batch that succeeded, in order: their ids into ids,
- * their bytes into *bytes, and their latencies into the run (metrics
- * and keep fixed by the caller, so that each case is a loop of its own):
- * the producer's histogram's buckets (or, when keep, the values kept for
- * it, ks_prod_hist_add) and, when metrics, the metrics window's too. */
-static KS_INLINE uint32_t acked_records(ks_producer *p, ks_ctx *cx, const ks_batch *b,
-                                        int64_t base_offset, uint64_t *ids, ks_hist_run *run,
-                                        uint64_t *bytes, bool metrics, bool keep)
-{
-    ks_time now = ks_sim_now(&cx->sim);
-    ks_hist *mine = &p->hist[KS_PH_LATENCY];
-    uint32_t n = 0;
-    for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
-        const ks_rec *rec = &p->acc.recs[r];
-        if (p->first_count > 0 && rec->id <= p->first_last_id) {
-            for (uint32_t k = 0; k < p->first_count; k++)
-                if (p->first_ids[k] == rec->id)
-                    p->first_offsets[k] = base_offset >= 0 ? base_offset + n : -1;
-        }
-        ids[n++] = rec->id;
-        *bytes += rec->bytes;
-        ks_time latency = now - rec->produced_ns;
-        if (keep)
-            ks_prod_hist_add(p, KS_PH_LATENCY, latency);
-        if (keep && metrics)
-            ks_hist_run_add(&cx->metrics.latency, run, latency);
-        else if (metrics)
-            ks_hist_run_add2(mine, &cx->metrics.latency, run, latency);
-        else if (!keep)
-            ks_hist_run_add(mine, run, latency);
-    }
-    return n;
-}
-
-/* ks_prod_send_complete for each record of a batch that succeeded, when
- * no "ack" line is written: the counters, and the latency histograms'
- * counts, extremes and sums, move once for the batch; each record adds
- * only its latency's bucket (or, with many producers, keeps its latency
- * for the producer's histogram: ks_prod_hist_add). Fills ids with the
- * record ids in order and returns their count. */
-uint32_t ks_prod_send_acked_batch(ks_producer *p, ks_ctx *cx, const ks_batch *b,
-                                  int64_t base_offset, uint64_t *ids)
-{
-    bool metrics = cx->metrics.bucket_ns > 0, keep = p->hist_defer.on;
-    ks_hist_run run = {0};
-    uint64_t bytes = 0;
-    uint32_t n;
-    if (keep)
-        n = metrics ? acked_records(p, cx, b, base_offset, ids, &run, &bytes, true, true)
-                    : acked_records(p, cx, b, base_offset, ids, &run, &bytes, false, true);
-    else
-        n = metrics ? acked_records(p, cx, b, base_offset, ids, &run, &bytes, true, false)
-                    : acked_records(p, cx, b, base_offset, ids, &run, &bytes, false, false);
-    if (!keep)
-        ks_hist_run_end(&p->hist[KS_PH_LATENCY], &run);
-    if (metrics)
-        ks_hist_run_end(&cx->metrics.latency, &run);
-    if (n > 0) {
-        p->acked += n;
-        cx->metrics.cur.acked += n;
-        cx->metrics.cur.bytes += bytes;
-        p->last_ack_ns = ks_sim_now(&cx->sim);
-    }
-    return n;
 }
 
 /* A record failed inside send(), before any batch held it. */
@@ -450,7 +284,7 @@ static void do_send(ks_producer *p, ks_ctx *cx, ks_send_rec *r)
     if (fatal) {
         /* a fenced (or otherwise failed) producer refuses every send() */
         trace_produce(p, cx, r, -1);
-        ks_prod_send_complete(p, cx, r->id, now, KS_NONE, -1, 0, fatal);
+        ks_prod_outcome_record(p, cx, r->id, now, KS_NONE, -1, 0, fatal);
         told_alone(p, cx, r->id, fatal);
         return;
     }
@@ -458,7 +292,7 @@ static void do_send(ks_producer *p, ks_ctx *cx, ks_send_rec *r)
     /* KafkaProducer.ensureValidRecordSize */
     if (upper > p->max_request_size || upper > p->acc.memory_total) {
         trace_produce(p, cx, r, -1);
-        ks_prod_send_complete(p, cx, r->id, now, KS_NONE, -1, 0, "RecordTooLargeException");
+        ks_prod_outcome_record(p, cx, r->id, now, KS_NONE, -1, 0, "RecordTooLargeException");
         told_alone(p, cx, r->id, "RecordTooLargeException");
         return;
     }
@@ -472,7 +306,7 @@ static void do_send(ks_producer *p, ks_ctx *cx, ks_send_rec *r)
     if (alloc > p->acc.memory_total) {
         /* BufferPool.allocate: "Attempt to allocate X bytes, but there is
          * a hard limit of Y on memory allocations" - thrown at once. */
-        ks_prod_send_complete(p, cx, r->id, now, r->partition, -1, 0, "IllegalArgumentException");
+        ks_prod_outcome_record(p, cx, r->id, now, r->partition, -1, 0, "IllegalArgumentException");
         told_alone(p, cx, r->id, "IllegalArgumentException");
         return;
     }
@@ -559,7 +393,7 @@ void ks_producer_on_block_timeout(ks_producer *p, ks_ctx *cx)
     p->blocked_ns_total += ks_sim_now(&cx->sim) - p->blocked_since_ns;
     p->block_timer = KS_HANDLE_NONE;
     const ks_send_rec *r = &p->blocked_rec;
-    ks_prod_send_complete(p, cx, r->id, r->send_ns, r->partition, -1, 0,
+    ks_prod_outcome_record(p, cx, r->id, r->send_ns, r->partition, -1, 0,
                           "BufferExhaustedException");
     told_alone(p, cx, r->id, "BufferExhaustedException");
     ks_prod_send_drain_backlog(p, cx);
@@ -651,3 +485,8 @@ void ks_producer_on_produce(ks_producer *p, ks_ctx *cx)
         now = at;
     }
 }
+
+const ks_prod_app_thread ks_prod_send_thread = {
+    .resume = ks_prod_send_drain_backlog,
+    .unblock = ks_prod_send_try_unblock,
+};

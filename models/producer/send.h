@@ -18,6 +18,7 @@
 #define KS_PRODUCER_SEND_H
 
 #include "models/ctx.h"
+#include "models/producer/prod.h"
 #include "sim/sim.h"
 
 #include <stdbool.h>
@@ -26,63 +27,30 @@
 struct ks_producer;
 struct ks_batch;
 
-/* One send() call in progress. */
-typedef struct ks_send_rec {
-    uint64_t id;
-    ks_time send_ns;      /* the application's send() (also the timestamp) */
-    const char *key;      /* NULL: no key */
-    int64_t key_len;      /* -1: no key */
-    uint32_t value_bytes;
-    uint32_t partition;
-    bool keyed;           /* partitioned by murmur2 of its key */
-    uint64_t source;      /* consume-transform-produce: the record read that it
-                             was written for (KS_NO_SOURCE: none) */
-    int32_t via;          /* ... and the consumer that read it (-1: none) */
-} ks_send_rec;
-#define KS_NO_SOURCE UINT64_MAX
 
-/* What every send() reads of the producer's workload and costs, copied
- * from its conf when the producer is made (ks_prod_send_init): with many
- * producers the conf is not in the cache when a record comes, and each
- * line of it reached through the producer's conf pointer, then the key
- * and value lists through the conf, is a miss after the one before. One
- * cache line. */
-typedef struct ks_send_hot {
-    uint64_t records;            /* workload.records */
-    ks_time interval_ns;         /* workload.interval_ns */
-    ks_time record_ns;           /* cost.record_ns */
-    int64_t compress_ps;         /* compression.compress_ps (0: none) */
-    char *const *keys;           /* workload.keys, key_count of them */
-    const uint32_t *value_bytes; /* workload.value_bytes, value_count */
-    uint32_t key_count, value_count;
-    uint32_t value1;             /* value_bytes[0] */
-    uint8_t arrival;             /* ks_arrival */
-    uint8_t key_pick, value_pick; /* ks_pick */
-    bool keyless;                /* keys cycle through one NULL key */
-} ks_send_hot;
 
 /* Fills p->send_hot from its conf. */
 void ks_prod_send_init(struct ks_producer *p);
 /* Schedules the workload's next arrival at `at`. */
 void ks_prod_send_schedule_arrival(struct ks_producer *p, ks_ctx *cx, ks_time at);
-/* The application learns a record's outcome now: error NULL is success
- * at `offset` (-1 unknown). */
-void ks_prod_send_complete(struct ks_producer *p, ks_ctx *cx, uint64_t record,
-                           ks_time produced_ns, uint32_t partition, int64_t offset,
-                           uint32_t bytes, const char *error);
-/* The same for every record of batch b, a success at base_offset (-1
- * unknown), but for the "ack" lines: ids gets the records' ids in order;
- * returns their count. */
-uint32_t ks_prod_send_acked_batch(struct ks_producer *p, ks_ctx *cx,
-                                  const struct ks_batch *b, int64_t base_offset, uint64_t *ids);
-/* ... and the "ack" lines it leaves out, one per record in order, when
- * they are traced: the same lines ks_prod_send_complete writes. */
-void ks_prod_send_trace_acks(struct ks_producer *p, ks_ctx *cx, const struct ks_batch *b,
-                             int64_t base_offset);
+/* The application thread as the modules below reach it (prod.h). */
+extern const struct ks_prod_app_thread ks_prod_send_thread;
 /* Runs send() for the arrivals that waited, as far as the application
  * thread can go now. */
 void ks_prod_send_drain_backlog(struct ks_producer *p, ks_ctx *cx);
 /* Memory was freed: a send() blocked on buffer memory may go on. */
 void ks_prod_send_try_unblock(struct ks_producer *p, ks_ctx *cx);
+
+/* Its events (the operations dispatch to them): the workload's next
+ * arrival; max.block.ms ran out; the application thread is free again. */
+void ks_producer_on_produce(struct ks_producer *p, ks_ctx *cx);
+void ks_producer_on_block_timeout(struct ks_producer *p, ks_ctx *cx);
+void ks_producer_on_app_free(struct ks_producer *p, ks_ctx *cx);
+/* Consume-transform-produce: the application hands the producer one
+ * record read by a consumer (key and value as the producer's workload
+ * says), as if it had arrived: `source` is the id of the record read,
+ * `consumer` the consumer's index. The record written for it has a
+ * "forward" trace line and is followed by the delivery checker. */
+void ks_producer_forward(struct ks_producer *p, ks_ctx *cx, uint64_t source, uint32_t consumer);
 
 #endif

@@ -6,8 +6,12 @@
  */
 #include "models/producer/sender.h"
 
-#include "models/producer/producer.h"
+#include "models/producer/prod.h"
 #include "models/producer/txn_manager.h"
+#include "models/producer/idempotence.h"
+#include "models/producer/network_client.h"
+#include "models/producer/outcome.h"
+
 #include "models/net/wire.h"
 
 #include <assert.h>
@@ -15,33 +19,6 @@
 #include <string.h>
 
 /* Wakes the sender at `at` unless it is already due by then. */
-void ks_prod_sender_wake(ks_producer *p, ks_ctx *cx, ks_time at)
-{
-    if (p->wake != KS_HANDLE_NONE) {
-        if (p->wake_ns <= at)
-            return;
-        ks_sim_cancel(&cx->sim, p->wake);
-    }
-    ks_event ev = {.kind = KS_EV_SENDER, .owner = p->node};
-    p->wake = ks_sim_schedule(&cx->sim, at, &ev);
-    p->wake_ns = at;
-}
-
-/* The sender thread spends request.us (+ batch.us per batch, and for an
- * idempotent producer idempotent.batch.us per batch: the sequence and
- * in-flight bookkeeping of TransactionManager) building a request; it
- * leaves when that is done. */
-void ks_prod_sender_cost(ks_producer *p, ks_request *q, ks_time now)
-{
-    const ks_producer_cost *cost = &p->conf->cost;
-    ks_time start = p->sender_free_ns > now ? p->sender_free_ns : now;
-    ks_time per_batch = cost->batch_ns + (p->seq ? cost->idempotent_batch_ns : 0);
-    p->sender_free_ns = ks_time_add(
-        start, ks_time_add(cost->request_ns, (ks_time)q->batches * per_batch));
-    p->sender_busy_ns += p->sender_free_ns - start;
-    q->sent_ns = p->sender_free_ns;
-}
-
 /* ProduceRequest v7 for one topic: size(4) api_key(2) api_version(2)
  * correlation_id(4) client_id(2+n) transactional_id(2) acks(2)
  * timeout_ms(4) topics(4) name(2+n) partitions(4), then per partition
@@ -102,51 +79,6 @@ static void trace_drain(ks_producer *p, ks_ctx *cx, uint32_t broker, uint64_t co
         ks_trace_str(tr, "why", why);
         ks_trace_end(tr);
     }
-}
-
-/* Room for the record ids of a batch in p->scratch_ids. */
-static bool ensure_scratch(ks_producer *p, ks_ctx *cx, uint32_t records)
-{
-    if (records <= p->scratch_cap)
-        return true;
-    uint32_t cap = records > 64 ? records : 64;
-    uint64_t *ids = realloc(p->scratch_ids, cap * sizeof *ids);
-    if (!ids) {
-        ks_prod_oom(cx);
-        return false;
-    }
-    p->scratch_ids = ids;
-    p->scratch_cap = cap;
-    return true;
-}
-
-/* Tells the application the outcome of every record of a batch
- * (error NULL: success at base_offset, -1 when unknown), tells the
- * checker, and gives the batch's memory back. */
-void ks_prod_sender_finish_batch(ks_producer *p, ks_ctx *cx, uint32_t bid, int64_t base_offset,
-                                 const char *error)
-{
-    ks_batch *b = ks_acc_batch(&p->acc, bid);
-    if (!ensure_scratch(p, cx, b->records))
-        return;
-    ks_told told = error ? KS_TOLD_FAILED
-                         : base_offset >= 0 ? KS_TOLD_ACKED : KS_TOLD_ACKED_NO_OFFSET;
-    uint32_t n = 0;
-    if (!error) {
-        n = ks_prod_send_acked_batch(p, cx, b, base_offset, p->scratch_ids);
-        if (cx->trace && ks_trace_on(cx->trace, KS_TR_ACK))
-            ks_prod_send_trace_acks(p, cx, b, base_offset);
-    } else {
-        for (uint32_t r = b->rec_head; r != KS_NONE; r = p->acc.recs[r].next) {
-            const ks_rec *rec = &p->acc.recs[r];
-            p->scratch_ids[n++] = rec->id;
-            ks_prod_send_complete(p, cx, rec->id, rec->produced_ns, b->partition, -1,
-                                  rec->bytes, error);
-        }
-    }
-    ks_obs_told(cx->obs, p->index, ks_batch_was_sent(b) ? b->id : KS_OBS_NO_BATCH,
-                    p->first_partition + b->partition, told, error, base_offset, p->scratch_ids, n);
-    ks_acc_release(&p->acc, bid);
 }
 
 static void trace_retry(ks_producer *p, ks_ctx *cx, const ks_batch *b, ks_kerr err,
@@ -247,7 +179,7 @@ static bool can_retry(ks_producer *p, const ks_batch *b, ks_kerr err, ks_time no
  * transactional producer moves the partition's later sequences down over
  * it (`else txnPartitionMap.adjustSequencesDueToFailedBatch(batch)`), and
  * its transaction can only abort (maybeTransitionToErrorState). */
-static void batch_error(ks_producer *p, ks_ctx *cx, uint32_t bid, ks_kerr err)
+static void batch_failed(ks_producer *p, ks_ctx *cx, uint32_t bid, ks_kerr err)
 {
     ks_time now = ks_sim_now(&cx->sim);
     ks_batch *b = ks_acc_batch(&p->acc, bid);
@@ -271,9 +203,20 @@ static void batch_error(ks_producer *p, ks_ctx *cx, uint32_t bid, ks_kerr err)
         ks_prod_seq_request_bump(p, b->partition);
     else if (txn && adjust && !ks_prod_tm_fatal_error(p) && err != KS_KERR_UNKNOWN_PRODUCER_ID)
         ks_prod_seq_adjust_failed(p, b);
-    ks_prod_sender_finish_batch(p, cx, bid, -1, ks_kerr_exception(err));
+    ks_prod_outcome_batch(p, cx, bid, -1, ks_kerr_exception(err));
     if (txn)
         ks_prod_tm_abortable(p, cx); /* the transaction can only abort now */
+}
+
+/* A batch's error, then, when the error says the producer's metadata is
+ * stale, a metadata update ([K] Sender.completeBatch: "if
+ * (error.exception() instanceof InvalidMetadataException) ...
+ * metadata.requestUpdate()"). */
+static void batch_error(ks_producer *p, ks_ctx *cx, uint32_t bid, ks_kerr err)
+{
+    batch_failed(p, cx, bid, err);
+    if (ks_kerr_invalid_metadata(err))
+        ks_prod_net_request_metadata(p, cx);
 }
 
 /* The leader appended a batch (or recognised it as a duplicate). */
@@ -282,7 +225,7 @@ static void batch_success(ks_producer *p, ks_ctx *cx, uint32_t bid, int64_t base
     ks_batch *b = ks_acc_batch(&p->acc, bid);
     ks_prod_seq_done(p, b);
     ks_prod_seq_acked(p, b);
-    ks_prod_sender_finish_batch(p, cx, bid, base_offset, NULL);
+    ks_prod_outcome_batch(p, cx, bid, base_offset, NULL);
 }
 
 void ks_prod_sender_fail_request(ks_producer *p, ks_ctx *cx, const ks_request *q, ks_kerr err)
@@ -329,7 +272,7 @@ static void expire(ks_producer *p, ks_ctx *cx, uint32_t bid)
     ks_prod_seq_done(p, b);
     ks_prod_seq_unresolved(p, b);
     p->expired++;
-    ks_prod_sender_finish_batch(p, cx, bid, -1, "TimeoutException");
+    ks_prod_outcome_batch(p, cx, bid, -1, "TimeoutException");
     ks_prod_tm_batch_expired(p); /* the transaction can only abort now */
 }
 
@@ -367,7 +310,7 @@ void ks_producer_on_expiry(ks_producer *p, ks_ctx *cx)
         }
     }
     ks_prod_sender_arm_expiry(p, cx, next > now ? next : KS_TIME_MAX);
-    ks_prod_send_try_unblock(p, cx);
+    p->app_thread->unblock(p, cx);
     ks_prod_sender_wake(p, cx, now);
 }
 
@@ -477,10 +420,10 @@ void ks_producer_on_sent(ks_producer *p, ks_ctx *cx, uint32_t chain)
         ks_batch *b = ks_acc_batch(&p->acc, bid);
         uint32_t next = b->next;
         ks_acc_mute(&p->acc, b->partition, false);
-        ks_prod_sender_finish_batch(p, cx, bid, -1, NULL);
+        ks_prod_outcome_batch(p, cx, bid, -1, NULL);
         bid = next;
     }
-    ks_prod_send_try_unblock(p, cx);
+    p->app_thread->unblock(p, cx);
     ks_prod_sender_wake(p, cx, ks_sim_now(&cx->sim));
 }
 
@@ -519,7 +462,6 @@ static void update_load_stats(ks_producer *p, ks_ctx *cx, ks_ready *r)
     ks_us_load_stats(&p->part, r->queue, r->queue_ids, len, r->queue_len >= p->partitions);
 }
 
-
 /* The transactional and idempotent preconditions of a run
  * (Sender.runOnce): the transactional request due goes first, and no
  * produce data is sent while one is in flight
@@ -528,8 +470,8 @@ static bool may_produce(ks_producer *p, ks_ctx *cx, ks_time now)
 {
     /* runOnce: maybeResolveSequences comes first, before the
      * transactional request (it may turn the transaction abortable) */
-    if (p->seq)
-        ks_prod_seq_resolve(p, cx);
+    for (uint32_t gaps = p->seq ? ks_prod_seq_resolve(p) : 0; gaps > 0; gaps--)
+        ks_prod_tm_unresolved(p, cx);
     if (p->tm.transactional) {
         ks_time tnext = KS_TIME_MAX;
         ks_prod_tm_send_due(p, cx, now, &tnext);
@@ -541,7 +483,8 @@ static bool may_produce(ks_producer *p, ks_ctx *cx, ks_time now)
             return false;
     }
     if (p->seq) {
-        ks_prod_seq_maybe_bump_epoch(p, cx); /* idempotent only */
+        if (ks_prod_seq_maybe_bump_epoch(p, cx)) /* idempotent only */
+            ks_prod_tm_need_producer_id(p, cx);
         if (p->producer_id < 0) {
             /* nothing is drained without a producer id; its answer (or a
              * connection becoming ready) wakes the sender */

@@ -20,6 +20,7 @@
 #define KS_PRODUCER_SENDER_H
 
 #include "models/ctx.h"
+#include "models/producer/prod.h"
 #include "models/kafka/errors.h"
 #include "sim/sim.h"
 
@@ -29,18 +30,8 @@
 struct ks_producer;
 struct ks_request;
 
-/* Wakes the sender at `at` unless it is already due by then. */
-void ks_prod_sender_wake(struct ks_producer *p, ks_ctx *cx, ks_time at);
-/* The sender thread spends request.us (+ batch.us per batch) building
- * request q; q leaves when that is done (q->sent_ns). */
-void ks_prod_sender_cost(struct ks_producer *p, struct ks_request *q, ks_time now);
 /* The delivery.timeout.ms check runs at `at` (or earlier). */
 void ks_prod_sender_arm_expiry(struct ks_producer *p, ks_ctx *cx, ks_time at);
-/* Tells the application the outcome of every record of batch `bid`
- * (error NULL: success at base_offset, -1 when unknown), tells the
- * observer, and gives the batch's memory back. */
-void ks_prod_sender_finish_batch(struct ks_producer *p, ks_ctx *cx, uint32_t bid,
-                                 int64_t base_offset, const char *error);
 /* A Produce response is handled: every batch it answers. */
 void ks_prod_sender_handle_response(struct ks_producer *p, ks_ctx *cx,
                                     const struct ks_request *q);
@@ -48,5 +39,11 @@ void ks_prod_sender_handle_response(struct ks_producer *p, ks_ctx *cx,
  * still in flight gets `err` (retried or failed). */
 void ks_prod_sender_fail_request(struct ks_producer *p, ks_ctx *cx,
                                  const struct ks_request *q, ks_kerr err);
+
+/* Its events: the sender thread runs; acks=0: a request was written
+ * (chain: its batches); delivery.timeout.ms check. */
+void ks_producer_on_sender(struct ks_producer *p, ks_ctx *cx);
+void ks_producer_on_sent(struct ks_producer *p, ks_ctx *cx, uint32_t chain);
+void ks_producer_on_expiry(struct ks_producer *p, ks_ctx *cx);
 
 #endif

@@ -108,8 +108,11 @@
  */
 #include "models/producer/txn_manager.h"
 
-#include "models/producer/producer.h"
-#include "models/producer/sender.h"
+#include "models/producer/prod.h"
+#include "models/producer/idempotence.h"
+#include "models/producer/network_client.h"
+#include "models/producer/outcome.h"
+
 #include "models/net/network.h"
 #include "sim/fsm.h"
 
@@ -397,7 +400,7 @@ static void abort_undrained(ks_producer *p, ks_ctx *cx)
 {
     for (uint32_t bid = ks_acc_take_unsent(&p->acc); bid != KS_NONE;) {
         uint32_t next = ks_acc_batch(&p->acc, bid)->next;
-        ks_prod_sender_finish_batch(p, cx, bid, -1, "TransactionAbortedException");
+        ks_prod_outcome_batch(p, cx, bid, -1, "TransactionAbortedException");
         bid = next;
     }
 }
@@ -474,10 +477,10 @@ static void txn_fatal(ks_producer *p, ks_ctx *cx, ks_kerr err)
         if (b->state == KS_BATCH_QUEUED)
             ks_acc_remove(&p->acc, bid);
         ks_prod_seq_done(p, b);
-        ks_prod_sender_finish_batch(p, cx, bid, -1, exc);
+        ks_prod_outcome_batch(p, cx, bid, -1, exc);
     }
-    ks_prod_send_try_unblock(p, cx);
-    ks_prod_send_drain_backlog(p, cx);
+    p->app_thread->unblock(p, cx);
+    p->app_thread->resume(p, cx);
 }
 
 /* commitTransaction() or abortTransaction(): the application waits. An
@@ -508,7 +511,7 @@ static void begin_end(ks_producer *p, ks_ctx *cx)
         tm->pending_count = 0;
         abort_undrained(p, cx);
         transition(p, KS_TM_ABORTING_TRANSACTION);
-        ks_prod_send_try_unblock(p, cx);
+        p->app_thread->unblock(p, cx);
     }
     ks_prod_sender_wake(p, cx, ks_sim_now(&cx->sim));
 }
@@ -641,7 +644,7 @@ static void txn_done(ks_producer *p, ks_ctx *cx, const ks_request *q)
         else
             p->app.txn_ended(p->app.app, cx, false);
     }
-    ks_prod_send_drain_backlog(p, cx);
+    p->app_thread->resume(p, cx);
 }
 
 /* ---- Requests ---------------------------------------------------------------- */
@@ -882,7 +885,7 @@ static void txn_producer_id(ks_producer *p, ks_ctx *cx, const ks_request *q)
     got_producer_id(p, cx, q);
     p->tm.blocked = false;
     transition(p, KS_TM_READY);
-    ks_prod_send_drain_backlog(p, cx);
+    p->app_thread->resume(p, cx);
 }
 
 typedef void txn_handler(ks_producer *p, ks_ctx *cx, const ks_request *q);

@@ -22,6 +22,7 @@
 #define KS_PRODUCER_TXN_MANAGER_H
 
 #include "models/ctx.h"
+#include "models/producer/prod.h"
 #include "models/scenario.h"
 #include "sim/sim.h"
 
@@ -31,79 +32,7 @@
 struct ks_producer;
 struct ks_request;
 
-/* X(ENUM, "NAME", id, legal predecessors as a bit mask of ids): [K]
- * TransactionManager.State and State.isTransitionValid, as Java has
- * them (FATAL_ERROR may follow any state). */
-#define KS_TM_ANY 0xffu
-#define KS_TM_STATES(X)                                                         \
-    X(UNINITIALIZED, "UNINITIALIZED", 0, (1u << 2) | (1u << 6))                 \
-    X(INITIALIZING, "INITIALIZING", 1, (1u << 0) | (1u << 5))                   \
-    X(READY, "READY", 2, (1u << 1) | (1u << 4) | (1u << 5))                     \
-    X(IN_TRANSACTION, "IN_TRANSACTION", 3, (1u << 2))                           \
-    X(COMMITTING_TRANSACTION, "COMMITTING_TRANSACTION", 4, (1u << 3))           \
-    X(ABORTING_TRANSACTION, "ABORTING_TRANSACTION", 5, (1u << 3) | (1u << 6))   \
-    X(ABORTABLE_ERROR, "ABORTABLE_ERROR", 6,                                    \
-      (1u << 3) | (1u << 4) | (1u << 6) | (1u << 1))                            \
-    X(FATAL_ERROR, "FATAL_ERROR", 7, KS_TM_ANY)
 
-typedef enum ks_tm_state {
-#define X(e, name, id, prev) KS_TM_##e = id,
-    KS_TM_STATES(X)
-#undef X
-    KS_TM__COUNT
-} ks_tm_state;
-
-/* sendOffsetsToTransaction's steps ([K] TransactionManager:
- * AddOffsetsToTxnHandler, then TxnOffsetCommitHandler). */
-#define KS_TXN_OFFSETS_NONE 0
-#define KS_TXN_OFFSETS_ADD 1     /* AddOffsetsToTxn to the transaction coordinator */
-#define KS_TXN_OFFSETS_COMMIT 2  /* TxnOffsetCommit to the group coordinator */
-#define KS_TXN_OFFSETS_DONE 3
-
-/* One producer's TransactionManager. */
-typedef struct ks_txn_manager {
-    ks_tm_state state;
-    bool transactional;       /* transactional.id set */
-    bool kip890;              /* transaction version 2 */
-    bool blocked;             /* the application waits in initTransactions,
-                                 commitTransaction or abortTransaction */
-    bool in_flight;           /* its one request is in flight ([K]
-                                 inFlightRequestCorrelationId) */
-    ks_time retry_at_ns;      /* ... and the next goes not before */
-    bool epoch_bump_required; /* [K] epochBumpRequired: InitProducerId again
-                                 once the transaction is aborted */
-    bool started;             /* [K] transactionStarted: the coordinator knows
-                                 of the transaction (a partition added) */
-    bool end_queued;          /* EndTxn waits for the transaction's batches:
-                                 the application is in commitTransaction or
-                                 abortTransaction */
-    int32_t coordinator;      /* the transaction coordinator's broker; -1 unknown */
-    int32_t group_coordinator;/* the group's coordinator, -1 unknown */
-    uint64_t number;          /* transactions begun */
-    uint32_t records;         /* records sent in the current one */
-    const char *fatal_exception; /* what every send() gets in FATAL_ERROR */
-    uint32_t partitions;      /* the topic's most partitions: the arrays' size */
-    bool *added;              /* per partition: in the current transaction */
-    bool *pending;            /* per partition: has records, not yet added
-                                 ([K] newPartitionsInTransaction) */
-    uint32_t pending_count;
-    /* sendOffsetsToTransaction */
-    int32_t offsets_consumer; /* consumer whose offsets ride in this one, or -1 */
-    bool app_ends;            /* its application ends each transaction, with the
-                                 offsets of what it read (commit "transaction") */
-    bool end_after_backlog;   /* ... once the records handed over are sent */
-    int64_t *offsets;         /* ... its positions then */
-    uint32_t *offset_parts;   /* ... of these world partitions */
-    uint32_t offsets_cap, noffsets;
-    int offsets_step;         /* KS_TXN_OFFSETS_* */
-    const char *group_id;     /* ... for this group */
-    const char *member_id;    /* ... and this member */
-    /* the records sent in the current transaction, for the observer */
-    uint64_t *ids;
-    uint32_t *parts;          /* ... and their partitions (world indices) */
-    uint32_t nids, ids_cap;
-    uint64_t committed, aborted;
-} ks_txn_manager;
 
 const char *ks_tm_state_name(ks_tm_state s);
 /* Is `from` a legal predecessor of `to`? */
@@ -133,12 +62,6 @@ void ks_tm_abortable_error(ks_txn_manager *tm);
  * and an epoch bump is due whatever the state. */
 void ks_tm_unresolved_error(ks_txn_manager *tm);
 
-/* May a batch of `partition` be sent ([K] isSendToPartitionAllowed): with
- * the classic protocol only once AddPartitionsToTxn added it. */
-static inline bool ks_tm_send_allowed(const ks_txn_manager *tm, uint32_t partition)
-{
-    return !tm->transactional || tm->kip890 || tm->added[partition];
-}
 
 /* The transaction manager's part of KafkaProducer's constructor; false
  * when out of memory. */
@@ -184,5 +107,16 @@ void ks_prod_tm_batch_expired(struct ks_producer *p);
 /* The exception every send() gets once the producer is fenced or failed
  * fatally, or NULL. */
 const char *ks_prod_tm_fatal_error(const struct ks_producer *p);
+
+/* Its event: the application ends its transaction (after
+ * transactions.end.delay.ms). */
+void ks_producer_on_txn_end(struct ks_producer *p, ks_ctx *cx);
+/* Consume-transform-produce with commit "transaction": after forwarding a
+ * poll's records, the application asks the producer to put the consumer's
+ * positions in the transaction (sendOffsetsToTransaction) and end it; the
+ * producer tells its application when the transaction has ended. */
+void ks_producer_send_offsets(struct ks_producer *p, ks_ctx *cx, uint32_t consumer,
+                              const char *group_id, const char *member_id, const uint32_t *parts,
+                              const int64_t *offsets, uint32_t n);
 
 #endif

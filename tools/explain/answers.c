@@ -38,9 +38,12 @@ static void describe_response(explain *e, step *s, const request *q, const char 
 }
 
 /* The answer to FindCoordinator, InitProducerId, AddPartitionsToTxn or
- * EndTxn; the producer line that follows may say more. */
+ * EndTxn; the producer line that follows may say more. A Metadata answer
+ * is drawn only when it is an error (send.c draws few of its requests). */
 static void on_api_response(explain *e, ks_tline *j, int64_t t, size_t p, const char *api)
 {
+    if (ks_ex_api_is(api, KS_API_METADATA) && ks_ex_no_error(ks_tl_str(j, "error", "")))
+        return;
     ks_ex_step_begin(e, SK_API_RESPONSE, t, p);
     step *s = &e->cur;
     const producer *pr = &e->prods[p];

@@ -4,7 +4,9 @@
  * produce request, with the partition log and the broker's producer state
  * (PID | Partition | Last Sequence) it changes; the transaction
  * coordinator writing a transaction's state to its log; COMMIT and ABORT
- * markers appended; an administrator adding partitions.
+ * markers appended; an administrator adding partitions; a broker's own
+ * requests (WriteTxnMarkers, AddPartitionsToTxn) when a fault strikes
+ * them or their answer is an error.
  */
 #include "tools/explain/internal.h"
 
@@ -390,4 +392,88 @@ void ks_ex_on_admin(explain *e, ks_tline *j, int64_t t)
     size_t ti = ks_ex_topic_of(e, ks_tl_str(j, "topic", NULL));
     for (size_t i = 0; ti != NONE && i < e->topics[ti].nparts; i++)
         ks_ex_step_touch(e, e->topics[ti].parts[i]);
+}
+
+/* ---- a broker's own requests ------------------------------------------------ */
+
+/* "the coordinator (broker 1)" or "broker 2": the side of a broker's own
+ * message whose lane is l. */
+static void side_text(lane l, char *buf, size_t n)
+{
+    if (l.kind == 'C')
+        snprintf(buf, n, "the coordinator (broker %" PRId64 ")", l.n);
+    else
+        snprintf(buf, n, "broker %" PRId64, l.n);
+}
+
+/* Begins the step of a broker's own message (line j, of kind k): the
+ * API, request, both lanes (`to_server`: the request's way), and their
+ * texts in from/to. Returns the client's lane, for its fault. */
+static lane own_message_step(explain *e, ks_tline *j, int64_t t, skind k, bool to_server,
+                             char from[64], char to[64])
+{
+    lane client = ks_ex_client_of(e, j);
+    const char *api = ks_tl_str(j, "api", "");
+    ks_ex_step_begin(e, k, t, NONE);
+    step *s = &e->cur;
+    ks_ex_copy_str(s->api, sizeof s->api, api[0] ? api : ks_api_name(KS_API_WRITE_TXN_MARKERS));
+    s->request = ks_tl_int(j, "request", -1);
+    s->broker = ks_tl_int(j, "broker", -1);
+    lane c = ks_ex_broker_lane(s->api, client.n < 0 ? e->marker_coord : client.n, true);
+    lane server = ks_ex_broker_lane(s->api, s->broker, false);
+    s->from = to_server ? c : server;
+    s->to = to_server ? server : c;
+    s->style = to_server ? MS_REQ : MS_RESP;
+    side_text(s->from, from, 64);
+    side_text(s->to, to, 64);
+    return client;
+}
+
+/* A broker's own request leaves (WriteTxnMarkers from a coordinator,
+ * AddPartitionsToTxn from a leader verifying a transaction). Its effects
+ * are drawn where they happen (marker lines), so the request is drawn
+ * only when a fault struck it: the fault's step is this one. */
+void ks_ex_on_broker_send(explain *e, ks_tline *j, int64_t t)
+{
+    lane client = ks_ex_client_of(e, j);
+    const char *api = ks_tl_str(j, "api", "");
+    bool again = e->own_struck >= 0 && e->own_struck == client.n &&
+                 strcmp(e->own_struck_api, api) == 0;
+    if (!e->pf.on && !again) /* dispatch.c flushed a fault that was not this line's */
+        return;
+    char from[64], to[64];
+    (void)own_message_step(e, j, t, SK_API_SEND, true, from, to);
+    step *s = &e->cur;
+    if (again)
+        ks_sb_printf(&s->desc,
+                     "%s has heard nothing for its request timeout: it sends %s again, as "
+                     "request %" PRId64 " to %s",
+                     from, s->api, s->request, to);
+    else
+        ks_sb_printf(&s->desc, "%s sends %s request %" PRId64 " to %s", from, s->api,
+                     s->request, to);
+    ks_sb_printf(&s->label, "%s(request %" PRId64 ")", s->api, s->request);
+    e->own_struck = -1;
+    if (e->pf.on) {
+        e->own_struck = client.n;
+        ks_ex_copy_str(e->own_struck_api, sizeof e->own_struck_api, api);
+    }
+    ks_ex_take_pending_fault(e, client, api, s->request);
+}
+
+/* The answer to a broker's own request: drawn when it carries an error
+ * (the sender will act on it); a success is what the marker lines show. */
+void ks_ex_on_broker_response(explain *e, ks_tline *j, int64_t t)
+{
+    const char *error = ks_tl_str(j, "error", "");
+    if (e->own_struck == ks_ex_client_of(e, j).n)
+        e->own_struck = -1; /* answered: a request after it is no resend */
+    if (ks_ex_no_error(error))
+        return;
+    char from[64], to[64];
+    (void)own_message_step(e, j, t, SK_API_RESPONSE, false, from, to);
+    step *s = &e->cur;
+    ks_sb_printf(&s->desc, "%s answers %s's %s request %" PRId64 ": %s", from, to, s->api,
+                 s->request, error);
+    ks_sb_puts(&s->label, error);
 }

@@ -1,7 +1,8 @@
 /*
  * dispatch.c - the dispatch of one trace line of `ksim explain` to the
  * handler of its kind (send.c, faults.c, broker.c, answers.c, producer.c,
- * consumer.c), and the end line.
+ * consumer.c), a message's by its client (a producer, a consumer, a
+ * broker as a client), and the end line.
  *
  * Owns: which kinds are drawn and which are passed over, and when a
  * request fault waiting for its send line is drawn on its own. Never:
@@ -24,10 +25,21 @@ static void on_end(explain *e, ks_tline *j, int64_t t)
 /* A request fault waits for its send line: is this line that one? */
 static bool is_pending_send(explain *e, ks_tline *j)
 {
-    return j->kind == KS_TR_SEND &&
-           ks_ex_prod_of(e, ks_tl_str(j, "producer", NULL)) == e->pf.producer &&
+    return j->kind == KS_TR_SEND && ks_ex_lane_eq(ks_ex_client_of(e, j), e->pf.client) &&
            ks_tl_int(j, "request", -1) == e->pf.request &&
            strcmp(ks_tl_str(j, "api", ""), e->pf.api) == 0;
+}
+
+/* A send or response line's handler, by its client: a producer's, a
+ * consumer's (consumer.c), a broker's own (broker.c). */
+static void (*message_handler(ks_tline *j))(explain *e, ks_tline *j, int64_t t)
+{
+    bool send = j->kind == KS_TR_SEND;
+    if (ks_tl_has(j, "consumer"))
+        return send ? ks_ex_on_consumer_send : ks_ex_on_consumer_response;
+    if (ks_tl_has(j, "client"))
+        return send ? ks_ex_on_broker_send : ks_ex_on_broker_response;
+    return send ? ks_ex_on_send : ks_ex_on_response;
 }
 
 /* The handler of a kind; NULL for the kinds explain does not draw (or
@@ -72,7 +84,9 @@ void ks_ex_handle_line(explain *e, ks_tline *j)
         return;
     if (e->pf.on && !is_pending_send(e, j))
         ks_ex_flush_pending_fault(e);
-    void (*fn)(explain *e, ks_tline *j, int64_t t) = handler_of(j->kind);
+    void (*fn)(explain *e, ks_tline *j, int64_t t) =
+        j->kind == KS_TR_SEND || j->kind == KS_TR_RESPONSE ? message_handler(j)
+                                                          : handler_of(j->kind);
     if (fn)
         fn(e, j, j->t);
 }

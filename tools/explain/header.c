@@ -2,7 +2,8 @@
  * header.c - line 1 of the trace as `ksim explain` reads it: the run's
  * name, seed and level, and from its resolved and derived objects the
  * topics, partitions (and leaders), producers (and the configs the steps
- * mention), consumers and fault types; then --partition against them.
+ * mention), consumers (their groups and auto.offset.reset) and fault
+ * types; then --partition against them.
  *
  * Every field read is of the type the trace format gives it, or the
  * trace is refused, the line and the JSON path named.
@@ -115,10 +116,16 @@ static void read_model(explain *e, ks_tl_error *te, const json_t *res, const jso
         size_t ci = ks_ex_cons_of(e, ks_tl_jstr(te, v, at, "id", NULL)); /* may move e->cons */
         consumer *c = &e->cons[ci];
         const char *iso = ks_tl_jstr(te, v, at, "isolation.level", NULL);
+        const json_t *group = ks_tl_jget(te, v, at, "group.id", KS_TLT_STRING | KS_TLT_NULL);
+        const char *reset = ks_tl_jstr(te, v, at, "auto.offset.reset", NULL);
         if (iso) {
             free(c->isolation);
             c->isolation = ks_ex_dup_or_oom(e, iso);
         }
+        free(c->group);
+        c->group = json_is_string(group) ? ks_ex_dup_or_oom(e, json_string_value(group)) : NULL;
+        free(c->reset);
+        c->reset = reset ? ks_ex_dup_or_oom(e, reset) : NULL;
     }
     read_faults(e, te, res);
 }

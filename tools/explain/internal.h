@@ -19,11 +19,14 @@
  *   send.c            send(), batches drained into requests, requests leaving
  *   faults.c          faults on messages, fault windows, crashes
  *   broker.c          appends (and the broker's producer state), the
- *                     coordinator's transaction log, markers, admin
+ *                     coordinator's transaction log, markers, admin, and
+ *                     a broker's own requests (WriteTxnMarkers, the
+ *                     leader's AddPartitionsToTxn)
  *   answers.c         responses, what send() completes with, retries
  *   producer.c        the producer's own state: ids, epochs, transactions,
  *                     closed connections, metadata
- *   consumer.c        poll(), committed offsets, records written for others
+ *   consumer.c        poll(), committed offsets, records written for
+ *                     others, the consumers' requests
  *   render_text.c     a step as text (sequence diagram and boxes), --brief
  *   render_mermaid.c  a step as Mermaid
  *   result.c          [RESULT]: the logs, what each producer was told, and
@@ -139,8 +142,12 @@ typedef struct producer {
 
 typedef struct consumer {
     char *id, *isolation;
+    char *group, *reset; /* group.id (NULL: none), auto.offset.reset */
     int64_t records;
     ks_sbuf read; /* the first TOLD_MAX records read */
+    int64_t fetches, fetch_answers; /* Fetch requests sent, answered */
+    int64_t *fetched_from; /* brokers sent a Fetch since the instance started */
+    size_t nfetched;
 } consumer;
 
 typedef struct txn {
@@ -236,10 +243,12 @@ typedef struct step {
     bool retry, acks0_noted, about_part, about_record;
 } step;
 
-/* A request fault seen before the request's send line. */
+/* A request fault seen before the request's send line; its client is a
+ * lane: 'P' producer, 'K' consumer, 'B' broker as a client (n -1: a
+ * broker not named, as traces before the "client" field wrote it). */
 typedef struct pending_fault {
     bool on;
-    size_t producer;
+    lane client;
     int64_t t, broker, request, fault, delay_ns;
     char api[32];
 } pending_fault;
@@ -290,6 +299,8 @@ typedef struct explain {
     bool sel_txn_open;       /* --record: its transaction not yet ended */
     ks_sbuf sel_fate;        /* --record: where it went */
     int64_t marker_coord;    /* the coordinator writing markers last */
+    int64_t own_struck;      /* a broker whose own request a fault struck, unanswered; -1 */
+    char own_struck_api[32]; /* ... its API */
     bool ended;
     char verdict[32];
     int64_t end_t;
@@ -307,6 +318,8 @@ void ks_ex_copy_str(char *dst, size_t n, const char *src);
 char *ks_ex_dup_or_oom(explain *e, const char *s);
 size_t ks_ex_prod_of(explain *e, const char *id);
 size_t ks_ex_cons_of(explain *e, const char *id);
+lane ks_ex_client_of(explain *e, ks_tline *j);
+bool ks_ex_lane_eq(lane a, lane b);
 size_t ks_ex_topic_of(explain *e, const char *name);
 size_t ks_ex_part_of(explain *e, const char *topic_name, int64_t n);
 size_t ks_ex_txn_of(explain *e, const char *tid);
@@ -359,6 +372,7 @@ void ks_ex_fmt_ms(char *buf, size_t n, int64_t ns);
 const char *ks_ex_part_label(const explain *e, size_t part);
 const char *ks_ex_fault_type(const explain *e, int64_t i);
 lane ks_ex_api_lane(const explain *e, size_t p, const char *api, int64_t broker);
+lane ks_ex_broker_lane(const char *api, int64_t broker, bool client_side);
 bool ks_ex_api_is(const char *name, ks_api a);
 bool ks_ex_no_error(const char *error);
 bool ks_ex_txn_state_is(const char *name, ks_txn_state s);
@@ -382,10 +396,14 @@ void ks_ex_on_metadata(explain *e, ks_tline *j, int64_t t);      /* producer.c *
 void ks_ex_on_consume(explain *e, ks_tline *j, int64_t t);       /* consumer.c */
 void ks_ex_on_offset_commit(explain *e, ks_tline *j, int64_t t); /* consumer.c */
 void ks_ex_on_forward(explain *e, ks_tline *j, int64_t t);       /* consumer.c */
+void ks_ex_on_consumer_send(explain *e, ks_tline *j, int64_t t);     /* consumer.c */
+void ks_ex_on_consumer_response(explain *e, ks_tline *j, int64_t t); /* consumer.c */
+void ks_ex_on_broker_send(explain *e, ks_tline *j, int64_t t);       /* broker.c */
+void ks_ex_on_broker_response(explain *e, ks_tline *j, int64_t t);   /* broker.c */
 
 /* ---- faults.c: a request fault waiting for its send line -------------------- */
 
-void ks_ex_take_pending_fault(explain *e, size_t p, const char *api, int64_t r);
+void ks_ex_take_pending_fault(explain *e, lane client, const char *api, int64_t r);
 void ks_ex_flush_pending_fault(explain *e);
 
 /* ---- drawing: render_text.c, render_mermaid.c, result.c --------------------- */

@@ -244,9 +244,13 @@ static void describe_api_send(explain *e, step *s, producer *pr, int64_t entries
     }
 }
 
-/* A request of another API than Produce leaves. */
+/* A request of another API than Produce leaves. A Metadata refresh
+ * (metadata.max.age.ms, or after a disconnect) is drawn only when a fault
+ * strikes it: it changes nothing the story shows while it succeeds. */
 static void on_api_send(explain *e, ks_tline *j, int64_t t, size_t p, const char *api)
 {
+    if (ks_ex_api_is(api, KS_API_METADATA) && !e->pf.on) /* dispatch.c: pf is this line's */
+        return;
     ks_ex_step_begin(e, SK_API_SEND, t, p);
     step *s = &e->cur;
     producer *pr = &e->prods[p];
@@ -258,7 +262,7 @@ static void on_api_send(explain *e, ks_tline *j, int64_t t, size_t p, const char
     s->to = (lane){to_coord ? 'C' : 'B', s->broker};
     s->style = MS_REQ;
     describe_api_send(e, s, pr, ks_tl_int(j, "batches", 0));
-    ks_ex_take_pending_fault(e, p, api, s->request);
+    ks_ex_take_pending_fault(e, (lane){'P', (int64_t)p}, api, s->request);
 }
 
 /* A request leaves: a produce request (its drains came first) or another
@@ -281,7 +285,7 @@ void ks_ex_on_send(explain *e, ks_tline *j, int64_t t)
     }
     request *q = ks_ex_request_get(e, p, r);
     s->about_record = s->about_record || (q && q->selected);
-    ks_ex_take_pending_fault(e, p, "", r);
+    ks_ex_take_pending_fault(e, (lane){'P', (int64_t)p}, "", r);
     if (s->produced > s->produced_sent)
         ks_sb_line(&s->notes, "(records just passed to send() that are not in this request wait "
                               "in the accumulator)");

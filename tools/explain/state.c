@@ -76,6 +76,32 @@ size_t ks_ex_cons_of(explain *e, const char *id)
     return e->ncons++;
 }
 
+/* The client of a message line, as a lane: 'P' its "producer", 'K' its
+ * "consumer", 'B' the broker of its "client" ("broker<N>"; n -1 when the
+ * line names no client, as traces written before the field did for a
+ * broker's own requests, or names it otherwise). */
+lane ks_ex_client_of(explain *e, ks_tline *j)
+{
+    const char *p = ks_tl_str(j, "producer", NULL), *c = ks_tl_str(j, "consumer", NULL);
+    const char *b = ks_tl_str(j, "client", NULL);
+    if (p)
+        return (lane){'P', (int64_t)ks_ex_prod_of(e, p)};
+    if (c)
+        return (lane){'K', (int64_t)ks_ex_cons_of(e, c)};
+    int64_t n = -1;
+    if (b && strncmp(b, "broker", 6) == 0 && b[6] >= '0' && b[6] <= '9' && strlen(b) <= 15) {
+        char *end;
+        long long v = strtoll(b + 6, &end, 10);
+        n = *end ? -1 : (int64_t)v;
+    }
+    return (lane){'B', n};
+}
+
+bool ks_ex_lane_eq(lane a, lane b)
+{
+    return a.kind == b.kind && a.n == b.n;
+}
+
 /* The topic named name, added the first time it is named; NONE when
  * memory is short. */
 size_t ks_ex_topic_of(explain *e, const char *name)
@@ -492,6 +518,7 @@ bool ks_ex_init(explain *e)
     e->filter_part = e->sel_part = NONE;
     e->sel_pid = -1;
     e->marker_coord = -1;
+    e->own_struck = -1;
     e->max_broker = -1;
     ks_ex_step_reset(&e->cur);
     e->names = calloc(NAME_SLOTS, sizeof *e->names);
@@ -546,6 +573,9 @@ void ks_ex_free(explain *e)
     for (size_t i = 0; i < e->ncons; i++) {
         free(e->cons[i].id);
         free(e->cons[i].isolation);
+        free(e->cons[i].group);
+        free(e->cons[i].reset);
+        free(e->cons[i].fetched_from);
         ks_sb_free(&e->cons[i].read);
     }
     for (size_t i = 0; i < e->ntxns; i++)

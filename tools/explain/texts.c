@@ -1,7 +1,7 @@
 /*
  * texts.c - the texts of `ksim explain` that the handlers and the drawings
  * share: times, the record names a step lists, partition and batch labels,
- * offsets, ACK labels, fault types, the lane of an API's messages, and the
+ * offsets, ACK labels, fault types, the lanes of an API's messages, and the
  * trace's names of APIs, errors and coordinator states.
  *
  * Owns: turning the shadow model (state.c) into words. Never: changes the
@@ -115,6 +115,19 @@ lane ks_ex_api_lane(const explain *e, size_t p, const char *api, int64_t broker)
     bool coord = p != NONE && e->prods[p].tid && api[0] &&
                  !ks_ex_api_is(api, KS_API_FIND_COORDINATOR);
     return (lane){coord ? 'C' : 'B', broker};
+}
+
+/* The lane of a broker's own message on one side: WriteTxnMarkers goes
+ * from the coordinator to a leader, AddPartitionsToTxn (a leader verifying
+ * a transaction) from a leader to the coordinator, another API from
+ * broker to broker. `broker` is that side's. */
+lane ks_ex_broker_lane(const char *api, int64_t broker, bool client_side)
+{
+    if (!api[0] || ks_ex_api_is(api, KS_API_WRITE_TXN_MARKERS))
+        return (lane){client_side ? 'C' : 'B', broker};
+    if (ks_ex_api_is(api, KS_API_ADD_PARTITIONS_TO_TXN))
+        return (lane){client_side ? 'B' : 'C', broker};
+    return (lane){'B', broker};
 }
 
 /* "ACK(offset 0)", "ACK(offsets 0-2)", "ACK(3 batches)", or the error. */

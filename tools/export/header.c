@@ -1,8 +1,9 @@
 /*
  * header.c - line 1 of the trace as `ksim export` reads it: the run's
  * name, seed, Kafka version and level, and from its resolved and derived
- * objects the nodes (the brokers' count, the producers with their acks,
- * the consumers) and the topics, in the scenario's order.
+ * objects the nodes (the brokers' count and their request.timeout.ms as
+ * clients, the producers with their acks, the consumers) and the topics,
+ * in the scenario's order.
  *
  * Every field read is of the type the trace format gives it, or the
  * trace is refused, the line and the JSON path named.
@@ -57,6 +58,15 @@ static void read_producers(exporter *x, ks_tl_error *te, const json_t *der)
     }
 }
 
+/* derived.broker_config's request.timeout.ms: when a broker gives up a
+ * request of its own (-1 when the header has none). */
+static void read_broker_timeout(exporter *x, ks_tl_error *te, const json_t *der)
+{
+    const json_t *bc = ks_tl_jget(te, der, "derived", "broker_config", KS_TLT_OBJECT);
+    int64_t ms = ks_tl_jint(te, bc, "derived.broker_config", "request.timeout.ms", -1);
+    x->broker_timeout_ns = ms >= 0 && ms <= INT64_MAX / 2000000 ? ms * 1000000 : -1;
+}
+
 /* resolved.consumers (ids) and resolved.topics (names, interned in order). */
 static void read_consumers_topics(exporter *x, ks_tl_error *te, const json_t *res)
 {
@@ -109,6 +119,7 @@ static bool read_model(exporter *x, ks_tline *h)
         x->nbrokers = te.set ? 0 : (size_t)nb;
         read_producers(x, &te, der);
         read_consumers_topics(x, &te, res);
+        read_broker_timeout(x, &te, der);
     }
     json_decref(res);
     json_decref(der);
@@ -150,5 +161,7 @@ bool ks_xp_read_header(exporter *x, ks_tline *h)
     if (!x->scenario || !x->kafka || !x->level || !x->ksim)
         return ks_xp_fail(x, "out of memory");
     x->last_t = h->t;
+    x->broker_timeout_ns = -1;
+    x->next_deadline = INT64_MAX;
     return read_model(x, h);
 }

@@ -11,8 +11,9 @@
  *   header.c    line 1: the run's name, its nodes (brokers, producers and
  *               their acks, consumers) and topics
  *   lines.c     one trace line as Chrome events, by kind
- *   requests.c  connections: requests in flight as durations on lanes,
- *               the batches they carry and what became of them
+ *   requests.c  connections of every client (producers, consumers,
+ *               brokers as clients): requests in flight as durations on
+ *               lanes, the batches they carry and what became of them
  *   tracks.c    processes and tracks (pid, tid), topics, and the
  *               metadata events naming and ordering them
  *   out.c       writing one event: JSON text, timestamps in microseconds;
@@ -84,7 +85,7 @@ typedef struct xreq {
     size_t nb;
 } xreq;
 
-/* A producer's connection to one broker. */
+/* A client's connection to one broker. */
 typedef struct xconn {
     xreq *open;
     size_t nopen, capopen;
@@ -97,7 +98,6 @@ typedef struct xconn {
 typedef struct xproducer {
     char *id;
     bool acks0;    /* acks=0: Produce requests get no response */
-    xconn *conns;  /* per broker, made on first use */
 } xproducer;
 
 /* An id and its index, in a list sorted by id for lookups. */
@@ -137,6 +137,11 @@ typedef struct exporter {
     size_t ntracks, captracks;
     ks_u64map track_map;
     ks_u64map retried; /* (producer, batch) waiting to be drained again */
+    /* per node (a client: producer, consumer, or broker as a client), its
+     * connections, one per broker; made on first use */
+    xconn **conns;
+    int64_t broker_timeout_ns; /* a broker's request.timeout.ms as a client; -1: unknown */
+    int64_t next_deadline;     /* no broker's request times out before it */
     /* the run */
     int64_t last_t;
     bool ended;
@@ -153,12 +158,22 @@ bool ks_xp_line(exporter *x, ks_tline *l);
 
 /* requests.c */
 size_t ks_xp_prod_of(exporter *x, ks_tline *l, const char *key);
+/* The consumer named by the line's "consumer", or SIZE_MAX (error set). */
+size_t ks_xp_cons_of(exporter *x, ks_tline *l);
+/* The node of the client a message line names: its "producer",
+ * "consumer" or "client" (a broker as a client, "broker<N>"); SIZE_MAX
+ * (error set) when it names none or one the run does not have. */
+size_t ks_xp_client_of(exporter *x, ks_tline *l);
 bool ks_xp_drain(exporter *x, ks_tline *l);
 bool ks_xp_send(exporter *x, ks_tline *l);
 bool ks_xp_append(exporter *x, ks_tline *l, size_t topic);
 bool ks_xp_response(exporter *x, ks_tline *l);
 bool ks_xp_disconnect(exporter *x, ks_tline *l, size_t p);
-void ks_xp_crash(exporter *x, size_t p, int64_t t);
+/* Ends every request of node (a producer or a consumer) at t: it crashed. */
+void ks_xp_crash(exporter *x, size_t node, int64_t t);
+/* Ends the brokers' requests that timed out before t (or at t, when
+ * `at_t`): their connections closed. */
+void ks_xp_expire(exporter *x, int64_t t, bool at_t);
 /* Ends every request still in flight at t (the end of the trace). */
 void ks_xp_close_all(exporter *x, int64_t t);
 bool ks_xp_retry(exporter *x, ks_tline *l);

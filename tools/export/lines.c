@@ -1,10 +1,11 @@
 /*
  * lines.c - one trace line as Chrome events, by its kind (docs/trace.md).
  *
- * Requests and batches are requests.c's; the others are instants ("i")
- * carrying the line's fields as args, on the track of the node they
- * happen at: a producer's state changes, metadata and the faults of its
- * messages on its own track, send() and acks on its application track;
+ * Requests (every client's: producers, consumers, brokers) and batches
+ * are requests.c's; the others are instants ("i") carrying the line's
+ * fields as args, on the track of the node they happen at: a message's
+ * fault on its client's own track, a producer's state changes and
+ * metadata on its own track, send() and acks on its application track;
  * a broker's arrivals, a partition's appends and markers, the
  * coordinator's transaction states; a consumer's polls and commits. A
  * fault is stamped when it strikes (at_t when the line has one); a fault
@@ -44,12 +45,7 @@ static size_t prod_node(exporter *x, ks_tline *l)
 
 static size_t cons_node(exporter *x, ks_tline *l)
 {
-    const char *id = ks_tl_str(l, "consumer", "");
-    if (ks_tline_error(l))
-        return SIZE_MAX;
-    size_t c = ks_xp_find_name(x->cons_order, x->ncons, id);
-    if (c == SIZE_MAX)
-        ks_xp_fail(x, "consumer '%s' is not in the trace header", id);
+    size_t c = ks_xp_cons_of(x, l);
     return c == SIZE_MAX ? SIZE_MAX : ks_xp_node_of_cons(x, c);
 }
 
@@ -113,13 +109,12 @@ static bool end_line(exporter *x, ks_tline *l)
     return true;
 }
 
-/* The node a fault line names, and whether it names one. */
+/* The node a fault line names: a message's client, a window's producer
+ * or broker, the run when none. */
 static size_t fault_node(exporter *x, ks_tline *l)
 {
-    if (ks_tl_has(l, "producer"))
-        return prod_node(x, l);
-    if (ks_tl_has(l, "consumer"))
-        return cons_node(x, l);
+    if (ks_tl_has(l, "producer") || ks_tl_has(l, "consumer") || ks_tl_has(l, "client"))
+        return ks_xp_client_of(x, l);
     if (ks_tl_has(l, "broker"))
         return broker_node(x, l, "broker");
     return ks_xp_run_node(x);
@@ -142,8 +137,9 @@ static bool fault(exporter *x, ks_tline *l)
     bool run = node == ks_xp_run_node(x);
     const track *tk = ks_xp_track(x, node, run ? TRK_RUN : TRK_NODE, 0, 0);
     ks_xp_instant(x, name, "fault", at, tk, message ? 't' : run ? 'g' : 'p', l);
-    if (phase && strcmp(phase, "crash") == 0 && ks_tl_has(l, "producer"))
-        ks_xp_crash(x, node - ks_xp_node_of_prod(x, 0), at);
+    if (phase && strcmp(phase, "crash") == 0 &&
+        (ks_tl_has(l, "producer") || ks_tl_has(l, "consumer")))
+        ks_xp_crash(x, node, at);
     return true;
 }
 
@@ -273,5 +269,8 @@ bool ks_xp_line(exporter *x, ks_tline *l)
         return ks_xp_fail(x, "t %" PRId64 " is before the line above's (%" PRId64
                              "): a trace is in time order", l->t, x->last_t);
     x->last_t = l->t;
+    /* a broker's request unanswered past its request.timeout.ms ended
+     * before this line; a response at that very time came first */
+    ks_xp_expire(x, l->t, l->kind != KS_TR_RESPONSE);
     return dispatch(x, l) && !ks_tline_error(l) && !x->oom;
 }

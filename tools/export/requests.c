@@ -1,15 +1,22 @@
 /*
- * requests.c - a producer's connections in the exported trace: every
- * request from its send line to its end as one complete event ("X"), and
- * the batches it carries as instants.
+ * requests.c - the connections of every client in the exported trace (a
+ * producer's, a consumer's, a broker's as a client: WriteTxnMarkers from
+ * a transaction coordinator, AddPartitionsToTxn from a leader verifying a
+ * transaction): every request from its send line to its end as one
+ * complete event ("X") on the client's process, and the batches a
+ * producer's Produce request carries as instants.
  *
  * A request ends with its response; when request.timeout.ms closes the
  * connection (a producer "disconnect" line: every request in flight on it
- * fails); when its producer crashes; or with the trace, still in flight.
- * A Produce request of an acks=0 producer gets no response: it lasts
- * until it reaches the broker (arrive_t), and its batches are done when
- * it is sent, as Kafka's client completes them. So every send line is one
- * duration, and its args say how it ended ("end").
+ * fails; for a broker, which writes no line then, its request.timeout.ms
+ * after the oldest request was sent, from the header's broker_config);
+ * when its producer or consumer crashes; or with the trace, still in
+ * flight (a consumer gives a request up silently too, but its timeout is
+ * not in the trace: such a request lasts to the end). A Produce request
+ * of an acks=0 producer gets no response: it lasts until it reaches the
+ * broker (arrive_t), and its batches are done when it is sent, as Kafka's
+ * client completes them. So every send line is one duration, and its args
+ * say how it ended ("end").
  *
  * Requests on one connection overlap (up to
  * max.in.flight.requests.per.connection of them) without nesting, which
@@ -45,9 +52,75 @@ size_t ks_xp_prod_of(exporter *x, ks_tline *l, const char *key)
     return p;
 }
 
-/* The connection of producer p to the line's broker; NULL (error set)
- * when the broker is not one of the run's. */
-static xconn *conn_of(exporter *x, ks_tline *l, size_t p, int64_t *broker)
+size_t ks_xp_cons_of(exporter *x, ks_tline *l)
+{
+    const char *id = ks_tl_str(l, "consumer", "");
+    if (ks_tline_error(l))
+        return SIZE_MAX;
+    size_t c = ks_xp_find_name(x->cons_order, x->ncons, id);
+    if (c == SIZE_MAX)
+        ks_xp_fail(x, "consumer '%s' is not in the trace header", id);
+    return c;
+}
+
+/* The broker node of a "client" field: "broker<N>", N one of the run's. */
+static size_t broker_client(exporter *x, const char *id)
+{
+    const char *d = strncmp(id, "broker", 6) == 0 ? id + 6 : NULL;
+    uint64_t n = 0;
+    bool ok = d && *d && strlen(d) <= 9;
+    for (const char *p = d; ok && *p; p++) {
+        ok = *p >= '0' && *p <= '9';
+        n = n * 10 + (uint64_t)(*p - '0');
+    }
+    if (!ok || n >= x->nbrokers) {
+        ks_xp_fail(x, "field \"client\": expected a broker of the run (broker0 to broker%zu), "
+                      "got '%s'", x->nbrokers ? x->nbrokers - 1 : 0, id);
+        return SIZE_MAX;
+    }
+    return ks_xp_node_of_broker(x, (int64_t)n);
+}
+
+size_t ks_xp_client_of(exporter *x, ks_tline *l)
+{
+    if (ks_tl_has(l, "producer")) {
+        size_t p = ks_xp_prod_of(x, l, "producer");
+        return p == SIZE_MAX ? SIZE_MAX : ks_xp_node_of_prod(x, p);
+    }
+    if (ks_tl_has(l, "consumer")) {
+        size_t c = ks_xp_cons_of(x, l);
+        return c == SIZE_MAX ? SIZE_MAX : ks_xp_node_of_cons(x, c);
+    }
+    const char *id = ks_tl_str(l, "client", NULL);
+    if (ks_tline_error(l))
+        return SIZE_MAX;
+    if (!id) {
+        ks_xp_fail(x, "%s line names no client (\"producer\", \"consumer\" or \"client\")",
+                   l->ev);
+        return SIZE_MAX;
+    }
+    return broker_client(x, id);
+}
+
+/* The client's id as the line names it. */
+static const char *client_id(ks_tline *l)
+{
+    static const char *const keys[] = {"producer", "consumer", "client"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (ks_tl_has(l, keys[i]))
+            return ks_tl_str(l, keys[i], "?");
+    return "?";
+}
+
+/* The producer of node, or SIZE_MAX when node is not a producer. */
+static size_t prod_of_node(const exporter *x, size_t node)
+{
+    return node >= x->nbrokers && node < x->nbrokers + x->nprods ? node - x->nbrokers : SIZE_MAX;
+}
+
+/* The connection of node to the line's broker; NULL (error set) when the
+ * broker is not one of the run's. */
+static xconn *conn_of(exporter *x, ks_tline *l, size_t node, int64_t *broker)
 {
     int64_t b = ks_tl_int(l, "broker", -1);
     if (ks_tline_error(l))
@@ -57,13 +130,16 @@ static xconn *conn_of(exporter *x, ks_tline *l, size_t p, int64_t *broker)
                    x->nbrokers ? x->nbrokers - 1 : 0, b);
         return NULL;
     }
-    xproducer *pr = &x->prods[p];
-    if (!pr->conns && !(pr->conns = calloc(x->nbrokers, sizeof *pr->conns))) {
+    if (!x->conns && !(x->conns = calloc(ks_xp_run_node(x), sizeof *x->conns))) {
+        x->oom = true;
+        return NULL;
+    }
+    if (!x->conns[node] && !(x->conns[node] = calloc(x->nbrokers, sizeof **x->conns))) {
         x->oom = true;
         return NULL;
     }
     *broker = b;
-    return &pr->conns[b];
+    return &x->conns[node][b];
 }
 
 /* Grows *arr (of *cap elements of size sz) to hold one more than n. */
@@ -119,7 +195,7 @@ bool ks_xp_drain(exporter *x, ks_tline *l)
 {
     size_t p = ks_xp_prod_of(x, l, "producer");
     int64_t b;
-    xconn *c = p == SIZE_MAX ? NULL : conn_of(x, l, p, &b);
+    xconn *c = p == SIZE_MAX ? NULL : conn_of(x, l, ks_xp_node_of_prod(x, p), &b);
     int64_t batch = ks_tl_int(l, "batch", -1), waited = ks_tl_int(l, "waited_ns", 0);
     int64_t request = ks_tl_int(l, "request", -1), partition = ks_tl_int(l, "partition", -1);
     size_t topic = ks_xp_topic(x, ks_tl_str(l, "topic", ""));
@@ -174,12 +250,12 @@ static size_t take_lane(exporter *x, xconn *c, int64_t t, int64_t until)
     return i;
 }
 
-/* Writes request r of producer p to broker b as a complete event ending
- * at t, with `how` it ended and the members `more` in its args. */
-static void write_request(exporter *x, size_t p, int64_t b, const xreq *r, int64_t t,
+/* Writes request r of node to broker b as a complete event ending at t,
+ * with `how` it ended and the members `more` in its args. */
+static void write_request(exporter *x, size_t node, int64_t b, const xreq *r, int64_t t,
                           const char *how, const char *more)
 {
-    const track *tk = ks_xp_track(x, ks_xp_node_of_prod(x, p), TRK_CONN, b, (int64_t)r->lane);
+    const track *tk = ks_xp_track(x, node, TRK_CONN, b, (int64_t)r->lane);
     if (!tk)
         return;
     ks_xp_ev_begin(x, r->api, "request", 'X', r->t0, tk);
@@ -228,20 +304,45 @@ static void fire_and_forget(exporter *x, size_t p, int64_t b, xreq *r, int64_t a
 {
     bool lost = arrive_t < r->t0;
     int64_t end = lost ? r->t0 : arrive_t;
-    r->lane = take_lane(x, &x->prods[p].conns[b], r->t0, end);
+    size_t node = ks_xp_node_of_prod(x, p);
+    r->lane = take_lane(x, &x->conns[node][b], r->t0, end);
     if (r->lane != SIZE_MAX)
-        write_request(x, p, b, r, end, lost ? "lost (acks=0: no response)"
-                                            : "arrived (acks=0: no response)", NULL);
+        write_request(x, node, b, r, end, lost ? "lost (acks=0: no response)"
+                                               : "arrived (acks=0: no response)", NULL);
     for (size_t i = 0; i < r->nb; i++)
         batch_outcome(x, p, r, &r->b[i], r->t0, "NONE");
     free_req(r);
 }
 
+/* A request of a broker may time out: the earliest time one may. */
+static void note_deadline(exporter *x, size_t node, int64_t t0)
+{
+    if (node < x->nbrokers && x->broker_timeout_ns >= 0 &&
+        t0 + x->broker_timeout_ns < x->next_deadline)
+        x->next_deadline = t0 + x->broker_timeout_ns;
+}
+
+/* The request's xreq, filled from its send line (NULL fields: out of
+ * memory); a producer's Produce request takes its batches. */
+static bool new_req(exporter *x, ks_tline *l, xconn *c, size_t node, xreq *r)
+{
+    const char *api = ks_tl_str(l, "api", "Produce");
+    r->api = ks_strdup(api);
+    r->args = ks_xp_fields_text(l, NULL);
+    bool produce = strcmp(api, "Produce") == 0 && prod_of_node(x, node) != SIZE_MAX;
+    if (!r->api || !r->args || (produce && !take_batches(x, c, r, r->request))) {
+        free_req(r);
+        x->oom = true;
+        return false;
+    }
+    return true;
+}
+
 bool ks_xp_send(exporter *x, ks_tline *l)
 {
-    size_t p = ks_xp_prod_of(x, l, "producer");
+    size_t node = ks_xp_client_of(x, l), p = prod_of_node(x, node);
     int64_t b;
-    xconn *c = p == SIZE_MAX ? NULL : conn_of(x, l, p, &b);
+    xconn *c = node == SIZE_MAX ? NULL : conn_of(x, l, node, &b);
     const char *api = ks_tl_str(l, "api", "Produce");
     xreq r = {.request = ks_tl_int(l, "request", -1), .t0 = l->t};
     int64_t arrive_t = ks_tl_int(l, "arrive_t", -1);
@@ -250,16 +351,10 @@ bool ks_xp_send(exporter *x, ks_tline *l)
     for (size_t i = 0; i < c->nopen; i++)
         if (c->open[i].request == r.request && strcmp(c->open[i].api, api) == 0)
             return ks_xp_fail(x, "%s request %" PRId64 " of %s sent again while in flight", api,
-                              r.request, x->prods[p].id);
-    r.api = ks_strdup(api);
-    r.args = ks_xp_fields_text(l, NULL);
-    bool produce = strcmp(api, "Produce") == 0;
-    if (!r.api || !r.args || (produce && !take_batches(x, c, &r, r.request))) {
-        free_req(&r);
-        x->oom = true;
+                              r.request, client_id(l));
+    if (!new_req(x, l, c, node, &r))
         return false;
-    }
-    if (produce && x->prods[p].acks0) {
+    if (p != SIZE_MAX && strcmp(api, "Produce") == 0 && x->prods[p].acks0) {
         fire_and_forget(x, p, b, &r, arrive_t);
         return true;
     }
@@ -269,23 +364,25 @@ bool ks_xp_send(exporter *x, ks_tline *l)
         return false;
     }
     c->open[c->nopen++] = r;
+    note_deadline(x, node, r.t0);
     return true;
 }
 
-/* Ends the request at index i of c (producer p, broker b) at t. `error`:
+/* Ends the request at index i of c (node's, to broker b) at t. `error`:
  * what its batches learnt (NULL: nothing, the producer is gone); when
  * `answered`, each batch learnt what the leader's append line said, if
  * there was one. */
-static void end_request(exporter *x, size_t p, int64_t b, size_t i, int64_t t, const char *how,
-                        const char *more, const char *error, bool answered)
+static void end_request(exporter *x, size_t node, int64_t b, size_t i, int64_t t,
+                        const char *how, const char *more, const char *error, bool answered)
 {
-    xconn *c = &x->prods[p].conns[b];
+    xconn *c = &x->conns[node][b];
     xreq r = c->open[i];
     memmove(&c->open[i], &c->open[i + 1], (c->nopen - i - 1) * sizeof *c->open);
     c->nopen--;
-    write_request(x, p, b, &r, t, how, more);
+    write_request(x, node, b, &r, t, how, more);
     c->lane_until[r.lane] = t;
-    for (size_t k = 0; error && k < r.nb; k++) {
+    size_t p = prod_of_node(x, node);
+    for (size_t k = 0; error && p != SIZE_MAX && k < r.nb; k++) {
         const xbatch *bt = &r.b[k];
         const char *e = !answered ? error : bt->result ? bt->result : bt->appended ? "NONE" : error;
         batch_outcome(x, p, &r, bt, t, e);
@@ -306,7 +403,7 @@ bool ks_xp_append(exporter *x, ks_tline *l, size_t topic)
 {
     size_t p = ks_xp_prod_of(x, l, "producer");
     int64_t b;
-    xconn *c = p == SIZE_MAX ? NULL : conn_of(x, l, p, &b);
+    xconn *c = p == SIZE_MAX ? NULL : conn_of(x, l, ks_xp_node_of_prod(x, p), &b);
     int64_t request = ks_tl_int(l, "request", -1), batch = ks_tl_int(l, "batch", -1);
     int64_t offset = ks_tl_int(l, "offset", -1);
     const char *result = ks_tl_str(l, "result", NULL);
@@ -329,9 +426,9 @@ bool ks_xp_append(exporter *x, ks_tline *l, size_t topic)
 
 bool ks_xp_response(exporter *x, ks_tline *l)
 {
-    size_t p = ks_xp_prod_of(x, l, "producer");
+    size_t node = ks_xp_client_of(x, l);
     int64_t b;
-    xconn *c = p == SIZE_MAX ? NULL : conn_of(x, l, p, &b);
+    xconn *c = node == SIZE_MAX ? NULL : conn_of(x, l, node, &b);
     const char *api = ks_tl_str(l, "api", "Produce");
     const char *error = ks_tl_str(l, "error", "NONE");
     int64_t request = ks_tl_int(l, "request", -1);
@@ -339,11 +436,12 @@ bool ks_xp_response(exporter *x, ks_tline *l)
         return false;
     size_t i = find_open(c, api, request);
     if (i == SIZE_MAX) { /* not sent in this trace: shown where it arrives */
-        const track *tk = ks_xp_track(x, ks_xp_node_of_prod(x, p), TRK_NODE, 0, 0);
+        const track *tk = ks_xp_track(x, node, TRK_NODE, 0, 0);
         ks_xp_instant(x, "response without its request", "request", l->t, tk, 't', l);
         return true;
     }
-    static const char *const skip[] = {"producer", "broker", "request", "api", NULL};
+    static const char *const skip[] = {"producer", "consumer", "client", "broker",
+                                       "request",  "api",      NULL};
     char *more = ks_xp_fields_text(l, skip);
     if (!more) {
         x->oom = true;
@@ -351,7 +449,7 @@ bool ks_xp_response(exporter *x, ks_tline *l)
     }
     char copy[128];
     snprintf(copy, sizeof copy, "%s", error);
-    end_request(x, p, b, i, l->t, "response", more, copy, true);
+    end_request(x, node, b, i, l->t, "response", more, copy, true);
     free(more);
     return true;
 }
@@ -359,7 +457,8 @@ bool ks_xp_response(exporter *x, ks_tline *l)
 bool ks_xp_disconnect(exporter *x, ks_tline *l, size_t p)
 {
     int64_t b;
-    xconn *c = conn_of(x, l, p, &b);
+    size_t node = ks_xp_node_of_prod(x, p);
+    xconn *c = conn_of(x, l, node, &b);
     const char *error = ks_tl_str(l, "error", "");
     if (!c || ks_tline_error(l))
         return false;
@@ -374,48 +473,83 @@ bool ks_xp_disconnect(exporter *x, ks_tline *l, size_t p)
     /* the batches' Kafka error depends on the version: the retry lines
      * that follow name it; here, what the disconnect line says */
     while (c->nopen)
-        end_request(x, p, b, 0, l->t, "disconnect", more.s, error, false);
+        end_request(x, node, b, 0, l->t, "disconnect", more.s, error, false);
     ks_sb_free(&more);
     return true;
 }
 
-/* Ends every request of producer p at t, with `how`. */
-static void end_all(exporter *x, size_t p, int64_t t, const char *how)
+/* Ends every request of node at t, with `how`. */
+static void end_all(exporter *x, size_t node, int64_t t, const char *how)
 {
-    xproducer *pr = &x->prods[p];
-    for (size_t b = 0; pr->conns && b < x->nbrokers; b++) {
-        while (pr->conns[b].nopen)
-            end_request(x, p, (int64_t)b, 0, t, how, NULL, NULL, false);
-        pr->conns[b].ndrained = 0;
+    for (size_t b = 0; x->conns && x->conns[node] && b < x->nbrokers; b++) {
+        while (x->conns[node][b].nopen)
+            end_request(x, node, (int64_t)b, 0, t, how, NULL, NULL, false);
+        x->conns[node][b].ndrained = 0;
     }
 }
 
-void ks_xp_crash(exporter *x, size_t p, int64_t t)
+void ks_xp_crash(exporter *x, size_t node, int64_t t)
 {
-    end_all(x, p, t, "producer crashed");
+    end_all(x, node, t, prod_of_node(x, node) != SIZE_MAX ? "producer crashed"
+                                                          : "consumer crashed");
+}
+
+/* Broker n's connection c: when its oldest request was sent
+ * request.timeout.ms before t (or at t, with at_t), the connection
+ * closes then, and every request on it ends (models/broker/io.c); else
+ * the time it will. */
+static int64_t expire_conn(exporter *x, size_t n, int64_t b, int64_t t, bool at_t)
+{
+    xconn *c = &x->conns[n][b];
+    if (!c->nopen)
+        return INT64_MAX;
+    int64_t deadline = c->open[0].t0 + x->broker_timeout_ns;
+    if (deadline > t || (deadline == t && !at_t))
+        return deadline;
+    end_request(x, n, b, 0, deadline, "timed out (request.timeout.ms)", NULL, NULL, false);
+    while (c->nopen)
+        end_request(x, n, b, 0, deadline, "given up (its connection timed out)", NULL, NULL,
+                    false);
+    return INT64_MAX;
+}
+
+void ks_xp_expire(exporter *x, int64_t t, bool at_t)
+{
+    if (!x->conns || x->broker_timeout_ns < 0 || t < x->next_deadline ||
+        (t == x->next_deadline && !at_t))
+        return;
+    int64_t next = INT64_MAX;
+    for (size_t n = 0; n < x->nbrokers; n++)
+        for (size_t b = 0; x->conns[n] && b < x->nbrokers; b++) {
+            int64_t d = expire_conn(x, n, (int64_t)b, t, at_t);
+            next = d < next ? d : next;
+        }
+    x->next_deadline = next;
 }
 
 void ks_xp_close_all(exporter *x, int64_t t)
 {
-    for (size_t p = 0; p < x->nprods; p++)
-        end_all(x, p, t, "in flight at the end of the trace");
+    ks_xp_expire(x, t, true);
+    for (size_t n = 0; n < ks_xp_run_node(x); n++)
+        end_all(x, n, t, "in flight at the end of the trace");
 }
 
 void ks_xp_requests_free(exporter *x)
 {
-    for (size_t p = 0; x->prods && p < x->nprods; p++) {
-        xproducer *pr = &x->prods[p];
-        for (size_t b = 0; pr->conns && b < x->nbrokers; b++) {
-            xconn *c = &pr->conns[b];
+    for (size_t n = 0; x->conns && n < ks_xp_run_node(x); n++) {
+        for (size_t b = 0; x->conns[n] && b < x->nbrokers; b++) {
+            xconn *c = &x->conns[n][b];
             for (size_t i = 0; i < c->nopen; i++)
                 free_req(&c->open[i]);
             free(c->open);
             free(c->lane_until);
             free(c->drained);
         }
-        free(pr->conns);
-        free(pr->id);
+        free(x->conns[n]);
     }
+    free(x->conns);
+    for (size_t p = 0; x->prods && p < x->nprods; p++)
+        free(x->prods[p].id);
     free(x->prods);
     ks_u64map_free(&x->retried);
 }

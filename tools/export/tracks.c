@@ -203,6 +203,10 @@ static void track_name(const exporter *x, const track *t, char *buf, size_t n)
         snprintf(buf, n, "%s: batches", who);
         break;
     case TRK_CONN:
+        if (t->node < x->nbrokers) { /* a broker as a client: as the trace names it */
+            snprintf(nb, sizeof nb, "broker%zu", t->node);
+            who = nb;
+        }
         if (t->b == 0)
             snprintf(buf, n, "%s \xE2\x86\x92 broker %" PRId64, who, t->a);
         else
