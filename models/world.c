@@ -124,6 +124,7 @@ static bool build_metadata(ks_world *w, const ks_scenario *sc)
 static void slot(ks_world *w, ks_node n, const ks_node_ops *ops, void *self)
 {
     w->slots[n] = (ks_node_slot){.ops = ops, .self = self};
+    w->client_keys[n] = ops->client_key;
 }
 
 /* The brokers, each starting with the cluster's metadata. Records carry
@@ -198,9 +199,14 @@ static void build_ctx(ks_world *w)
 
 static bool build(ks_world *w, const ks_scenario *sc, const ks_world_node *more, uint32_t n)
 {
-    w->nodes = (ks_nodes){sc->broker_count, sc->producer_count, sc->consumer_count, n};
+    w->nodes = (ks_nodes){.brokers = sc->broker_count,
+                          .producers = sc->producer_count,
+                          .consumers = sc->consumer_count,
+                          .others = n};
     w->slots = calloc(ks_nodes_count(&w->nodes), sizeof *w->slots);
-    if (!w->slots || !name_nodes(w, sc, more) ||
+    w->client_keys = calloc(ks_nodes_count(&w->nodes), sizeof *w->client_keys);
+    w->nodes.client_keys = w->client_keys;
+    if (!w->slots || !w->client_keys || !name_nodes(w, sc, more) ||
         !ks_net_init(&w->net, &w->ctx.sim, &w->streams, &sc->network, ks_nodes_count(&w->nodes),
                      sc->broker_count, (const char *const *)w->node_names) ||
         !build_metadata(w, sc))
@@ -280,6 +286,7 @@ void ks_world_free(ks_world *w)
         free(w->node_names[i]);
     free(w->node_names);
     free(w->slots);
+    free(w->client_keys);
     ks_meta_free(&w->meta);
     ks_net_free(&w->net);
     ks_request_pool_free(&w->ctx.reqs);

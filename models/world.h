@@ -52,6 +52,7 @@ typedef struct ks_world {
     ks_trace *trace;
     ks_nodes nodes;               /* how node ids are numbered */
     ks_node_slot *slots;          /* per node id */
+    const char **client_keys;     /* per node id: its ops' client_key (nodes.client_keys) */
     char **node_names;            /* per node: "broker0", or the client's id */
     ks_net net;
     ks_wire wire;

@@ -944,6 +944,7 @@ static void crash(void *self, ks_ctx *cx, ks_time restart_ns, int32_t forward_to
 
 const ks_node_ops ks_consumer_ops = {
     .kind = "consumer",
+    .client_key = "consumer",
     .start = start,
     .on_message = on_message,
     .on_timer = on_timer,

@@ -22,12 +22,16 @@ bool ks_faults_init(ks_faults *f, const ks_faults_env *env, const uint32_t *topi
     f->hits = calloc(f->n, sizeof *f->hits);
     f->partition = calloc(f->n, sizeof *f->partition);
     f->rng = calloc(f->n, sizeof *f->rng);
-    if (!f->hits || !f->partition || !f->rng)
+    f->client = calloc(f->n, sizeof *f->client);
+    if (!f->hits || !f->partition || !f->rng || !f->client)
         return false;
     for (uint32_t i = 0; i < f->n; i++) {
         const ks_fault_conf *c = &f->conf[i];
         f->partition[i] = c->topic < 0 ? UINT32_MAX
                                        : topic_first[c->topic] + (uint32_t)c->partition;
+        f->client[i] = c->producer >= 0   ? ks_node_producer(env->nodes, (uint32_t)c->producer)
+                       : c->consumer >= 0 ? ks_node_consumer(env->nodes, (uint32_t)c->consumer)
+                                          : KS_NODE_NONE;
         /* named by the fault, not by its place (fault_section.h) */
         if ((c->type == KS_FAULT_REQUEST_LOSS || c->type == KS_FAULT_RESPONSE_LOSS) &&
             !ks_streams_add(streams, &f->rng[i], c->stream))
@@ -41,8 +45,10 @@ void ks_faults_free(ks_faults *f)
     free(f->hits);
     free(f->partition);
     free(f->rng);
+    free(f->client);
     f->hits = f->partition = NULL;
     f->rng = NULL;
+    f->client = NULL;
 }
 
 static bool is_window(ks_fault_type t)
@@ -139,22 +145,16 @@ ks_nemesis ks_faults_on_window(ks_faults *f, uint32_t i, bool open)
 
 /* Does fault c's producer/broker/partition/request selection match the
  * request? */
-/* Does fault c's client selection (producer or consumer) match? */
-static bool selects_client(const ks_faults *f, const ks_fault_conf *c, ks_node client)
+/* Does fault i's client selection (producer or consumer) match? */
+static bool selects_client(const ks_faults *f, uint32_t i, ks_node client)
 {
-    if (c->producer >= 0 && (uint32_t)c->producer != ks_node_producer_of(f->env.nodes, client))
-        return false;
-    if (c->consumer >= 0 &&
-        (ks_node_kind_of(f->env.nodes, client) != KS_NODE_CONSUMER ||
-         ks_node_index(f->env.nodes, client) != (uint32_t)c->consumer))
-        return false;
-    return true;
+    return f->client[i] == KS_NODE_NONE || f->client[i] == client;
 }
 
 static bool selects(const ks_faults *f, uint32_t i, const ks_request *q)
 {
     const ks_fault_conf *c = &f->conf[i];
-    if (!selects_client(f, c, q->client))
+    if (!selects_client(f, i, q->client))
         return false;
     if (c->broker >= 0 && (uint32_t)c->broker != q->server)
         return false;
@@ -188,7 +188,7 @@ static bool on_link(const ks_faults *f, uint32_t i, const ks_request *q)
      * left to the replication faults to come */
     if (ks_node_kind_of(f->env.nodes, q->client) == KS_NODE_BROKER)
         return false;
-    if (!selects_client(f, c, q->client))
+    if (!selects_client(f, i, q->client))
         return false;
     return c->broker < 0 || (uint32_t)c->broker == q->server;
 }

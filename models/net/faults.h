@@ -53,6 +53,8 @@ typedef struct ks_faults {
     const ks_fault_conf *conf;
     uint32_t *hits;          /* per fault */
     uint32_t *partition;     /* per fault: the partition's number, or UINT32_MAX */
+    ks_node *client;         /* per fault: the producer or consumer it selects, as a node
+                                id, or KS_NODE_NONE (any client) */
     ks_rng *rng;             /* per fault (used by *.loss only) */
 } ks_faults;
 

@@ -41,6 +41,9 @@ typedef enum ks_node_kind {
 
 typedef struct ks_nodes {
     uint32_t brokers, producers, consumers, others;
+    /* per node id: the trace field that names it as a client (its
+     * operations' client_key); NULL until the world has built the nodes */
+    const char *const *client_keys;
 } ks_nodes;
 
 static inline uint32_t ks_nodes_count(const ks_nodes *n)
@@ -111,6 +114,9 @@ struct ks_ctx;
  * may be NULL. */
 typedef struct ks_node_ops {
     const char *kind;          /* "broker", "producer", "consumer", ... */
+    /* The field a trace line names it by when it sends a request
+     * ("producer": "p1"); NULL: "client" (a broker acting as a client). */
+    const char *client_key;
     /* The run begins: the node schedules what it does first. */
     void (*start)(void *self, struct ks_ctx *cx);
     /* A message reached it: a request it serves, or (`answer`) the answer

@@ -144,16 +144,6 @@ void ks_request_unref(ks_request_pool *p, uint32_t id)
 
 void ks_request_trace_client(ks_trace *tr, const ks_nodes *nodes, const ks_request *q)
 {
-    switch (ks_node_kind_of(nodes, q->client)) {
-    case KS_NODE_PRODUCER:
-        ks_trace_str(tr, "producer", q->client_id);
-        break;
-    case KS_NODE_CONSUMER:
-        ks_trace_str(tr, "consumer", q->client_id);
-        break;
-    case KS_NODE_BROKER:
-    case KS_NODE_OTHER:
-        ks_trace_str(tr, "client", q->client_id);
-        break;
-    }
+    const char *key = nodes->client_keys ? nodes->client_keys[q->client] : NULL;
+    ks_trace_str(tr, key ? key : "client", q->client_id);
 }

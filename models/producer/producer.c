@@ -463,6 +463,7 @@ static void finish(void *self, ks_ctx *cx)
 
 const ks_node_ops ks_producer_ops = {
     .kind = "producer",
+    .client_key = "producer",
     .start = start,
     .on_message = on_message,
     .on_timer = on_event,
