@@ -229,6 +229,40 @@ static void test_lost_offset_fetch_answer(void **state)
     free(text);
 }
 
+/* The consumer refreshes its metadata as Kafka's NetworkClient does: its
+ * request timeout closes the connection, and "we disconnected, so we
+ * should probably refresh our metadata": a Metadata request goes out at
+ * once (the last refresh, the start, is more than retry.backoff.ms ago),
+ * answered, and no other in the run (metadata.max.age.ms is 5 min). */
+static void test_consumer_metadata_refresh(void **state)
+{
+    (void)state;
+    char *text = scenario_text("two-consumer-groups");
+    ks_override o[] = {{"faults", "[{\"type\": \"drop.response\", \"api\": \"OffsetFetch\","
+                                  " \"consumer\": \"billing\"}]"}};
+    run r = run_text(text, o, 1, KS_TL_BATCH);
+    const char *of;
+    size_t k = 0;
+    do
+        of = find_line(&r, "send", "api", "OffsetFetch", k++);
+    while (!line_str_is(of, "consumer", "billing"));
+    const char *md = find_line(&r, "send", "api", "Metadata", 0);
+    assert_true(line_str_is(md, "consumer", "billing"));
+    /* at the timeout, 30 s after billing's OffsetFetch left */
+    assert_int_equal(line_int(md, "t"), line_int(of, "t") + 30 * S);
+    const char *ans = find_line(&r, "response", "api", "Metadata", 0);
+    assert_non_null(ans);
+    assert_true(line_str_is(ans, "consumer", "billing"));
+    assert_true(line_str_is(ans, "error", "NONE"));
+    assert_int_equal(count_with(&r, "send", "api", "Metadata"), 1);
+    run_free(&r);
+    /* without the fault, the run holds no refresh at all */
+    r = run_text(text, NULL, 0, KS_TL_BATCH);
+    assert_int_equal(count_with(&r, "send", "api", "Metadata"), 0);
+    run_free(&r);
+    free(text);
+}
+
 /* billing's OffsetFetch answer delayed by 60 s, twice its request
  * timeout: the consumer gives the request up at 30 s and asks again on a
  * new connection; the late answer, arriving at 60 s for a request no
@@ -466,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_lost_responses),
         cmocka_unit_test(test_consumer_request_number),
         cmocka_unit_test(test_lost_offset_fetch_answer),
+        cmocka_unit_test(test_consumer_metadata_refresh),
         cmocka_unit_test(test_late_answer_ignored),
         cmocka_unit_test(test_pause_broker_coordinator),
         cmocka_unit_test(test_node_kind_plugs_in),

@@ -251,22 +251,14 @@ uint32_t ks_bio_new_request(ks_bio *io, ks_ctx *cx, uint32_t to, ks_api api, uin
     ks_client_conn *cc = &io->out[to];
     if (cc->conn == KS_CLIENT_NONE)
         cc->conn = ks_net_connect(cx->net, io->broker, to);
-    uint32_t id = cc->conn == UINT32_MAX ? KS_REQ_NONE : ks_request_alloc(&cx->reqs);
+    ks_request_head h = {api, version, io->broker, to, cx->names[io->broker], cc->conn,
+                         io->api_requests[api] + 1};
+    uint32_t id = cc->conn == UINT32_MAX ? KS_REQ_NONE : ks_request_open(&cx->reqs, &h);
     if (id == KS_REQ_NONE) {
         ks_ctx_oom(cx);
         return KS_REQ_NONE;
     }
-    ks_request *q = ks_req(&cx->reqs, id);
-    q->api = api;
-    q->version = version;
-    q->client = io->broker;
-    q->server = to;
-    q->client_id = cx->names[io->broker];
-    q->conn = cc->conn;
-    q->correlation_id = ++io->api_requests[api];
-    q->expects_response = true;
-    q->producer_id = -1;
-    q->pnext = KS_REQ_NONE;
+    io->api_requests[api]++;
     return id;
 }
 

@@ -12,6 +12,7 @@
  * application sought back (an aborted transaction) are dropped.
  */
 #include "models/consumer/consumer.h"
+#include "models/consumer/consumer_net.h"
 
 #include "models/net/wire.h"
 
@@ -20,7 +21,7 @@
 #include <string.h>
 
 /* [K] ConsumerConfig defaults the model uses without a scenario key. */
-#define REQUEST_TIMEOUT_NS (30000 * KS_NS_PER_MS) /* request.timeout.ms */
+#define KS_CONS_REQUEST_TIMEOUT_NS (30000 * KS_NS_PER_MS) /* request.timeout.ms */
 #define RETRY_BACKOFF_NS (100 * KS_NS_PER_MS)     /* retry.backoff.ms */
 
 static void out_of_memory(ks_ctx *cx)
@@ -192,105 +193,16 @@ static void schedule(ks_consumer *c, ks_ctx *cx, ks_time at, uint32_t tag)
     ks_sim_schedule(&cx->sim, at, &ev);
 }
 
-/* The connection a request of `api` to `broker` travels on: the group
- * coordinator's requests have one of their own. */
-static uint32_t slot_of(ks_api api, uint32_t broker)
-{
-    bool coord = api == KS_API_OFFSET_FETCH || api == KS_API_OFFSET_COMMIT;
-    return broker * KS_CHAN__COUNT + (coord ? KS_CHAN_COORDINATOR : KS_CHAN_DATA);
-}
-
-/* Its request.timeout.ms timer: a consumer event of the connection. */
-static ks_event timeout_timer(const ks_consumer *c, uint32_t slot)
-{
-    return (ks_event){.kind = KS_EV_CONSUMER, .owner = c->node, .tag = KS_CONSUMER_TIMEOUT,
-                      .arg = slot};
-}
-
-/* A new request of `api` to `broker`, numbered per API from 1; KS_REQ_NONE
- * (the run stopped) when out of memory. */
-static uint32_t new_request(ks_consumer *c, ks_ctx *cx, ks_api api, uint32_t broker,
-                            uint16_t version)
-{
-    uint32_t slot = slot_of(api, broker);
-    uint32_t *conn = &c->cc[slot].conn;
-    if (*conn == KS_CLIENT_NONE)
-        *conn = ks_net_connect_channel(cx->net, c->node, broker, slot % KS_CHAN__COUNT);
-    uint32_t id = *conn == UINT32_MAX ? KS_REQ_NONE : ks_request_alloc(&cx->reqs);
-    if (id == KS_REQ_NONE) {
-        out_of_memory(cx);
-        return KS_REQ_NONE;
-    }
-    ks_request *q = ks_req(&cx->reqs, id);
-    q->api = api;
-    q->version = version;
-    q->client = c->node;
-    q->server = broker;
-    q->client_id = c->conf->id;
-    q->conn = *conn;
-    q->correlation_id = ++c->api_requests[api];
-    q->expects_response = true;
-    q->producer_id = -1;
-    q->group_id = c->conf->group_id;
-    q->read_committed = c->conf->read_committed;
-    q->gen = c->generation;
-    q->pnext = KS_REQ_NONE;
-    return id;
-}
-
-static bool add_part(ks_ctx *cx, uint32_t id, uint32_t *last, uint32_t partition, int64_t off)
-{
-    uint32_t e = ks_request_add_batch(&cx->reqs, id, last);
-    if (e == KS_REQ_NONE) {
-        out_of_memory(cx);
-        return false;
-    }
-    ks_req_entry(&cx->reqs, e)->partition = partition;
-    ks_req_entry(&cx->reqs, e)->base_offset = off;
-    return true;
-}
-
-/* The request leaves. Whether it gets there the consumer learns from its
- * answer or from its own request.timeout.ms. */
-static void send(ks_consumer *c, ks_ctx *cx, uint32_t id)
-{
-    ks_request *q = ks_req(&cx->reqs, id);
-    q->sent_ns = ks_sim_now(&cx->sim);
-    if (q->request_bytes == 0)
-        q->request_bytes = 30u + (uint32_t)strlen(c->conf->id) + 8u * q->batches;
-    q->refs++; /* the consumer's hold, until answered or given up */
-    uint32_t slot = slot_of(q->api, q->server);
-    ks_event t = timeout_timer(c, slot);
-    if (!ks_client_sent(&c->cc[slot], &cx->sim, id, q->sent_ns, REQUEST_TIMEOUT_NS,
-                        &t)) {
-        out_of_memory(cx);
-        return;
-    }
-    (void)ks_wire_request(cx->wire, id);
-}
-
-/* The first broker for a request any broker can answer (FindCoordinator):
- * NetworkClient.leastLoadedNode picks at random among the least loaded;
- * ksim takes the lowest-numbered broker with no fetch of this consumer
- * in flight, so that runs read the same every time. */
-static uint32_t any_broker(const ks_consumer *c)
-{
-    for (uint32_t b = 0; b < c->brokers; b++)
-        if (c->fetch_req[b] == KS_REQ_NONE)
-            return b;
-    return 0;
-}
-
 /* ---- start-up ---------------------------------------------------------- */
 
 static void find_coordinator(ks_consumer *c, ks_ctx *cx)
 {
     enter(c, KS_CONS_COORDINATOR);
-    uint32_t id = new_request(c, cx, KS_API_FIND_COORDINATOR, any_broker(c), 4);
+    uint32_t id = ks_cons_new_request(c, cx, KS_API_FIND_COORDINATOR, ks_cons_any_broker(c), 4);
     if (id == KS_REQ_NONE)
         return;
     ks_req(&cx->reqs, id)->key_type = KS_COORD_GROUP;
-    send(c, cx, id);
+    ks_cons_send(c, cx, id);
 }
 
 /* OffsetFetchRequest v8: the group's committed offsets of every part
@@ -299,15 +211,15 @@ static void find_coordinator(ks_consumer *c, ks_ctx *cx)
 static void fetch_offsets(ks_consumer *c, ks_ctx *cx)
 {
     enter(c, KS_CONS_OFFSETS);
-    uint32_t id = new_request(c, cx, KS_API_OFFSET_FETCH, c->coordinator, 8);
+    uint32_t id = ks_cons_new_request(c, cx, KS_API_OFFSET_FETCH, c->coordinator, 8);
     if (id == KS_REQ_NONE)
         return;
     ks_req(&cx->reqs, id)->require_stable = c->conf->read_committed;
     uint32_t last = KS_REQ_NONE;
     for (uint32_t k = 0; k < c->nparts; k++)
-        if (!add_part(cx, id, &last, c->parts[k], -1))
+        if (!ks_cons_add_part(cx, id, &last, c->parts[k], -1))
             return;
-    send(c, cx, id);
+    ks_cons_send(c, cx, id);
 }
 
 /* ListOffsets to each leader of a part with no committed offset:
@@ -321,13 +233,13 @@ static void reset_offsets(ks_consumer *c, ks_ctx *cx)
         for (uint32_t k = 0; k < c->nparts; k++) {
             if (!c->needs_reset[k] || c->leader[k] != b)
                 continue;
-            if (id == KS_REQ_NONE && (id = new_request(c, cx, KS_API_LIST_OFFSETS, b, 7)) == KS_REQ_NONE)
+            if (id == KS_REQ_NONE && (id = ks_cons_new_request(c, cx, KS_API_LIST_OFFSETS, b, 7)) == KS_REQ_NONE)
                 return;
-            if (!add_part(cx, id, &last, c->parts[k], c->conf->reset_earliest ? -2 : -1))
+            if (!ks_cons_add_part(cx, id, &last, c->parts[k], c->conf->reset_earliest ? -2 : -1))
                 return;
         }
         if (id != KS_REQ_NONE)
-            send(c, cx, id);
+            ks_cons_send(c, cx, id);
     }
 }
 
@@ -433,9 +345,9 @@ static void send_fetches(ks_consumer *c, ks_ctx *cx)
             uint32_t k = (c->next_part + i) % c->nparts;
             if (c->leader[k] != b || c->fetching[k] || c->buffered[k] > 0)
                 continue;
-            if (id == KS_REQ_NONE && (id = new_request(c, cx, KS_API_FETCH, b, 15)) == KS_REQ_NONE)
+            if (id == KS_REQ_NONE && (id = ks_cons_new_request(c, cx, KS_API_FETCH, b, 15)) == KS_REQ_NONE)
                 return;
-            if (!add_part(cx, id, &last, c->parts[k], c->fetch_pos[k]))
+            if (!ks_cons_add_part(cx, id, &last, c->parts[k], c->fetch_pos[k]))
                 return;
             c->fetching[k] = true;
         }
@@ -447,7 +359,7 @@ static void send_fetches(ks_consumer *c, ks_ctx *cx)
         q->owner = c->seeks; /* records of an older seek are dropped */
         q->request_bytes = 60u + (uint32_t)strlen(c->conf->id) + 28u * q->batches;
         c->fetch_req[b] = id;
-        send(c, cx, id);
+        ks_cons_send(c, cx, id);
     }
     if (c->nparts > 0)
         c->next_part = (c->next_part + 1) % c->nparts;
@@ -573,6 +485,8 @@ static void on_fetched(ks_consumer *c, ks_ctx *cx, const ks_request *q)
         uint32_t k = part_of(c, rb->partition), n = rb->records;
         if (k != UINT32_MAX)
             c->fetching[k] = false;
+        if (ks_kerr_invalid_metadata(rb->error))
+            ks_cons_md_stale(c, cx); /* [K] FetchCollector: requestMetadataUpdate */
         if (k == UINT32_MAX || stale) {
             at += n;
             continue;
@@ -657,15 +571,15 @@ static void next_poll(ks_consumer *c, ks_ctx *cx)
  * coordinator; the application waits for its answer. */
 static bool commit_sync(ks_consumer *c, ks_ctx *cx)
 {
-    uint32_t id = new_request(c, cx, KS_API_OFFSET_COMMIT, c->coordinator, 9);
+    uint32_t id = ks_cons_new_request(c, cx, KS_API_OFFSET_COMMIT, c->coordinator, 9);
     if (id == KS_REQ_NONE)
         return false;
     uint32_t last = KS_REQ_NONE;
     for (uint32_t k = 0; k < c->nparts; k++)
-        if (!add_part(cx, id, &last, c->parts[k], c->position[k]))
+        if (!ks_cons_add_part(cx, id, &last, c->parts[k], c->position[k]))
             return false;
     memcpy(c->pending_commit, c->position, c->nparts * sizeof *c->position);
-    send(c, cx, id);
+    ks_cons_send(c, cx, id);
     return true;
 }
 
@@ -755,6 +669,7 @@ static answer_fn *const answers[KS_API__COUNT] = {
     [KS_API_LIST_OFFSETS] = on_list_offsets,
     [KS_API_FETCH] = on_fetched,
     [KS_API_OFFSET_COMMIT] = on_committed,
+    [KS_API_METADATA] = ks_cons_md_answered,
 };
 
 static void answered(ks_consumer *c, ks_ctx *cx, const ks_request *q)
@@ -780,7 +695,7 @@ static void trace_answer(ks_ctx *cx, const ks_request *q)
 void ks_consumer_on_response(ks_consumer *c, ks_ctx *cx, uint32_t id)
 {
     const ks_request *q = ks_req(&cx->reqs, id);
-    uint32_t slot = slot_of(q->api, q->server);
+    uint32_t slot = ks_cons_slot_of(q->api, q->server);
     ks_client_conn *cc = &c->cc[slot];
     bool mine = c->alive && ks_client_arrived(cc, id);
     ks_request_unref(&cx->reqs, id); /* the response event's hold */
@@ -792,8 +707,8 @@ void ks_consumer_on_response(ks_consumer *c, ks_ctx *cx, uint32_t id)
         ks_request_unref(&cx->reqs, a); /* the consumer's hold */
         assert_consumer_invariants(c, cx);
     }
-    ks_event t = timeout_timer(c, slot);
-    ks_client_rearm(cc, &cx->sim, REQUEST_TIMEOUT_NS, &t);
+    ks_event t = ks_cons_timeout_timer(c, slot);
+    ks_client_rearm(cc, &cx->sim, KS_CONS_REQUEST_TIMEOUT_NS, &t);
 }
 
 /* A request given up (its connection closed): it is asked again (a
@@ -819,6 +734,8 @@ static void given_up(ks_consumer *c, ks_ctx *cx, const ks_request *q)
         fetch_offsets(c, cx);
     } else if (api == KS_API_LIST_OFFSETS) {
         reset_offsets(c, cx);
+    } else if (api == KS_API_METADATA) {
+        ks_cons_md_given_up(c, cx);
     }
 }
 
@@ -828,8 +745,8 @@ static void given_up(ks_consumer *c, ks_ctx *cx, const ks_request *q)
 static void on_timeout(ks_consumer *c, ks_ctx *cx, uint32_t slot)
 {
     ks_client_conn *cc = &c->cc[slot];
-    ks_event t = timeout_timer(c, slot);
-    if (!ks_client_on_timer(cc, &cx->sim, REQUEST_TIMEOUT_NS, &t))
+    ks_event t = ks_cons_timeout_timer(c, slot);
+    if (!ks_client_on_timer(cc, &cx->sim, KS_CONS_REQUEST_TIMEOUT_NS, &t))
         return;
     uint32_t n = ks_client_close(cc, &cx->sim);
     ks_net_reconnect(cx->net, cc->conn);
@@ -838,6 +755,9 @@ static void on_timeout(ks_consumer *c, ks_ctx *cx, uint32_t slot)
         given_up(c, cx, ks_req(&cx->reqs, id));
         ks_request_unref(&cx->reqs, id); /* the consumer's hold */
     }
+    /* "we disconnected, so we should probably refresh our metadata"
+     * ([K] NetworkClient.handleTimedOutRequests) */
+    ks_cons_md_stale(c, cx);
 }
 
 /* ---- the node's operations ------------------------------------------------ */
@@ -867,6 +787,7 @@ static void restart(void *self, ks_ctx *cx)
         c->fetch_req[b] = KS_REQ_NONE;
     c->nbuf = c->buf_head = c->ncur = c->cursor = 0;
     c->waiting = c->processing = c->txn_waiting = false;
+    ks_cons_md_start(c, cx);
     find_coordinator(c, cx);
     assert_consumer_invariants(c, cx);
 }
@@ -881,7 +802,11 @@ static void on_event(ks_consumer *c, ks_ctx *cx, uint32_t tag, uint64_t arg)
         return; /* an event of an instance that crashed */
     switch (tag) {
     case KS_CONSUMER_START:
+        ks_cons_md_start(c, cx);
         find_coordinator(c, cx);
+        break;
+    case KS_CONSUMER_METADATA:
+        ks_cons_md_due(c, cx);
         break;
     case KS_CONSUMER_RETRY:
         fetch_offsets(c, cx);
@@ -924,6 +849,10 @@ static void crash(void *self, ks_ctx *cx, ks_time restart_ns, int32_t forward_to
     c->alive = false;
     c->generation++;
     c->crashes++;
+    if (c->md_timer != KS_HANDLE_NONE)
+        ks_sim_cancel(&cx->sim, c->md_timer);
+    c->md_timer = KS_HANDLE_NONE;
+    c->md_in_flight = false;
     enter(c, KS_CONS_IDLE);
     c->waiting = c->processing = c->txn_waiting = false;
     c->nbuf = c->buf_head = c->ncur = c->cursor = 0;

@@ -117,6 +117,12 @@ typedef struct ks_consumer {
     int32_t forward_to;        /* producer index, or -1 */
     int32_t restart_forward_to;/* the restarted instance's producer, -1: forward_to */
     uint64_t api_requests[KS_API__COUNT]; /* requests sent, per API */
+    /* its view of the cluster (consumer_net.c): the leaders above, from
+     * the bootstrap and the Metadata answers since */
+    bool md_in_flight, md_need; /* a Metadata request out; a refresh asked for */
+    ks_time md_last_ns;        /* the last refresh (or the instance's start) */
+    ks_handle md_timer;        /* the next refresh, KS_HANDLE_NONE */
+    ks_time md_at;
     /* results */
     uint64_t polls, records, commits, crashes, restarts;
 } ks_consumer;
@@ -148,5 +154,6 @@ void ks_consumer_txn_aborted(ks_consumer *c, ks_ctx *cx);
 #define KS_CONSUMER_TIMEOUT 8u    /* request.timeout.ms of a connection's oldest
                                      request (arg: the connection: broker *
                                      KS_CHAN__COUNT + channel) */
+#define KS_CONSUMER_METADATA 9u   /* a metadata refresh is due (consumer_net.c) */
 
 #endif

@@ -112,6 +112,25 @@ uint32_t ks_request_alloc(ks_request_pool *p)
     return id;
 }
 
+uint32_t ks_request_open(ks_request_pool *p, const ks_request_head *h)
+{
+    uint32_t id = ks_request_alloc(p);
+    if (id == KS_REQ_NONE)
+        return KS_REQ_NONE;
+    ks_request *q = ks_req(p, id);
+    q->api = h->api;
+    q->version = h->version;
+    q->client = h->client;
+    q->server = h->server;
+    q->client_id = h->client_id;
+    q->conn = h->conn;
+    q->correlation_id = h->correlation_id;
+    q->expects_response = true;
+    q->producer_id = -1;
+    q->pnext = KS_REQ_NONE;
+    return id;
+}
+
 void ks_request_release(ks_request_pool *p, uint32_t id)
 {
     assert(id < p->cap && p->live > 0);

@@ -161,6 +161,19 @@ void ks_request_pool_init(ks_request_pool *p);
 void ks_request_pool_free(ks_request_pool *p);
 /* A zeroed request's index, or KS_REQ_NONE when memory ran out. */
 uint32_t ks_request_alloc(ks_request_pool *p);
+/* Who sends a request, to whom, on which connection, as what. */
+typedef struct ks_request_head {
+    ks_api api;
+    uint16_t version;
+    ks_node client, server;
+    const char *client_id;
+    uint32_t conn;
+    uint64_t correlation_id;
+} ks_request_head;
+/* A request of a client that expects an answer (no producer id, nothing
+ * after it): ks_request_alloc with the head's fields set; KS_REQ_NONE
+ * when memory ran out. */
+uint32_t ks_request_open(ks_request_pool *p, const ks_request_head *h);
 /* Adds an entry to request `id` (at the end). Returns the entry's index,
  * or KS_REQ_NONE when memory ran out. */
 uint32_t ks_request_add_batch(ks_request_pool *p, uint32_t id, uint32_t *last);
