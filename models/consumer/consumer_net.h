@@ -19,7 +19,7 @@
 #ifndef KS_CONSUMER_NET_H
 #define KS_CONSUMER_NET_H
 
-#include "models/consumer/consumer.h"
+#include "models/consumer/consumer_state.h"
 
 /* [K] ConsumerConfig defaults the model uses without a scenario key. */
 #define KS_CONS_REQUEST_TIMEOUT_NS (30000 * KS_NS_PER_MS)    /* request.timeout.ms */
