@@ -30,6 +30,7 @@
     X(FORWARD, "forward", RECORD)             \
     X(FAULT, "fault", BATCH)                  \
     X(RETRY, "retry", BATCH)                  \
+    X(DISCONNECT, "disconnect", BATCH)        \
     X(SPLIT, "split", BATCH)                  \
     X(PRODUCER, "producer", BATCH)            \
     X(TXN, "txn", BATCH)                      \

@@ -246,10 +246,17 @@ static void test_consumer_metadata_refresh(void **state)
     do
         of = find_line(&r, "send", "api", "OffsetFetch", k++);
     while (!line_str_is(of, "consumer", "billing"));
+    /* at the timeout, 30 s after billing's OffsetFetch left, the
+     * connection to its group coordinator closes, and the refresh leaves */
+    const char *dc = find_line(&r, "disconnect", "consumer", "billing", 0);
+    assert_int_equal(line_int(dc, "t"), line_int(of, "t") + 30 * S);
+    assert_true(line_str_is(dc, "channel", "coordinator"));
+    assert_int_equal(line_int(dc, "in_flight"), 1);
+    assert_int_equal(line_int(dc, "broker"), 0);
+    assert_int_equal(count_ev(&r, "disconnect"), 1);
     const char *md = find_line(&r, "send", "api", "Metadata", 0);
     assert_true(line_str_is(md, "consumer", "billing"));
-    /* at the timeout, 30 s after billing's OffsetFetch left */
-    assert_int_equal(line_int(md, "t"), line_int(of, "t") + 30 * S);
+    assert_int_equal(line_int(md, "t"), line_int(dc, "t"));
     const char *ans = find_line(&r, "response", "api", "Metadata", 0);
     assert_non_null(ans);
     assert_true(line_str_is(ans, "consumer", "billing"));

@@ -390,6 +390,31 @@ static void test_mermaid_too_big(void **state)
     result_free(&r);
 }
 
+/* A consumer's lost answer: the fault's step, then its request timeout
+ * closing the connection 30 s later, then the request asked again. */
+static void test_consumer_timeout(void **state)
+{
+    fixture *fx = *state;
+    static const ks_override drop[] = {
+        {"faults", "[{\"type\": \"drop.response\", \"api\": \"OffsetFetch\", "
+                   "\"consumer\": \"billing\"}]"}};
+    run_scenario(fx, "two-consumer-groups", drop, 1, KS_TL_BATCH, false);
+    result r = explain(fx, fx->trace, "--brief", NULL);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.out);
+    static const char *const steps[] = {
+        "t=3.051 ms  the answer to billing's OffsetFetch (request 1) is lost on the way back "
+        "(fault 0: drop.response)",
+        "t=30002.021 ms  billing hears nothing from the group coordinator (broker 0) for "
+        "request.timeout.ms (30000 ms): it closes the connection, and the 1 request in flight "
+        "fails",
+        "t=30002.021 ms  billing asks the group coordinator (broker 0) for group billing's "
+        "committed offsets of 1 partition (OffsetFetch request 2)"};
+    assert_in_order(r.out, steps, sizeof steps / sizeof *steps);
+    assert_lacks(r.out, "Metadata"); /* the refresh after the timeout succeeds: not drawn */
+    result_free(&r);
+}
+
 /* A broker's own request is drawn when a fault strikes it, and its resend
  * after the silence: a WriteTxnMarkers request lost on the way is sent
  * again at the coordinator's request timeout (30 s), and the marker is
@@ -1047,6 +1072,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_malformed_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_traces, setup, teardown),
         cmocka_unit_test_setup_teardown(test_broker_own_request, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_consumer_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
     };

@@ -63,6 +63,19 @@ static void run_scenario(const char *name, const char *out, const char *level)
     rc_is(capture(ks_cli_main, 8, argv), 0);
 }
 
+/* The same with faults of its own instead of the scenario's, its expect
+ * block not checked. */
+static void run_with_faults(const char *name, const char *out, const char *faults)
+{
+    char scen[1024], dir[512], set[512];
+    snprintf(scen, sizeof scen, "%s/scenarios/%s.json", source_dir(), name);
+    snprintf(dir, sizeof dir, WORK "/%s", out);
+    snprintf(set, sizeof set, "faults=%s", faults);
+    const char *argv[] = {"ksim", "run", scen, "--quiet", "--out", dir, "--set", set,
+                          "--no-expect"};
+    rc_is(capture(ks_cli_main, 9, argv), 0);
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st;
@@ -81,6 +94,9 @@ static int make_runs(void **state)
     run_scenario("consume-transform-produce-at-least-once", "crash", "record");
     run_scenario("seed-lost-request", "lost", "batch");
     run_scenario("acks0-silent-loss", "acks0", "batch");
+    run_with_faults("two-consumer-groups", "ctimeout",
+                    "[{\"type\": \"drop.response\", \"api\": \"OffsetFetch\","
+                    " \"consumer\": \"billing\"}]");
     run_scenario("hello", "hello", "debug");
     run_scenario("hello", "hello-summary", "summary");
     return 0;
@@ -399,6 +415,22 @@ static void transaction(void **state)
     json_decref(root);
 }
 
+/* A consumer's lost answer: its request ends at the consumer's own
+ * request timeout (the disconnect line), 30 s after it left, and the
+ * request asked again ends with its response. */
+static void consumer_timeout(void **state)
+{
+    (void)state;
+    json_t *root = check_format("ctimeout", NULL);
+    const char *lane = "billing \xE2\x86\x92 broker 0";
+    const json_t *lost = request_on(root, lane, "OffsetFetch", 1);
+    assert_string_equal(end_of(lost), "timed out (request.timeout.ms)");
+    assert_true(fabs(num(lost, "dur") - 30000000.0) < 1e-6);
+    assert_string_equal(end_of(request_on(root, lane, "OffsetFetch", 2)), "response");
+    assert_int_equal(count_named(root, "i", "disconnect"), 1);
+    json_decref(root);
+}
+
 /* Crashes: a producer's request in flight ends when it crashes; each
  * crash marks its node's process at the time it happens. */
 static void crashes(void **state)
@@ -636,6 +668,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(at_least_once),
         cmocka_unit_test(transaction),
+        cmocka_unit_test(consumer_timeout),
         cmocka_unit_test(crashes),
         cmocka_unit_test(lost_request_and_acks0),
         cmocka_unit_test(levels),

@@ -623,6 +623,7 @@ static void take_line(run_data *r, ks_tline *m)
     case KS_TR_PRODUCE: case KS_TR_SEND: case KS_TR_ARRIVE: case KS_TR_APPEND:
     case KS_TR_RESPONSE: case KS_TR_CONSUME: case KS_TR_OFFSET_COMMIT: case KS_TR_FORWARD:
     case KS_TR_RETRY: case KS_TR_SPLIT: case KS_TR_PRODUCER: case KS_TR_TXN: case KS_TR_MARKER:
+    case KS_TR_DISCONNECT:
     case KS_TR_EVENT: case KS_TR__COUNT:
         break; /* parsed all the same: every line must be a trace record */
     }

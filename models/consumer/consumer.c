@@ -749,6 +749,7 @@ static void on_timeout(ks_consumer *c, ks_ctx *cx, uint32_t slot)
     if (!ks_client_on_timer(cc, &cx->sim, KS_CONS_REQUEST_TIMEOUT_NS, &t))
         return;
     uint32_t n = ks_client_close(cc, &cx->sim);
+    ks_cons_trace_disconnect(c, cx, slot, n);
     ks_net_reconnect(cx->net, cc->conn);
     while (n-- > 0) {
         uint32_t id = ks_client_take(cc);

@@ -92,6 +92,20 @@ uint32_t ks_cons_any_broker(const ks_consumer *c)
     return 0;
 }
 
+void ks_cons_trace_disconnect(const ks_consumer *c, ks_ctx *cx, uint32_t slot, uint32_t n)
+{
+    ks_trace *tr = cx->trace;
+    if (!tr || !ks_trace_begin(tr, ks_sim_now(&cx->sim), KS_TR_DISCONNECT))
+        return;
+    ks_trace_str(tr, "consumer", c->conf->id);
+    ks_trace_u64(tr, "broker", slot / KS_CHAN__COUNT);
+    ks_trace_str(tr, "channel", slot % KS_CHAN__COUNT == KS_CHAN_COORDINATOR ? "coordinator"
+                                                                          : "data");
+    ks_trace_u64(tr, "in_flight", n);
+    ks_trace_str(tr, "error", "request timed out");
+    ks_trace_end(tr);
+}
+
 /* ---- the metadata refresh ------------------------------------------------ */
 
 /* When the next refresh is due ([K] Metadata.timeToNextUpdate): the

@@ -39,6 +39,9 @@ uint32_t ks_cons_new_request(ks_consumer *c, ks_ctx *cx, ks_api api, uint32_t br
 bool ks_cons_add_part(ks_ctx *cx, uint32_t id, uint32_t *last, uint32_t partition, int64_t off);
 /* The request leaves. */
 void ks_cons_send(ks_consumer *c, ks_ctx *cx, uint32_t id);
+/* A "disconnect" trace line: the request timeout of connection `slot`
+ * closed it, with n requests in flight. */
+void ks_cons_trace_disconnect(const ks_consumer *c, ks_ctx *cx, uint32_t slot, uint32_t n);
 /* The broker for a request any broker can answer. */
 uint32_t ks_cons_any_broker(const ks_consumer *c);
 

@@ -301,3 +301,29 @@ void ks_ex_on_consumer_response(explain *e, ks_tline *j, int64_t t)
     s->style = MS_RESP;
     describe_consumer_answer(s, &e->cons[ci], error);
 }
+
+/* A consumer's request timeout closed a connection (a "disconnect"
+ * line): it heard nothing for request.timeout.ms, and what was in flight
+ * on the connection is asked again, as its next requests show. */
+void ks_ex_on_disconnect(explain *e, ks_tline *j, int64_t t)
+{
+    if (!ks_tl_has(j, "consumer"))
+        return; /* another client's: their own lines tell it */
+    size_t ci = ks_ex_cons_of(e, ks_tl_str(j, "consumer", NULL));
+    int64_t n = ks_tl_int(j, "in_flight", 0);
+    bool coord = strcmp(ks_tl_str(j, "channel", ""), "coordinator") == 0;
+    ks_ex_step_begin(e, SK_TIMEOUT, t, NONE);
+    step *s = &e->cur;
+    s->consumer = ci;
+    s->broker = ks_tl_int(j, "broker", -1);
+    s->from = (lane){'K', (int64_t)ci};
+    s->style = MS_NOTE;
+    ks_sb_printf(&s->desc,
+                 "%s hears nothing from %s%" PRId64 "%s for request.timeout.ms (30000 ms): it "
+                 "closes the connection, and the %" PRId64 " request%s in flight fail%s",
+                 e->cons[ci].id, coord ? "the group coordinator (broker " : "broker ", s->broker,
+                 coord ? ")" : "", n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+    ks_sb_printf(&s->label, "\xE2\x9C\x95 no answer: connection to broker %" PRId64
+                            " closed (%s)",
+                 s->broker, ks_tl_str(j, "error", "request timed out"));
+}

@@ -57,6 +57,7 @@ static void (*handler_of(ks_trace_kind k))(explain *e, ks_tline *j, int64_t t)
     case KS_TR_RETRY: return ks_ex_on_retry;
     case KS_TR_SPLIT: return ks_ex_on_split;
     case KS_TR_PRODUCER: return ks_ex_on_producer;
+    case KS_TR_DISCONNECT: return ks_ex_on_disconnect;
     case KS_TR_TXN: return ks_ex_on_txn;
     case KS_TR_MARKER: return ks_ex_on_marker;
     case KS_TR_CONSUME: return ks_ex_on_consume;

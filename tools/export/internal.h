@@ -169,6 +169,9 @@ bool ks_xp_send(exporter *x, ks_tline *l);
 bool ks_xp_append(exporter *x, ks_tline *l, size_t topic);
 bool ks_xp_response(exporter *x, ks_tline *l);
 bool ks_xp_disconnect(exporter *x, ks_tline *l, size_t p);
+/* A consumer's "disconnect" line: its requests on the closed channel
+ * (the group coordinator's, or the data one) end there. */
+bool ks_xp_channel_closed(exporter *x, ks_tline *l, size_t node);
 /* Ends every request of node (a producer or a consumer) at t: it crashed. */
 void ks_xp_crash(exporter *x, size_t node, int64_t t);
 /* Ends the brokers' requests that timed out before t (or at t, when

@@ -156,6 +156,16 @@ static bool producer_line(exporter *x, ks_tline *l)
     return strcmp(name, "disconnect") != 0 || ks_xp_disconnect(x, l, p);
 }
 
+/* A consumer's request timeout closed a connection. */
+static bool disconnect_line(exporter *x, ks_tline *l)
+{
+    if (!ks_tl_has(l, "consumer"))
+        return true; /* another client's: skipped */
+    size_t node = cons_node(x, l);
+    return at_node(x, l, node, TRK_NODE, "disconnect", "consumer") &&
+           ks_xp_channel_closed(x, l, node);
+}
+
 static bool append(exporter *x, ks_tline *l)
 {
     size_t node = broker_node(x, l, "broker");
@@ -245,6 +255,8 @@ static bool dispatch(exporter *x, ks_tline *l)
         return at_node(x, l, prod_node(x, l), TRK_NODE, "batch split", "batch");
     case KS_TR_PRODUCER:
         return producer_line(x, l);
+    case KS_TR_DISCONNECT:
+        return disconnect_line(x, l);
     case KS_TR_TXN:
         named(l, name, sizeof name, "txn", "state", NULL);
         return at_node(x, l, broker_node(x, l, "coordinator"), TRK_COORD, name, "txn");

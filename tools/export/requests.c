@@ -478,6 +478,26 @@ bool ks_xp_disconnect(exporter *x, ks_tline *l, size_t p)
     return true;
 }
 
+/* Does a consumer send a request of this API on its group coordinator
+ * channel (models/consumer: OffsetFetch, OffsetCommit)? */
+static bool coordinator_api(const char *api)
+{
+    return strcmp(api, "OffsetFetch") == 0 || strcmp(api, "OffsetCommit") == 0;
+}
+
+bool ks_xp_channel_closed(exporter *x, ks_tline *l, size_t node)
+{
+    int64_t b;
+    xconn *c = conn_of(x, l, node, &b);
+    bool coord = strcmp(ks_tl_str(l, "channel", "data"), "coordinator") == 0;
+    if (!c || ks_tline_error(l))
+        return false;
+    for (size_t i = c->nopen; i-- > 0;)
+        if (coordinator_api(c->open[i].api) == coord)
+            end_request(x, node, b, i, l->t, "timed out (request.timeout.ms)", NULL, NULL, false);
+    return true;
+}
+
 /* Ends every request of node at t, with `how`. */
 static void end_all(exporter *x, size_t node, int64_t t, const char *how)
 {
