@@ -433,6 +433,9 @@ static void test_broker_own_request(void **state)
         "is lost on the way (fault 0: drop.request)",
         "✕ WriteTxnMarkers lost (fault 0)",
         "commitTransaction() returns",
+        "t=30014.216 ms  the coordinator (broker 0) hears nothing from broker 0 for its "
+        "request.timeout.ms (30000 ms): it closes the connection, and the 1 request in flight "
+        "fails",
         "t=30014.216 ms  the coordinator (broker 0) has heard nothing for its request timeout: it "
         "sends WriteTxnMarkers again, as request 2 to broker 0",
         "── WriteTxnMarkers(request 2) ──",

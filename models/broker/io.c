@@ -309,6 +309,8 @@ uint32_t ks_bio_client_timeout(ks_bio *io, ks_ctx *cx, uint32_t to)
     if (!ks_client_on_timer(cc, &cx->sim, io->client_timeout_ns, &t))
         return 0;
     uint32_t n = ks_client_close(cc, &cx->sim);
+    ks_client_trace_disconnect(cx->trace, KS_TR_DISCONNECT, ks_sim_now(&cx->sim), "client",
+                               cx->names[io->broker], to, NULL, n, io->client_timeout_ns);
     ks_net_reconnect(cx->net, cc->conn);
     return n;
 }

@@ -94,16 +94,10 @@ uint32_t ks_cons_any_broker(const ks_consumer *c)
 
 void ks_cons_trace_disconnect(const ks_consumer *c, ks_ctx *cx, uint32_t slot, uint32_t n)
 {
-    ks_trace *tr = cx->trace;
-    if (!tr || !ks_trace_begin(tr, ks_sim_now(&cx->sim), KS_TR_DISCONNECT))
-        return;
-    ks_trace_str(tr, "consumer", c->conf->id);
-    ks_trace_u64(tr, "broker", slot / KS_CHAN__COUNT);
-    ks_trace_str(tr, "channel", slot % KS_CHAN__COUNT == KS_CHAN_COORDINATOR ? "coordinator"
-                                                                          : "data");
-    ks_trace_u64(tr, "in_flight", n);
-    ks_trace_str(tr, "error", "request timed out");
-    ks_trace_end(tr);
+    bool coord = slot % KS_CHAN__COUNT == KS_CHAN_COORDINATOR;
+    ks_client_trace_disconnect(cx->trace, KS_TR_DISCONNECT, ks_sim_now(&cx->sim), "consumer",
+                               c->conf->id, slot / KS_CHAN__COUNT, coord ? "coordinator" : "data",
+                               n, KS_CONS_REQUEST_TIMEOUT_NS);
 }
 
 /* ---- the metadata refresh ------------------------------------------------ */

@@ -123,3 +123,19 @@ uint32_t ks_client_close(ks_client_conn *cc, ks_sim *sim)
     cc->timer = KS_HANDLE_NONE;
     return cc->len;
 }
+
+void ks_client_trace_disconnect(ks_trace *tr, unsigned kind, ks_time now, const char *key,
+                                const char *id, uint32_t broker, const char *channel, uint32_t n,
+                                ks_time timeout_ns)
+{
+    if (!tr || !ks_trace_begin(tr, now, kind))
+        return;
+    ks_trace_str(tr, key, id);
+    ks_trace_u64(tr, "broker", broker);
+    if (channel)
+        ks_trace_str(tr, "channel", channel);
+    ks_trace_u64(tr, "in_flight", n);
+    ks_trace_str(tr, "error", "request timed out");
+    ks_trace_u64(tr, "timeout_ms", (uint64_t)(timeout_ns / KS_NS_PER_MS));
+    ks_trace_end(tr);
+}

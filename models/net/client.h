@@ -29,6 +29,7 @@
 #define KS_CLIENT_H
 
 #include "sim/sim.h"
+#include "sim/trace.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -104,5 +105,13 @@ static inline void ks_client_rehandle(ks_client_conn *cc, ks_handle h, ks_time a
     cc->timer = h;
     cc->timer_at = at;
 }
+
+/* A "disconnect" trace line at `now` (trace kind `kind`): the request
+ * timeout (timeout_ns) of the client named by the field `key` with value
+ * `id` closed its connection to `broker` (on `channel`, NULL: the only
+ * one), with n requests in flight. */
+void ks_client_trace_disconnect(ks_trace *tr, unsigned kind, ks_time now, const char *key,
+                                const char *id, uint32_t broker, const char *channel, uint32_t n,
+                                ks_time timeout_ns);
 
 #endif

@@ -477,3 +477,30 @@ void ks_ex_on_broker_response(explain *e, ks_tline *j, int64_t t)
                  s->request, error);
     ks_sb_puts(&s->label, error);
 }
+
+/* A broker's request timeout, as a client, closed its connection to
+ * another broker (or to itself): the request struck by a fault finds its
+ * silence here, and is sent again (ks_ex_on_broker_send says so). */
+void ks_ex_on_broker_disconnect(explain *e, ks_tline *j, int64_t t)
+{
+    lane client = ks_ex_client_of(e, j);
+    const char *api = e->own_struck >= 0 && e->own_struck == client.n
+                          ? e->own_struck_api
+                          : ks_api_name(KS_API_WRITE_TXN_MARKERS);
+    int64_t n = ks_tl_int(j, "in_flight", 0);
+    ks_ex_step_begin(e, SK_TIMEOUT, t, NONE);
+    step *s = &e->cur;
+    s->broker = ks_tl_int(j, "broker", -1);
+    s->from = ks_ex_broker_lane(api, client.n < 0 ? e->marker_coord : client.n, true);
+    s->style = MS_NOTE;
+    char from[64];
+    side_text(s->from, from, sizeof from);
+    ks_sb_printf(&s->desc,
+                 "%s hears nothing from broker %" PRId64 " for its request.timeout.ms (%" PRId64
+                 " ms): it closes the connection, and the %" PRId64 " request%s in flight fail%s",
+                 from, s->broker, ks_tl_int(j, "timeout_ms", 30000), n, n == 1 ? "" : "s",
+                 n == 1 ? "s" : "");
+    ks_sb_printf(&s->label, "\xE2\x9C\x95 no answer: connection to broker %" PRId64
+                            " closed (%s)",
+                 s->broker, ks_tl_str(j, "error", "request timed out"));
+}

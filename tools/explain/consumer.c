@@ -304,11 +304,16 @@ void ks_ex_on_consumer_response(explain *e, ks_tline *j, int64_t t)
 
 /* A consumer's request timeout closed a connection (a "disconnect"
  * line): it heard nothing for request.timeout.ms, and what was in flight
- * on the connection is asked again, as its next requests show. */
+ * on the connection is asked again, as its next requests show. A
+ * broker's own (a "client" line) is broker.c's. */
 void ks_ex_on_disconnect(explain *e, ks_tline *j, int64_t t)
 {
+    if (ks_tl_has(j, "client")) {
+        ks_ex_on_broker_disconnect(e, j, t);
+        return;
+    }
     if (!ks_tl_has(j, "consumer"))
-        return; /* another client's: their own lines tell it */
+        return; /* a kind of client this explain does not know */
     size_t ci = ks_ex_cons_of(e, ks_tl_str(j, "consumer", NULL));
     int64_t n = ks_tl_int(j, "in_flight", 0);
     bool coord = strcmp(ks_tl_str(j, "channel", ""), "coordinator") == 0;
@@ -319,10 +324,11 @@ void ks_ex_on_disconnect(explain *e, ks_tline *j, int64_t t)
     s->from = (lane){'K', (int64_t)ci};
     s->style = MS_NOTE;
     ks_sb_printf(&s->desc,
-                 "%s hears nothing from %s%" PRId64 "%s for request.timeout.ms (30000 ms): it "
-                 "closes the connection, and the %" PRId64 " request%s in flight fail%s",
+                 "%s hears nothing from %s%" PRId64 "%s for request.timeout.ms (%" PRId64
+                 " ms): it closes the connection, and the %" PRId64 " request%s in flight fail%s",
                  e->cons[ci].id, coord ? "the group coordinator (broker " : "broker ", s->broker,
-                 coord ? ")" : "", n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+                 coord ? ")" : "", ks_tl_int(j, "timeout_ms", 30000), n, n == 1 ? "" : "s",
+                 n == 1 ? "s" : "");
     ks_sb_printf(&s->label, "\xE2\x9C\x95 no answer: connection to broker %" PRId64
                             " closed (%s)",
                  s->broker, ks_tl_str(j, "error", "request timed out"));

@@ -399,6 +399,7 @@ void ks_ex_on_forward(explain *e, ks_tline *j, int64_t t);       /* consumer.c *
 void ks_ex_on_consumer_send(explain *e, ks_tline *j, int64_t t);     /* consumer.c */
 void ks_ex_on_consumer_response(explain *e, ks_tline *j, int64_t t); /* consumer.c */
 void ks_ex_on_disconnect(explain *e, ks_tline *j, int64_t t);        /* consumer.c */
+void ks_ex_on_broker_disconnect(explain *e, ks_tline *j, int64_t t); /* broker.c */
 void ks_ex_on_broker_send(explain *e, ks_tline *j, int64_t t);       /* broker.c */
 void ks_ex_on_broker_response(explain *e, ks_tline *j, int64_t t);   /* broker.c */
 
